@@ -1,0 +1,80 @@
+/**
+ * One error hierarchy for everything kafkalite rejects.
+ *
+ * Every error carries a machine-readable `code` and the Kafka protocol error code it maps to
+ * (`kafkaErrorCode`, from Kafka's `Errors.java` table), so the broker can answer a client with the
+ * same code Apache Kafka would. Decoding errors also carry `position`: the byte offset in the
+ * caller's buffer (or file) where decoding failed.
+ */
+
+/** Machine-readable error codes, each mapped 1:1 to a Kafka protocol error code. */
+export const ErrorCodes = {
+  /** Kafka CORRUPT_MESSAGE (2): a CRC mismatch, a size below the minimum overhead, an unknown magic. */
+  CORRUPT_RECORD: 2,
+  /** Kafka MESSAGE_TOO_LARGE (10): a batch or a decompressed record set above the configured limit. */
+  RECORD_TOO_LARGE: 10,
+  /** Kafka INVALID_REQUEST (42): an argument a caller passed to an encoder is out of Kafka's rules. */
+  INVALID_ARGUMENT: 42,
+  /** Kafka UNSUPPORTED_COMPRESSION_TYPE (76): codec ids 5-7, or a codec this runtime cannot load. */
+  UNSUPPORTED_COMPRESSION: 76,
+  /** Kafka INVALID_RECORD (87): the batch's CRC is fine but its records are malformed. */
+  INVALID_RECORD: 87,
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCodes;
+
+export interface KafkaliteErrorOptions {
+  /** Byte offset in the caller's input where the problem was found. */
+  position?: number;
+  cause?: unknown;
+}
+
+export class KafkaliteError extends Error {
+  readonly code: ErrorCode;
+  readonly kafkaErrorCode: number;
+  readonly position: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: KafkaliteErrorOptions = {}) {
+    super(options.position === undefined ? message : `${message} (at byte ${options.position})`, {
+      cause: options.cause,
+    });
+    this.name = new.target.name;
+    this.code = code;
+    this.kafkaErrorCode = ErrorCodes[code];
+    this.position = options.position;
+  }
+}
+
+/** Kafka's CorruptRecordException: bytes that fail CRC or minimum-size checks. */
+export class CorruptRecordError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('CORRUPT_RECORD', message, options);
+  }
+}
+
+/** Kafka's InvalidRecordException: structurally malformed records inside a batch. */
+export class InvalidRecordError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('INVALID_RECORD', message, options);
+  }
+}
+
+/** Kafka's RecordTooLargeException, also raised when decompression would exceed the configured cap. */
+export class RecordTooLargeError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('RECORD_TOO_LARGE', message, options);
+  }
+}
+
+export class UnsupportedCompressionError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('UNSUPPORTED_COMPRESSION', message, options);
+  }
+}
+
+/** A caller passed an encoder something Kafka's builders refuse (e.g. a negative timestamp other than -1). */
+export class InvalidArgumentError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('INVALID_ARGUMENT', message, options);
+  }
+}

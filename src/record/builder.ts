@@ -1,0 +1,394 @@
+/**
+ * Encoding record batches v2 (storage spec §2, Kafka `MemoryRecordsBuilder`, `DefaultRecord.writeTo`).
+ *
+ * `RecordBatchEncoder` writes into one buffer it keeps and reuses (fresh large Buffers cost page
+ * faults on this kind of machine), and returns a view that is valid until its next `encode`.
+ * `encodeRecordBatch` returns a Buffer of its own. Offsets, timestamps and producer ids take a
+ * bigint or a safe-integer number.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { compress, compressionId, CompressionType, type CompressionId, type CompressionName } from './compression/index.js';
+import {
+  ATTRIBUTES_OFFSET,
+  CONTROL_FLAG_MASK,
+  CRC_OFFSET,
+  DELETE_HORIZON_FLAG_MASK,
+  LOG_OVERHEAD,
+  RECORD_BATCH_OVERHEAD,
+  TIMESTAMP_TYPE_MASK,
+  TRANSACTIONAL_FLAG_MASK,
+  type TimestampType,
+} from './constants.js';
+import { ControlRecordType, encodeControlRecordKey, encodeEndTransactionMarkerValue } from './control.js';
+import { crc32c } from './crc.js';
+import { type Int64Input, writeInt64BE } from './int64.js';
+import { sizeOfVarint, sizeOfVarlong, writeUnsignedVarint, writeVarint, writeVarlong } from './varint.js';
+
+export type Bytes = Uint8Array | string;
+
+export interface HeaderInput {
+  key: string;
+  value?: Bytes | null;
+}
+
+export interface RecordInput {
+  key?: Bytes | null;
+  value?: Bytes | null;
+  headers?: readonly HeaderInput[] | null;
+  /** Record timestamp in ms; defaults to the time of encoding. */
+  timestamp?: Int64Input;
+  /** Offset relative to the batch's baseOffset; defaults to the record's index. Must increase. */
+  offsetDelta?: number;
+}
+
+export interface RecordBatchOptions {
+  baseOffset?: Int64Input;
+  partitionLeaderEpoch?: number;
+  compression?: CompressionName | CompressionId;
+  /** Codec level; Kafka's defaults when absent (gzip 6, lz4 9, zstd 3). */
+  compressionLevel?: number;
+  timestampType?: TimestampType;
+  /** With LogAppendTime: the broker's append time, written as maxTimestamp. Defaults to now. */
+  logAppendTime?: Int64Input;
+  isTransactional?: boolean;
+  isControl?: boolean;
+  producerId?: Int64Input;
+  producerEpoch?: number;
+  baseSequence?: number;
+  /** KIP-534: sets attribute bit 6 and writes this as baseTimestamp; record deltas are relative to it. */
+  deleteHorizonMs?: Int64Input;
+}
+
+const INITIAL_CAPACITY = 256 * 1024;
+
+function byteLengthOf(v: Bytes | null | undefined): number {
+  if (v === null || v === undefined) return -1;
+  if (typeof v === 'string') return Buffer.byteLength(v, 'utf8');
+  return v.length;
+}
+
+function isAsciiKey(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+function checkTimestamp(ts: Int64Input, what: string): void {
+  if (ts < 0 && ts != -1) throw new InvalidArgumentError(`Invalid negative timestamp ${ts} for ${what}`);
+}
+
+export class RecordBatchEncoder {
+  private buf: Buffer;
+
+  constructor(initialCapacity = INITIAL_CAPACITY) {
+    this.buf = Buffer.allocUnsafe(initialCapacity);
+  }
+
+  private ensure(needed: number, used: number): Buffer {
+    if (needed <= this.buf.length) return this.buf;
+    const bigger = Buffer.allocUnsafe(Math.max(needed, this.buf.length * 2));
+    this.buf.copy(bigger, 0, 0, used);
+    this.buf = bigger;
+    return bigger;
+  }
+
+  /** Encode a batch; the result is a view into this encoder's buffer, valid until the next call. */
+  encode(records: readonly RecordInput[], options: RecordBatchOptions = {}): Buffer {
+    const producerId = options.producerId ?? -1n;
+    const producerEpoch = options.producerEpoch ?? -1;
+    const baseSequence = options.baseSequence ?? -1;
+    const isTransactional = options.isTransactional ?? false;
+    const isControl = options.isControl ?? false;
+    // MemoryRecordsBuilder.validateProducerState
+    if (isTransactional && producerId < 0) {
+      throw new InvalidArgumentError('Cannot write transactional messages without a valid producer ID');
+    }
+    if (producerId >= 0) {
+      if (producerEpoch < 0) throw new InvalidArgumentError(`Invalid negative producer epoch ${producerEpoch}`);
+      if (baseSequence < 0 && !isControl) throw new InvalidArgumentError('Invalid negative sequence number used');
+    }
+    if (records.length === 0) {
+      throw new InvalidArgumentError('A record batch needs at least one record (use encodeEmptyBatch for an empty header)');
+    }
+    const codec = compressionId(options.compression ?? 'none');
+    if (codec < 0 || codec > 4) throw new InvalidArgumentError(`Unknown compression type id: ${codec}`);
+    const timestampType = options.timestampType ?? 'CreateTime';
+
+    const now = Date.now();
+    const first = records[0]!;
+    const firstTs = first.timestamp ?? now;
+    checkTimestamp(firstTs, 'record');
+    const hasHorizon = options.deleteHorizonMs !== undefined;
+    const baseTimestamp: Int64Input = hasHorizon ? options.deleteHorizonMs! : firstTs;
+    if (hasHorizon) checkTimestamp(baseTimestamp, 'delete horizon');
+    let maxTimestamp: Int64Input = -1;
+    let lastOffsetDelta = -1;
+
+    let buf = this.ensure(INITIAL_CAPACITY, 0);
+    let pos = RECORD_BATCH_OVERHEAD;
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const offsetDelta = r.offsetDelta ?? i;
+      if (offsetDelta <= lastOffsetDelta || offsetDelta > 0x7fffffff) {
+        throw new InvalidArgumentError(`Illegal offset delta ${offsetDelta} following ${lastOffsetDelta}`);
+      }
+      lastOffsetDelta = offsetDelta;
+      const ts = i === 0 ? firstTs : (r.timestamp ?? now);
+      if (i !== 0) checkTimestamp(ts, 'record');
+      if (ts > maxTimestamp) maxTimestamp = ts;
+      const tsDelta =
+        typeof ts === 'number' && typeof baseTimestamp === 'number'
+          ? ts - baseTimestamp
+          : BigInt.asIntN(64, BigInt(ts) - BigInt(baseTimestamp));
+
+      const key = r.key;
+      const value = r.value;
+      const keyLen = byteLengthOf(key);
+      const valueLen = byteLengthOf(value);
+      const headers = r.headers;
+      const headerCount = headers ? headers.length : 0;
+
+      let bodySize =
+        1 +
+        sizeOfVarlong(tsDelta) +
+        sizeOfVarint(offsetDelta) +
+        sizeOfVarint(keyLen) +
+        (keyLen > 0 ? keyLen : 0) +
+        sizeOfVarint(valueLen) +
+        (valueLen > 0 ? valueLen : 0) +
+        sizeOfVarint(headerCount);
+      for (let h = 0; h < headerCount; h++) {
+        const header = headers![h]!;
+        if (header === null || header === undefined || typeof header.key !== 'string') {
+          throw new InvalidArgumentError('Invalid null header key found in headers');
+        }
+        const hk = header.key;
+        const hkLen = isAsciiKey(hk) ? hk.length : Buffer.byteLength(hk, 'utf8');
+        const hvLen = byteLengthOf(header.value);
+        bodySize += sizeOfVarint(hkLen) + hkLen + sizeOfVarint(hvLen) + (hvLen > 0 ? hvLen : 0);
+      }
+
+      buf = this.ensure(pos + 5 + bodySize, pos);
+      pos = writeVarint(buf, pos, bodySize);
+      buf[pos++] = 0; // record attributes: unused, written 0
+      pos = writeVarlong(buf, pos, tsDelta);
+      pos = writeVarint(buf, pos, offsetDelta);
+      pos = writeVarint(buf, pos, keyLen);
+      if (keyLen > 0) pos = writeBytes(buf, pos, key!, keyLen);
+      pos = writeVarint(buf, pos, valueLen);
+      if (valueLen > 0) pos = writeBytes(buf, pos, value!, valueLen);
+      pos = writeUnsignedVarint(buf, pos, headerCount << 1); // zigzag of a non-negative count
+      for (let h = 0; h < headerCount; h++) {
+        const header = headers![h]!;
+        const hk = header.key;
+        if (isAsciiKey(hk)) {
+          pos = writeVarint(buf, pos, hk.length);
+          for (let c = 0; c < hk.length; c++) buf[pos++] = hk.charCodeAt(c);
+        } else {
+          const hkLen = Buffer.byteLength(hk, 'utf8');
+          pos = writeVarint(buf, pos, hkLen);
+          pos += buf.write(hk, pos, 'utf8');
+        }
+        const hv = header.value;
+        const hvLen = byteLengthOf(hv);
+        pos = writeVarint(buf, pos, hvLen);
+        if (hvLen > 0) pos = writeBytes(buf, pos, hv!, hvLen);
+      }
+    }
+
+    if (codec !== CompressionType.none) {
+      const compressed = compress(codec, buf.subarray(RECORD_BATCH_OVERHEAD, pos), {
+        magic: 2,
+        level: options.compressionLevel,
+      });
+      buf = this.ensure(RECORD_BATCH_OVERHEAD + compressed.length, RECORD_BATCH_OVERHEAD);
+      buf.set(compressed, RECORD_BATCH_OVERHEAD);
+      pos = RECORD_BATCH_OVERHEAD + compressed.length;
+    }
+
+    if (timestampType === 'LogAppendTime') maxTimestamp = options.logAppendTime ?? now;
+    let attributes = codec;
+    if (timestampType === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK;
+    if (isTransactional) attributes |= TRANSACTIONAL_FLAG_MASK;
+    if (isControl) attributes |= CONTROL_FLAG_MASK;
+    if (hasHorizon) attributes |= DELETE_HORIZON_FLAG_MASK;
+
+    writeHeader(buf, {
+      baseOffset: options.baseOffset ?? 0,
+      size: pos,
+      partitionLeaderEpoch: options.partitionLeaderEpoch ?? -1,
+      attributes,
+      lastOffsetDelta,
+      baseTimestamp,
+      maxTimestamp,
+      producerId,
+      producerEpoch,
+      baseSequence,
+      count: records.length,
+    });
+    return buf.subarray(0, pos);
+  }
+}
+
+function writeBytes(buf: Buffer, pos: number, v: Bytes, len: number): number {
+  if (typeof v === 'string') {
+    buf.write(v, pos, 'utf8');
+  } else {
+    buf.set(v, pos);
+  }
+  return pos + len;
+}
+
+interface HeaderFields {
+  baseOffset: Int64Input;
+  size: number;
+  partitionLeaderEpoch: number;
+  attributes: number;
+  lastOffsetDelta: number;
+  baseTimestamp: Int64Input;
+  maxTimestamp: Int64Input;
+  producerId: Int64Input;
+  producerEpoch: number;
+  baseSequence: number;
+  count: number;
+}
+
+/** Writes the 61-byte header over `buf[0, 61)` and the CRC over `buf[21, size)`. */
+function writeHeader(buf: Buffer, h: HeaderFields): void {
+  writeInt64BE(buf, 0, h.baseOffset);
+  buf.writeInt32BE(h.size - LOG_OVERHEAD, 8);
+  buf.writeInt32BE(h.partitionLeaderEpoch, 12);
+  buf[16] = 2;
+  buf.writeInt16BE(h.attributes, ATTRIBUTES_OFFSET);
+  buf.writeInt32BE(h.lastOffsetDelta, 23);
+  writeInt64BE(buf, 27, h.baseTimestamp);
+  writeInt64BE(buf, 35, h.maxTimestamp);
+  writeInt64BE(buf, 43, h.producerId);
+  buf.writeInt16BE(h.producerEpoch, 51);
+  buf.writeInt32BE(h.baseSequence, 53);
+  buf.writeInt32BE(h.count, 57);
+  buf.writeUInt32BE(crc32c(buf, ATTRIBUTES_OFFSET, h.size), CRC_OFFSET);
+}
+
+let sharedEncoder: RecordBatchEncoder | undefined;
+
+/** Encode one batch into a Buffer of its own. */
+export function encodeRecordBatch(records: readonly RecordInput[], options?: RecordBatchOptions): Buffer {
+  sharedEncoder ??= new RecordBatchEncoder();
+  return Buffer.from(sharedEncoder.encode(records, options));
+}
+
+export interface EmptyBatchOptions {
+  baseOffset: Int64Input;
+  lastOffsetDelta: number;
+  maxTimestamp: Int64Input;
+  partitionLeaderEpoch?: number;
+  timestampType?: TimestampType;
+  isTransactional?: boolean;
+  isControl?: boolean;
+  producerId?: Int64Input;
+  producerEpoch?: number;
+  baseSequence?: number;
+}
+
+/**
+ * The 61-byte record-less header Kafka's cleaner keeps so producers' last sequences survive
+ * compaction (`DefaultRecordBatch.writeEmptyHeader`, spec §2.4, §12.6): count 0, no compression,
+ * baseTimestamp -1, maxTimestamp from the original batch.
+ */
+export function encodeEmptyBatch(options: EmptyBatchOptions): Buffer {
+  const buf = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD);
+  let attributes = 0;
+  if (options.timestampType === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK;
+  if (options.isTransactional) attributes |= TRANSACTIONAL_FLAG_MASK;
+  if (options.isControl) attributes |= CONTROL_FLAG_MASK;
+  writeHeader(buf, {
+    baseOffset: options.baseOffset,
+    size: RECORD_BATCH_OVERHEAD,
+    partitionLeaderEpoch: options.partitionLeaderEpoch ?? -1,
+    attributes,
+    lastOffsetDelta: options.lastOffsetDelta,
+    baseTimestamp: -1,
+    maxTimestamp: options.maxTimestamp,
+    producerId: options.producerId ?? -1,
+    producerEpoch: options.producerEpoch ?? -1,
+    baseSequence: options.baseSequence ?? -1,
+    count: 0,
+  });
+  return buf;
+}
+
+export interface EndTransactionMarkerOptions {
+  type: 'COMMIT' | 'ABORT';
+  producerId: Int64Input;
+  producerEpoch: number;
+  coordinatorEpoch: number;
+  baseOffset?: Int64Input;
+  partitionLeaderEpoch?: number;
+  timestamp?: Int64Input;
+}
+
+/**
+ * A transaction marker batch as `MemoryRecords.withEndTransactionMarker` writes it (spec §2.8):
+ * control + transactional, baseSequence -1, CreateTime, no compression, one 17-byte record: 78 bytes.
+ */
+export function encodeEndTransactionMarker(options: EndTransactionMarkerOptions): Buffer {
+  const type = options.type === 'COMMIT' ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
+  return encodeRecordBatch(
+    [
+      {
+        key: encodeControlRecordKey(type),
+        value: encodeEndTransactionMarkerValue(options.coordinatorEpoch),
+        timestamp: options.timestamp ?? Date.now(),
+      },
+    ],
+    {
+      baseOffset: options.baseOffset ?? 0,
+      partitionLeaderEpoch: options.partitionLeaderEpoch ?? -1,
+      isControl: true,
+      isTransactional: true,
+      producerId: options.producerId,
+      producerEpoch: options.producerEpoch,
+      baseSequence: -1,
+    },
+  );
+}
+
+/**
+ * Accumulates records up to `maxBatchSize` bytes (Kafka `MemoryRecordsBuilder.hasRoomFor`: the
+ * first record always fits; later ones only while the uncompressed estimate stays within the limit).
+ */
+export class RecordBatchBuilder {
+  private readonly records: RecordInput[] = [];
+  private estimatedSize = RECORD_BATCH_OVERHEAD;
+
+  constructor(
+    private readonly options: RecordBatchOptions & { maxBatchSize?: number } = {},
+    private readonly encoder = new RecordBatchEncoder(),
+  ) {}
+
+  get count(): number {
+    return this.records.length;
+  }
+
+  /** Appends and returns true, or returns false when the record would overflow a non-empty batch. */
+  tryAppend(record: RecordInput): boolean {
+    const size = estimateRecordSize(record);
+    const max = this.options.maxBatchSize ?? Number.MAX_SAFE_INTEGER;
+    if (this.records.length > 0 && this.estimatedSize + size > max) return false;
+    this.records.push(record);
+    this.estimatedSize += size;
+    return true;
+  }
+
+  /** Encodes the batch into a Buffer of its own. */
+  build(): Buffer {
+    return Buffer.from(this.encoder.encode(this.records, this.options));
+  }
+}
+
+/** Upper bound of a record's encoded size (varints of deltas taken at their widest). */
+function estimateRecordSize(r: RecordInput): number {
+  let size = 5 + 1 + 10 + 5 + 5 + Math.max(byteLengthOf(r.key), 0) + 5 + Math.max(byteLengthOf(r.value), 0) + 5;
+  for (const h of r.headers ?? []) size += 10 + Buffer.byteLength(h.key, 'utf8') + Math.max(byteLengthOf(h.value), 0);
+  return size;
+}
