@@ -32,7 +32,7 @@ import {
   TRANSACTIONAL_FLAG_MASK,
   type TimestampType,
 } from './constants.js';
-import { NO_HEADERS, Record, type RecordHeader } from './record.js';
+import { Record } from './record.js';
 import { incrementSequence } from './sequence.js';
 import { ByteReader, VarintError } from './varint.js';
 
@@ -186,7 +186,7 @@ export class RecordBatch {
   records(options?: RecordReadOptions): Record[] {
     const it = this.recordIterator(options);
     const out: Record[] = [];
-    for (let r = it.next(); !r.done; r = it.next()) out.push(r.value);
+    for (let r = it.readNext(); r !== null; r = it.readNext()) out.push(r);
     return out;
   }
 
@@ -246,27 +246,36 @@ export class RecordIterator implements IterableIterator<Record> {
   }
 
   next(): IteratorResult<Record> {
+    const record = this.readNext();
+    return record === null ? { done: true, value: undefined } : { done: false, value: record };
+  }
+
+  /** The next record, or null after the last one (then the batch must have been fully consumed). */
+  readNext(): Record | null {
     const reader = this.reader;
     if (this.readIndex >= this.count) {
       if (this.readIndex === this.count && reader.pos < reader.end) {
         this.readIndex++;
         throw this.error('Incorrect declared batch size, records still remaining in file', reader.pos);
       }
-      return { done: true, value: undefined };
+      return null;
     }
     this.readIndex++;
     if (reader.pos >= reader.end) {
       throw this.error('Incorrect declared batch size, premature EOF reached', reader.pos);
     }
     const recordStart = reader.pos;
+    const outerEnd = reader.end;
     try {
-      return { done: false, value: this.readRecord(reader) };
+      return this.readRecord(reader, outerEnd);
     } catch (err) {
       if (err instanceof KafkaliteError) throw err;
       if (err instanceof VarintError) {
         throw this.error(`Found invalid record structure: ${err.message}`, err.position, err);
       }
       throw this.error('Found invalid record structure', recordStart, err);
+    } finally {
+      reader.end = outerEnd;
     }
   }
 
@@ -276,91 +285,79 @@ export class RecordIterator implements IterableIterator<Record> {
     return new InvalidRecordError(message, { position, cause });
   }
 
-  private readRecord(reader: ByteReader): Record {
-    const data = this.data;
+  /** Reads and validates one record (Kafka `DefaultRecord.readFrom`), materialising nothing. */
+  private readRecord(reader: ByteReader, outerEnd: number): Record {
     const recordStart = reader.pos;
     const bodySize = reader.readVarint();
     const bodyStart = reader.pos;
-    if (bodySize < 0 || bodySize > reader.end - bodyStart) {
+    if (bodySize < 0 || bodySize > outerEnd - bodyStart) {
       throw this.error(
-        `Invalid record size: expected ${bodySize} bytes in record payload, but instead the buffer has only ${reader.end - bodyStart} remaining bytes.`,
+        `Invalid record size: expected ${bodySize} bytes in record payload, but instead the buffer has only ${outerEnd - bodyStart} remaining bytes.`,
         recordStart,
       );
     }
     const bodyEnd = bodyStart + bodySize;
-    const outerEnd = reader.end;
     reader.end = bodyEnd; // nothing in a record may read past its declared body
-    try {
-      const attributes = reader.readInt8();
-      const timestampDelta = reader.readVarlong();
-      const offsetDelta = reader.readVarint();
+    const attributes = reader.readInt8();
+    const timestampDelta = reader.readVarlong();
+    const offsetDelta = reader.readVarint();
 
-      let key: Buffer | null = null;
-      const keySize = reader.readVarint();
-      if (keySize >= 0) {
-        if (keySize > bodyEnd - reader.pos) throw this.error('Found invalid record structure: key exceeds record', reader.pos);
-        key = data.subarray(reader.pos, reader.pos + keySize);
-        reader.pos += keySize;
-      }
-      let value: Buffer | null = null;
-      const valueSize = reader.readVarint();
-      if (valueSize >= 0) {
-        if (valueSize > bodyEnd - reader.pos) throw this.error('Found invalid record structure: value exceeds record', reader.pos);
-        value = data.subarray(reader.pos, reader.pos + valueSize);
-        reader.pos += valueSize;
-      }
-
-      const headerCount = reader.readVarint();
-      if (headerCount < 0) throw this.error(`Found invalid number of record headers ${headerCount}`, reader.pos);
-      let headers: readonly RecordHeader[] = NO_HEADERS;
-      if (headerCount > 0) {
-        if (headerCount > bodyEnd - reader.pos) {
-          throw this.error(
-            `Found invalid number of record headers. ${headerCount} is larger than the remaining size of the buffer`,
-            reader.pos,
-          );
-        }
-        const list: RecordHeader[] = [];
-        for (let i = 0; i < headerCount; i++) {
-          const hkSize = reader.readVarint();
-          if (hkSize < 0) throw this.error(`Invalid negative header key size ${hkSize}`, reader.pos);
-          if (hkSize > bodyEnd - reader.pos) throw this.error('Found invalid record structure: header key exceeds record', reader.pos);
-          const hk = decodeUtf8(data, reader.pos, reader.pos + hkSize);
-          reader.pos += hkSize;
-          const hvSize = reader.readVarint();
-          let hv: Buffer | null = null;
-          if (hvSize >= 0) {
-            if (hvSize > bodyEnd - reader.pos) throw this.error('Found invalid record structure: header value exceeds record', reader.pos);
-            hv = data.subarray(reader.pos, reader.pos + hvSize);
-            reader.pos += hvSize;
-          }
-          list.push({ key: hk, value: hv });
-        }
-        headers = list;
-      }
-      if (reader.pos !== bodyEnd) {
-        throw this.error(
-          `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${reader.pos - bodyStart}`,
-          recordStart,
-        );
-      }
-      return new Record(this.batch, attributes, timestampDelta, offsetDelta, key, value, headers, bodyEnd - recordStart);
-    } finally {
-      reader.end = outerEnd;
+    let keySize = reader.readVarint();
+    const keyStart = reader.pos;
+    if (keySize >= 0) {
+      if (keySize > bodyEnd - keyStart) throw this.error('Found invalid record structure: key exceeds record', keyStart);
+      reader.pos += keySize;
+    } else {
+      keySize = -1;
     }
-  }
-}
-
-/** UTF-8 decode with an ASCII fast path: header keys are short and almost always ASCII. */
-function decodeUtf8(buf: Buffer, start: number, end: number): string {
-  if (end - start <= 16) {
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const c = buf[i]!;
-      if (c >= 0x80) return buf.toString('utf8', start, end);
-      s += String.fromCharCode(c);
+    let valueSize = reader.readVarint();
+    const valueStart = reader.pos;
+    if (valueSize >= 0) {
+      if (valueSize > bodyEnd - valueStart) throw this.error('Found invalid record structure: value exceeds record', valueStart);
+      reader.pos += valueSize;
+    } else {
+      valueSize = -1;
     }
-    return s;
+
+    const headerCount = reader.readVarint();
+    const headersStart = reader.pos;
+    if (headerCount < 0) throw this.error(`Found invalid number of record headers ${headerCount}`, headersStart);
+    if (headerCount > bodyEnd - headersStart) {
+      throw this.error(
+        `Found invalid number of record headers. ${headerCount} is larger than the remaining size of the buffer`,
+        headersStart,
+      );
+    }
+    for (let i = 0; i < headerCount; i++) {
+      const hkSize = reader.readVarint();
+      if (hkSize < 0) throw this.error(`Invalid negative header key size ${hkSize}`, reader.pos);
+      if (hkSize > bodyEnd - reader.pos) throw this.error('Found invalid record structure: header key exceeds record', reader.pos);
+      reader.pos += hkSize;
+      const hvSize = reader.readVarint();
+      if (hvSize >= 0) {
+        if (hvSize > bodyEnd - reader.pos) throw this.error('Found invalid record structure: header value exceeds record', reader.pos);
+        reader.pos += hvSize;
+      }
+    }
+    if (reader.pos !== bodyEnd) {
+      throw this.error(
+        `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${reader.pos - bodyStart}`,
+        recordStart,
+      );
+    }
+    return new Record(
+      this.batch,
+      this.data,
+      attributes,
+      timestampDelta,
+      offsetDelta,
+      keyStart,
+      keySize,
+      valueStart,
+      valueSize,
+      headersStart,
+      headerCount,
+      bodyEnd - recordStart,
+    );
   }
-  return buf.toString('utf8', start, end);
 }

@@ -232,6 +232,9 @@ export class RecordBatchEncoder {
 function writeBytes(buf: Buffer, pos: number, v: Bytes, len: number): number {
   if (typeof v === 'string') {
     buf.write(v, pos, 'utf8');
+  } else if (len <= 24) {
+    // below ~24 bytes a plain loop beats TypedArray.set's call overhead
+    for (let i = 0; i < len; i++) buf[pos + i] = v[i]!;
   } else {
     buf.set(v, pos);
   }

@@ -14,7 +14,7 @@ import { ByteReader } from '../varint.js';
 
 const require = createRequire(import.meta.url);
 const snappy = require('snappy') as {
-  compressSync(input: Buffer | string): Buffer;
+  compressSync(input: Buffer | string, opts?: { copyOutputData?: boolean }): Buffer;
   uncompressSync(input: Buffer, opts?: { asBuffer?: boolean; copyOutputData?: boolean }): Buffer | string;
 };
 
@@ -38,7 +38,9 @@ export function snappyCompress(data: Uint8Array): Buffer {
   if (input.length === 0) return Buffer.from(XERIAL_HEADER);
   let off = 0;
   do {
-    const block = snappy.compressSync(input.subarray(off, Math.min(off + XERIAL_BLOCK_SIZE, input.length)));
+    const block = snappy.compressSync(input.subarray(off, Math.min(off + XERIAL_BLOCK_SIZE, input.length)), {
+      copyOutputData: true,
+    });
     const len = Buffer.allocUnsafe(4);
     len.writeInt32BE(block.length, 0);
     parts.push(len, block);
@@ -71,7 +73,7 @@ function uncompressRaw(block: Buffer, budget: number, maxBytes: number): Buffer 
     throw new CorruptRecordError(`Invalid snappy block: declares ${declared} bytes from ${block.length} compressed bytes`);
   }
   try {
-    return snappy.uncompressSync(block, { asBuffer: true }) as Buffer;
+    return snappy.uncompressSync(block, { asBuffer: true, copyOutputData: true }) as Buffer;
   } catch (err) {
     throw new CorruptRecordError(`Failed to decompress snappy record stream: ${(err as Error).message}`, { cause: err });
   }
