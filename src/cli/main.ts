@@ -1,0 +1,35 @@
+/** The `kafkalite` command: one module per subcommand. */
+import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
+
+const USAGE = `Usage: kafkalite <command> [options]
+
+Commands:
+  dump-log    print the contents of Kafka log segment files (kafka-dump-log.sh compatible)
+
+Run 'kafkalite <command> --help' for a command's options.`;
+
+export function main(argv: string[]): number {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'dump-log': {
+      const opts = parseDumpLogArgs(rest);
+      if ('help' in opts) {
+        process.stdout.write(DUMP_LOG_USAGE + '\n');
+        return 0;
+      }
+      if ('error' in opts) {
+        process.stderr.write(`Error: ${opts.error}\n${DUMP_LOG_USAGE}\n`);
+        return 2;
+      }
+      return dumpLog(opts);
+    }
+    case undefined:
+    case '-h':
+    case '--help':
+      process.stdout.write(USAGE + '\n');
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`Unknown command: ${command}\n${USAGE}\n`);
+      return 2;
+  }
+}
