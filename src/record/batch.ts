@@ -114,11 +114,12 @@ export class RecordBatch {
   get lastOffsetDelta(): number {
     return this.buf.readInt32BE(this.position + LAST_OFFSET_DELTA_OFFSET);
   }
+  /** baseOffset + lastOffsetDelta with Java long (wrapping) arithmetic, as Kafka computes it. */
   get lastOffset(): bigint {
-    return this.baseOffset + BigInt(this.lastOffsetDelta);
+    return BigInt.asIntN(64, this.baseOffset + BigInt(this.lastOffsetDelta));
   }
   get nextOffset(): bigint {
-    return this.lastOffset + 1n;
+    return BigInt.asIntN(64, this.lastOffset + 1n);
   }
   get baseTimestamp(): bigint {
     return this.buf.readBigInt64BE(this.position + BASE_TIMESTAMP_OFFSET);

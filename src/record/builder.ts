@@ -21,7 +21,7 @@ import {
 } from './constants.js';
 import { ControlRecordType, encodeControlRecordKey, encodeEndTransactionMarkerValue } from './control.js';
 import { crc32c } from './crc.js';
-import { type Int64Input, writeInt64BE } from './int64.js';
+import { checkInt, checkInt64, type Int64Input, writeInt64BE } from './int64.js';
 import { sizeOfVarint, sizeOfVarlong, writeUnsignedVarint, writeVarint, writeVarlong } from './varint.js';
 
 export type Bytes = Uint8Array | string;
@@ -73,7 +73,23 @@ function isAsciiKey(s: string): boolean {
 }
 
 function checkTimestamp(ts: Int64Input, what: string): void {
+  checkInt64(`${what} timestamp`, ts);
   if (ts < 0 && ts != -1) throw new InvalidArgumentError(`Invalid negative timestamp ${ts} for ${what}`);
+}
+
+/** Range checks of the header fields, so bad options fail typed instead of writing other values. */
+function checkHeaderFields(o: {
+  baseOffset: Int64Input;
+  partitionLeaderEpoch: number;
+  producerId: Int64Input;
+  producerEpoch: number;
+  baseSequence: number;
+}): void {
+  checkInt64('baseOffset', o.baseOffset);
+  checkInt('partitionLeaderEpoch', o.partitionLeaderEpoch, 32);
+  checkInt64('producerId', o.producerId);
+  checkInt('producerEpoch', o.producerEpoch, 16);
+  checkInt('baseSequence', o.baseSequence, 32);
 }
 
 export class RecordBatchEncoder {
@@ -98,6 +114,9 @@ export class RecordBatchEncoder {
     const baseSequence = options.baseSequence ?? -1;
     const isTransactional = options.isTransactional ?? false;
     const isControl = options.isControl ?? false;
+    const baseOffset = options.baseOffset ?? 0;
+    const partitionLeaderEpoch = options.partitionLeaderEpoch ?? -1;
+    checkHeaderFields({ baseOffset, partitionLeaderEpoch, producerId, producerEpoch, baseSequence });
     // MemoryRecordsBuilder.validateProducerState
     if (isTransactional && producerId < 0) {
       throw new InvalidArgumentError('Cannot write transactional messages without a valid producer ID');
@@ -128,7 +147,7 @@ export class RecordBatchEncoder {
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
       const offsetDelta = r.offsetDelta ?? i;
-      if (offsetDelta <= lastOffsetDelta || offsetDelta > 0x7fffffff) {
+      if (!Number.isInteger(offsetDelta) || offsetDelta <= lastOffsetDelta || offsetDelta > 0x7fffffff) {
         throw new InvalidArgumentError(`Illegal offset delta ${offsetDelta} following ${lastOffsetDelta}`);
       }
       lastOffsetDelta = offsetDelta;
@@ -212,10 +231,11 @@ export class RecordBatchEncoder {
     if (isControl) attributes |= CONTROL_FLAG_MASK;
     if (hasHorizon) attributes |= DELETE_HORIZON_FLAG_MASK;
 
+    if (timestampType === 'LogAppendTime') checkTimestamp(maxTimestamp, 'log append');
     writeHeader(buf, {
-      baseOffset: options.baseOffset ?? 0,
+      baseOffset,
       size: pos,
-      partitionLeaderEpoch: options.partitionLeaderEpoch ?? -1,
+      partitionLeaderEpoch,
       attributes,
       lastOffsetDelta,
       baseTimestamp,
@@ -299,6 +319,15 @@ export interface EmptyBatchOptions {
  * baseTimestamp -1, maxTimestamp from the original batch.
  */
 export function encodeEmptyBatch(options: EmptyBatchOptions): Buffer {
+  checkHeaderFields({
+    baseOffset: options.baseOffset,
+    partitionLeaderEpoch: options.partitionLeaderEpoch ?? -1,
+    producerId: options.producerId ?? -1,
+    producerEpoch: options.producerEpoch ?? -1,
+    baseSequence: options.baseSequence ?? -1,
+  });
+  checkInt('lastOffsetDelta', options.lastOffsetDelta, 32);
+  checkTimestamp(options.maxTimestamp, 'max');
   const buf = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD);
   let attributes = 0;
   if (options.timestampType === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK;

@@ -89,8 +89,9 @@ export class Record {
     return list;
   }
 
+  /** baseOffset + offsetDelta with Java long (wrapping) arithmetic, as Kafka computes it. */
   get offset(): bigint {
-    return this.batch.baseOffset + BigInt(this.offsetDelta);
+    return BigInt.asIntN(64, this.batch.baseOffset + BigInt(this.offsetDelta));
   }
 
   /**
