@@ -33,6 +33,8 @@ export class KafkaliteError extends Error {
   readonly code: ErrorCode;
   readonly kafkaErrorCode: number;
   readonly position: number | undefined;
+  /** The message without the position suffix. */
+  readonly detail: string;
 
   constructor(code: ErrorCode, message: string, options: KafkaliteErrorOptions = {}) {
     super(options.position === undefined ? message : `${message} (at byte ${options.position})`, {
@@ -42,6 +44,20 @@ export class KafkaliteError extends Error {
     this.code = code;
     this.kafkaErrorCode = ErrorCodes[code];
     this.position = options.position;
+    this.detail = message;
+  }
+
+  /**
+   * The same error with its position moved by `delta`: decoders of nested data (a compressed
+   * stream inside a batch) report positions relative to that data, and the caller wants them in
+   * terms of its own buffer.
+   */
+  shifted(delta: number): KafkaliteError {
+    if (this.position === undefined) return this;
+    const options = { position: this.position + delta, cause: this.cause };
+    if (this.constructor === KafkaliteError) return new KafkaliteError(this.code, this.detail, options);
+    const Ctor = this.constructor as new (message: string, options: KafkaliteErrorOptions) => KafkaliteError;
+    return new Ctor(this.detail, options);
   }
 }
 

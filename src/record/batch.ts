@@ -210,10 +210,16 @@ export class RecordBatch {
     if (count === 0) return new RecordIterator(this, this.buf, start, start, 0, -1);
     const codec = this.compressionType;
     if (codec === 0) return new RecordIterator(this, this.buf, start, end, count, -1);
-    const data = decompress(codec, this.buf.subarray(start, end), {
-      magic: 2,
-      maxBytes: options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
-    });
+    let data: Buffer;
+    try {
+      data = decompress(codec, this.buf.subarray(start, end), {
+        magic: 2,
+        maxBytes: options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
+      });
+    } catch (err) {
+      // codec positions count from the start of the compressed records
+      throw err instanceof KafkaliteError ? err.shifted(start) : err;
+    }
     return new RecordIterator(this, data, 0, data.length, count, this.position);
   }
 
