@@ -13,6 +13,8 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KafkaliteError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
+import type { AnyRecordBatch } from '../record/batches.js';
+import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import { parseControlRecordKey, parseEndTransactionMarker } from '../record/control.js';
 import type { Record } from '../record/record.js';
 import { FileRecords } from '../storage/file-records.js';
@@ -84,7 +86,13 @@ function optionalLong(value: bigint | undefined): string {
   return value === undefined ? 'OptionalLong.empty' : `OptionalLong[${value}]`;
 }
 
-function batchLine(b: RecordBatch, position: number): string {
+function batchLine(b: AnyRecordBatch, position: number): string {
+  if (b.kind === 'legacy') {
+    return (
+      `offset: ${b.lastOffset} position: ${position} ${b.timestampType}: ${b.maxTimestamp} size: ${b.sizeInBytes} ` +
+      `magic: ${b.magic} compresscodec: ${b.compression} crc: ${b.crc} isvalid: ${b.isValid()}`
+    );
+  }
   return (
     `baseOffset: ${b.baseOffset} lastOffset: ${b.lastOffset} count: ${b.recordsCount} ` +
     `baseSequence: ${b.baseSequence} lastSequence: ${b.lastSequence} producerId: ${b.producerId} ` +
@@ -106,14 +114,19 @@ function controlSuffix(r: Record): string {
   return ` controlType: ${key.type}(${key.typeId})`;
 }
 
-function recordLine(b: RecordBatch, r: Record, opts: DumpLogOptions): string {
+function recordLine(b: AnyRecordBatch, r: Record | LegacyRecord, opts: DumpLogOptions): string {
   let line = '';
   let prefix = '| ';
   if (!opts.skipRecordMetadata) {
     line += `${prefix}offset: ${r.offset} ${b.timestampType}: ${r.timestamp} keySize: ${r.keySize} valueSize: ${r.valueSize}`;
     prefix = ' ';
-    line += ` sequence: ${r.sequence} headerKeys: [${r.headers.map((h) => h.key).join(',')}]`;
-    if (b.isControl) line += controlSuffix(r);
+    if (b.kind === 'v2') {
+      line += ` sequence: ${r.sequence} headerKeys: [${r.headers.map((h) => h.key).join(',')}]`;
+      if (b.isControl) line += controlSuffix(r as Record);
+    } else {
+      // Kafka prints a stray '}' here (DumpLogSegments); kept for line-for-line compatibility
+      line += ` isValid: ${(r as LegacyRecord).isValid()} crc: ${(r as LegacyRecord).crc}}`;
+    }
   }
   if (opts.printDataLog && !b.isControl) {
     const key = r.key;
@@ -127,7 +140,43 @@ function recordLine(b: RecordBatch, r: Record, opts: DumpLogOptions): string {
   return line;
 }
 
-function batchJson(b: RecordBatch, position: number, opts: DumpLogOptions): object {
+function legacyBatchJson(b: LegacyRecordBatch, position: number, opts: DumpLogOptions): object {
+  const obj: { [k: string]: unknown } = {
+    offset: b.lastOffset,
+    position,
+    timestampType: b.timestampType,
+    maxTimestamp: b.maxTimestamp,
+    size: b.sizeInBytes,
+    magic: b.magic,
+    compresscodec: b.compression,
+    crc: b.crc,
+    isvalid: b.isValid(),
+  };
+  if (opts.deepIteration) {
+    obj.records = b.records({ verifyCrc: false }).map((r) => {
+      const rec: { [k: string]: unknown } = {
+        offset: r.offset,
+        timestamp: r.timestamp,
+        keySize: r.keySize,
+        valueSize: r.valueSize,
+        isValid: r.isValid(),
+        crc: r.crc,
+      };
+      if (opts.printDataLog) Object.assign(rec, payloadJson(r.key, r.value));
+      return rec;
+    });
+  }
+  return obj;
+}
+
+function payloadJson(key: Buffer | null, value: Buffer | null): object {
+  const k = describeBytes(key);
+  const v = describeBytes(value);
+  return { key: k.text, keyEncoding: k.encoding, payload: v.text, payloadEncoding: v.encoding };
+}
+
+function batchJson(b: AnyRecordBatch, position: number, opts: DumpLogOptions): object {
+  if (b.kind === 'legacy') return legacyBatchJson(b, position, opts);
   const obj: { [k: string]: unknown } = {
     baseOffset: b.baseOffset,
     lastOffset: b.lastOffset,
@@ -167,12 +216,7 @@ function batchJson(b: RecordBatch, position: number, opts: DumpLogOptions): obje
           rec.coordinatorEpoch = parseEndTransactionMarker(r.key, r.value).coordinatorEpoch;
         }
       } else if (opts.printDataLog) {
-        const k = describeBytes(r.key);
-        const v = describeBytes(r.value);
-        rec.key = k.text;
-        rec.keyEncoding = k.encoding;
-        rec.payload = v.text;
-        rec.payloadEncoding = v.encoding;
+        Object.assign(rec, payloadJson(r.key, r.value));
         rec.headers = r.headers.map((h) => {
           const hv = describeBytes(h.value);
           return { key: h.key, value: hv.text, valueEncoding: hv.encoding };
@@ -182,6 +226,16 @@ function batchJson(b: RecordBatch, position: number, opts: DumpLogOptions): obje
     });
   }
   return obj;
+}
+
+/** Records without a CRC check (Kafka's dump lists the records of corrupt batches too). */
+function* batchRecords(batch: AnyRecordBatch): Generator<Record | LegacyRecord> {
+  if (batch.kind === 'legacy') {
+    yield* batch.records({ verifyCrc: false });
+    return;
+  }
+  const it = batch.recordIterator({ verifyCrc: false });
+  for (let r = it.readNext(); r !== null; r = it.readNext()) yield r;
 }
 
 /** Runs the dump; returns the process exit code. */
@@ -210,8 +264,7 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
           } else {
             out.line(batchLine(batch, validBytes));
             if (opts.deepIteration) {
-              const it = batch.recordIterator({ verifyCrc: false });
-              for (let r = it.readNext(); r !== null; r = it.readNext()) {
+              for (const r of batchRecords(batch)) {
                 const offset = r.offset;
                 if (lastOffset !== -1n && offset !== lastOffset + 1n) {
                   const abs = resolve(file);

@@ -44,6 +44,8 @@ export interface RecordReadOptions {
 }
 
 export class RecordBatch {
+  /** Discriminates v2 batches from legacy (magic 0/1) ones in a mixed stream. */
+  readonly kind = 'v2' as const;
   private crcChecked = false;
 
   /**

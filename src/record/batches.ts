@@ -4,9 +4,16 @@
  * fewer than 12 bytes left, fewer than 17, or less than a whole batch left ends the stream (a
  * trailing partial batch is *incomplete*, not corrupt: Fetch responses end that way); a size field
  * below 14 or above the caller's maximum, or a magic outside 0..2, is corrupt.
+ *
+ * It dispatches on the magic byte at offset 16, so mixed v0/v1/v2 streams (a topic upgraded from
+ * 0.10 holds magic-1 messages followed by v2 batches) read as one sequence of batches.
  */
+
+/** A batch of any magic: v2 (`kind: 'v2'`) or a legacy magic 0/1 entry (`kind: 'legacy'`). */
+export type AnyRecordBatch = RecordBatch | LegacyRecordBatch;
 import { CorruptRecordError } from '../errors.js';
 import { RecordBatch } from './batch.js';
+import { LegacyRecordBatch } from './legacy.js';
 import {
   HEADER_SIZE_UP_TO_MAGIC,
   LENGTH_OFFSET,
@@ -28,7 +35,7 @@ export interface BatchReaderOptions {
 }
 
 /** Iterates the complete batches of a buffer; afterwards `incompleteBytes` tells what was left. */
-export class BatchReader implements IterableIterator<RecordBatch> {
+export class BatchReader implements IterableIterator<AnyRecordBatch> {
   /** Position of the next unread batch. */
   position: number;
   private readonly end: number;
@@ -54,12 +61,12 @@ export class BatchReader implements IterableIterator<RecordBatch> {
     return this.end - this.position;
   }
 
-  next(): IteratorResult<RecordBatch> {
+  next(): IteratorResult<AnyRecordBatch> {
     const batch = this.nextBatch();
     return batch === null ? { done: true, value: undefined } : { done: false, value: batch };
   }
 
-  nextBatch(): RecordBatch | null {
+  nextBatch(): AnyRecordBatch | null {
     const buf = this.buf;
     const pos = this.position;
     const remaining = this.end - pos;
@@ -81,10 +88,12 @@ export class BatchReader implements IterableIterator<RecordBatch> {
       throw new CorruptRecordError(`Invalid magic found in record: ${magic}`, { position: pos + MAGIC_OFFSET });
     }
     if (remaining < size + LOG_OVERHEAD) return null;
+    const bytes = buf.subarray(0, pos + size + LOG_OVERHEAD);
     if (magic < 2) {
-      throw new CorruptRecordError(`Message format v${magic} (legacy message set) is not supported by this reader`, {
-        position: pos,
-      });
+      const legacy = new LegacyRecordBatch(bytes, pos);
+      if (this.verifyCrc) legacy.ensureValid();
+      this.position = pos + size + LOG_OVERHEAD;
+      return legacy;
     }
     if (size + LOG_OVERHEAD < RECORD_BATCH_OVERHEAD) {
       throw new CorruptRecordError(
@@ -92,14 +101,14 @@ export class BatchReader implements IterableIterator<RecordBatch> {
         { position: pos },
       );
     }
-    const batch = new RecordBatch(buf.subarray(0, pos + size + LOG_OVERHEAD), pos);
+    const batch = new RecordBatch(bytes, pos);
     if (this.verifyCrc) batch.ensureValid();
     this.position = pos + size + LOG_OVERHEAD;
     return batch;
   }
 }
 
-/** Iterate the complete v2 batches in `buf`. */
+/** Iterate the complete batches (any magic) in `buf`. */
 export function readRecordBatches(buf: Buffer, options?: BatchReaderOptions): BatchReader {
   return new BatchReader(buf, options);
 }

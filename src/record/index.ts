@@ -9,3 +9,4 @@ export * from './batches.js';
 export * from './builder.js';
 export * from './control.js';
 export * from './compression/index.js';
+export * from './legacy.js';

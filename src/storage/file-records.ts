@@ -4,7 +4,8 @@
  *
  * The file rules differ from the in-memory ones: iteration stops when 17 bytes or fewer remain or
  * when a batch would extend past the end (a torn tail, reported by the caller as invalid bytes); a
- * size field below 14 is corrupt; the magic byte is not range-checked.
+ * size field below 14 is corrupt; the magic byte is not range-checked (0 and 1 are legacy entries,
+ * anything else is read as v2).
  *
  * One buffer is reused for every batch (fresh large Buffers cost page faults), so a yielded batch is
  * valid only until the iteration moves on.
@@ -12,6 +13,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CorruptRecordError } from '../errors.js';
 import { RecordBatch } from '../record/batch.js';
+import type { AnyRecordBatch } from '../record/batches.js';
+import { LegacyRecordBatch } from '../record/legacy.js';
 import {
   HEADER_SIZE_UP_TO_MAGIC,
   LENGTH_OFFSET,
@@ -27,8 +30,8 @@ export interface FileBatch {
   /** Size field + 12. */
   sizeInBytes: number;
   magic: number;
-  /** The v2 batch view (valid until the next batch is read). */
-  batch: RecordBatch;
+  /** The batch view, v2 or legacy (valid until the next batch is read). */
+  batch: AnyRecordBatch;
 }
 
 export class FileRecords {
@@ -76,12 +79,12 @@ export class FileRecords {
       }
       if (position > end - LOG_OVERHEAD - size) return;
       const magic = head.readInt8(MAGIC_OFFSET);
-      if (magic < 2) {
-        throw new CorruptRecordError(`Message format v${magic} (legacy message set) is not supported by this reader`, {
-          position,
-        });
-      }
       const sizeInBytes = size + LOG_OVERHEAD;
+      if (magic === 0 || magic === 1) {
+        yield { position, sizeInBytes, magic, batch: new LegacyRecordBatch(this.read(position, sizeInBytes), 0) };
+        position += sizeInBytes;
+        continue;
+      }
       if (sizeInBytes < RECORD_BATCH_OVERHEAD) {
         throw new CorruptRecordError(
           `Record batch is corrupt (the size ${sizeInBytes} is smaller than the minimum allowed overhead ${RECORD_BATCH_OVERHEAD})`,

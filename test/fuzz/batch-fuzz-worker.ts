@@ -16,6 +16,7 @@ import {
   ErrorCodes,
   KafkaliteError,
   RecordBatch,
+  type LegacyRecordBatch,
   compress,
   encodeRecordBatch,
   parseControlRecordKey,
@@ -342,6 +343,15 @@ function touchBatch(b: RecordBatch): void {
   sink += b.producerEpoch + b.baseSequence + b.lastSequence + Number(b.hasProducerId) + b.recordsCount + Number(b.isValid());
 }
 
+function touchLegacy(b: LegacyRecordBatch, verifyCrc: boolean): void {
+  sink += b.magic + Number(b.lastOffset & 0xffn) + b.sizeInBytes + b.crc + b.attributes + Number(b.isValid());
+  sink += b.compression.length + b.timestampType.length + Number(b.maxTimestamp & 0xffn);
+  for (const r of b.records({ verifyCrc, maxDecompressedBytes: MAX_DECOMPRESSED })) {
+    sink += Number(r.offset & 0xffn) + Number(r.timestamp & 0xffn) + r.keySize + r.valueSize + r.crc + Number(r.isValid());
+    sink += (r.key?.length ?? 0) + (r.value?.length ?? 0);
+  }
+}
+
 /** Decodes `buf` one of three ways; returns the decoded records of all batches. */
 function exercise(buf: Buffer, mode: number): Record[] {
   const out: Record[] = [];
@@ -356,6 +366,11 @@ function exercise(buf: Buffer, mode: number): Record[] {
   }
   const reader = new BatchReader(buf, { verifyCrc: mode === 0 });
   for (const b of reader) {
+    if (b.kind === 'legacy') {
+      // a mutated magic byte reaches the legacy decoder: it must fail just as cleanly
+      touchLegacy(b, mode === 0);
+      continue;
+    }
     touchBatch(b);
     for (const r of b.records({ verifyCrc: mode === 0, maxDecompressedBytes: MAX_DECOMPRESSED })) {
       touchRecord(r, b.isControl);

@@ -42,6 +42,7 @@ import {
   type KHeaders,
 } from '../helpers/kafkajs.js';
 import { parseProduceRequest } from '../helpers/protocol.js';
+import { v2 } from '../helpers/v2.js';
 
 /** Runs per property (KAFKALITE_FC_RUNS); KAFKALITE_FC_SEED replays a failure fast-check reported. */
 const NUM_RUNS = Number(process.env.KAFKALITE_FC_RUNS ?? 200);
@@ -107,7 +108,7 @@ function onlyBatch(buf: Buffer): RecordBatch {
   assert.equal(batch.magic, 2);
   assert.ok(batch.isValid(), 'CRC-32C valid');
   assert.equal(batch.computeChecksum(), batch.crc);
-  return batch;
+  return v2(batch);
 }
 
 function viewOf(r: KlRecord) {

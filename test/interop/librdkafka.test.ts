@@ -30,6 +30,7 @@ import {
   SEED,
 } from '../helpers/interop-gen.js';
 import { hex, runPython } from '../helpers/python-peer.js';
+import { v2 } from '../helpers/v2.js';
 
 // ---------------------------------------------------------------------------------------------
 // librdkafka writes, kafkalite reads
@@ -114,7 +115,7 @@ function decodeChunks(chunks: string[]): RecordBatch[] {
   const batches: RecordBatch[] = [];
   for (const h of chunks) {
     const reader = readRecordBatches(Buffer.from(h, 'hex'));
-    for (const b of reader) batches.push(b);
+    for (const b of reader) batches.push(v2(b));
     assert.equal(reader.incompleteBytes, 0, 'a Fetch from the mock broker ended in a partial batch');
   }
   return batches;

@@ -25,6 +25,7 @@ import {
 import { CORPORA } from '../helpers/paths.js';
 import { loadBufferJson, loadHex, parseFetchResponse, parseProduceRequest, splitResponseFrame } from '../helpers/protocol.js';
 import { reencode } from '../helpers/reencode.js';
+import { v2 } from '../helpers/v2.js';
 
 // ---------------------------------------------------------------------------------------------
 // shared checks
@@ -75,7 +76,8 @@ function checkStream(what: string, buf: Buffer): StreamSummary {
   const codecs: string[] = [];
   const controlTypes: string[] = [];
   let expectedPos = 0;
-  for (const batch of reader) {
+  for (const anyBatch of reader) {
+    const batch = v2(anyBatch);
     const where = `${what} batch #${batches.length} at byte ${batch.position}`;
     assert.equal(batch.position, expectedPos, `${where}: batches are back to back`);
     expectedPos += batch.sizeInBytes;
@@ -235,7 +237,7 @@ describe('corpora (a): kafka-tester KRaft data directory', () => {
 
   it('@e856b9a foo-0: idempotent producer batches (producerId 0, epoch 0, baseSequence 0 and 2)', () => {
     const buf = readFileSync(join(TESTER, `@e856b9a/${LOGS}/foo-0/00000000000000000000.log`));
-    const batches = [...readRecordBatches(buf)];
+    const batches = [...readRecordBatches(buf)].map(v2);
     assert.deepEqual(
       batches.map((b) => [b.producerId, b.producerEpoch, b.baseSequence, b.lastSequence, b.hasProducerId, b.isTransactional]),
       [
@@ -371,7 +373,7 @@ describe('corpora (b): kafkajs fixtures', () => {
 
   it('v7_request: the idempotent produce batch carries its producer id', () => {
     const [p] = wireRecordSets(WIRE_CASES.find((c) => c.file.endsWith('v7_request.json'))!);
-    const [b] = [...readRecordBatches(p!.records!)];
+    const [b] = [...readRecordBatches(p!.records!)].map(v2);
     assert.ok(b!.hasProducerId);
     assert.ok(b!.producerId >= 0n);
   });
@@ -393,7 +395,7 @@ describe('corpora (b): kafkajs fixtures', () => {
     const batches = [...reader];
     assert.equal(batches.length, 1);
     assert.equal(reader.incompleteBytes, 0);
-    const b = batches[0]!;
+    const b = v2(batches[0]!);
     assert.ok(b.isValid(), 'the CRC covers the bytes as they are');
     assert.equal(b.compression, 'none');
     assert.deepEqual(b.bytes.subarray(61, 65), Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), 'zstd frame magic');
@@ -484,7 +486,7 @@ describe('corpora (c): kafka-go Fetch v10 hex fixtures', () => {
         () => {
           for (const b of reader) {
             b.records();
-            seen.push(b);
+            seen.push(v2(b));
           }
         },
         (err: unknown) => err instanceof CorruptRecordError && err.code === 'CORRUPT_RECORD' && err.position === reader.position,

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeRecordBatch, InvalidArgumentError, readRecordBatches, RecordBatch } from '../../src/index.js';
+import { v2 } from '../helpers/v2.js';
 
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
@@ -13,7 +14,7 @@ const asLong = (x: bigint) => BigInt.asIntN(64, x);
 function onlyBatch(buf: Buffer): RecordBatch {
   const batches = [...readRecordBatches(buf)];
   assert.equal(batches.length, 1);
-  return batches[0]!;
+  return v2(batches[0]!);
 }
 
 describe('int64 arithmetic on decoded offsets', () => {
