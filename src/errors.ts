@@ -15,6 +15,8 @@ export const ErrorCodes = {
   RECORD_TOO_LARGE: 10,
   /** Kafka INVALID_REQUEST (42): an argument a caller passed to an encoder is out of Kafka's rules. */
   INVALID_ARGUMENT: 42,
+  /** Kafka UNSUPPORTED_FOR_MESSAGE_FORMAT (43): headers, idempotence or transactions below magic 2. */
+  UNSUPPORTED_FOR_MESSAGE_FORMAT: 43,
   /** Kafka UNSUPPORTED_COMPRESSION_TYPE (76): codec ids 5-7, or a codec this runtime cannot load. */
   UNSUPPORTED_COMPRESSION: 76,
   /** Kafka INVALID_RECORD (87): the batch's CRC is fine but its records are malformed. */
@@ -85,6 +87,13 @@ export class RecordTooLargeError extends KafkaliteError {
 export class UnsupportedCompressionError extends KafkaliteError {
   constructor(message: string, options?: KafkaliteErrorOptions) {
     super('UNSUPPORTED_COMPRESSION', message, options);
+  }
+}
+
+/** Kafka's UnsupportedForMessageFormatException: a v2-only feature asked of magic 0 or 1. */
+export class UnsupportedForMessageFormatError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('UNSUPPORTED_FOR_MESSAGE_FORMAT', message, options);
   }
 }
 

@@ -10,3 +10,5 @@ export * from './builder.js';
 export * from './control.js';
 export * from './compression/index.js';
 export * from './legacy.js';
+export * from './legacy-builder.js';
+export * from './convert.js';
