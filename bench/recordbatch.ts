@@ -6,7 +6,9 @@
  *
  * Workloads (issue #2): 1,000,000 records, 16 B key, one 8 B/8 B header, no compression;
  * W1 = 100 B values in 1,000-record batches; W2 = 1 KiB values in 100-record batches.
- * Environment: BENCH_ROUNDS (5), BENCH_RECORDS (1000000), BENCH_ONLY (W1|W2|compression).
+ * Legacy row: decode of magic-1 message sets (W1 sizes, 1,000 messages per set, plain and one gzip
+ * wrapper per set) against kafkajs's message-set decoder.
+ * Environment: BENCH_ROUNDS (5), BENCH_RECORDS (1000000), BENCH_ONLY (W1|W2|legacy|compression).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +19,7 @@ import {
   crc32c,
   crc32cImplementation,
   decompress,
+  encodeLegacyMessageSet,
   readRecordBatches,
   RecordBatch,
   RecordBatchEncoder,
@@ -285,6 +288,67 @@ async function benchWorkload(w: Workload, results: Record<string, unknown>): Pro
   results[w.name] = { batchBytes: sample.length, encode: enc, decode: dec };
 }
 
+async function benchLegacy(results: Record<string, unknown>): Promise<void> {
+  const kjsMessageSet = require('kafkajs/src/protocol/messageSet/decoder');
+  const KjsDecoder = require('kafkajs/src/protocol/decoder');
+  const inputs = makeInputs(WORKLOADS[0]!).map((batch) => batch.map((r) => ({ key: r.key, value: r.value, timestamp: r.timestamp })));
+  const sets = Math.max(1, Math.floor(TOTAL / 1000));
+  const out: Record<string, object> = {};
+  for (const compression of ['none', 'gzip'] as const) {
+    const encoded: Buffer[] = [];
+    for (let s = 0; s < sets; s++) {
+      encoded.push(encodeLegacyMessageSet(inputs[s % 10]!, { magic: 1, compression, baseOffset: s * 1000 }));
+    }
+    const records = sets * 1000;
+    const bytes = encoded.reduce((a, b) => a + b.length, 0);
+    const variants: Variant[] = [
+      {
+        name: `kafkalite magic-1 decode (${compression}) + CRC verify + read key, value`,
+        records,
+        bytes,
+        fn: () => {
+          for (const buf of encoded) {
+            for (const batch of readRecordBatches(buf)) {
+              for (const r of batch.records()) {
+                void r.key;
+                void r.value;
+              }
+            }
+          }
+        },
+      },
+      {
+        name: `kafkalite magic-1 decode (${compression}), no CRC check, read key, value`,
+        records,
+        bytes,
+        fn: () => {
+          for (const buf of encoded) {
+            for (const batch of readRecordBatches(buf, { verifyCrc: false })) {
+              for (const r of batch.records({ verifyCrc: false })) {
+                void r.key;
+                void r.value;
+              }
+            }
+          }
+        },
+      },
+      {
+        name: `kafkajs 2.2.4 magic-1 decode (${compression}, no CRC check)`,
+        records,
+        bytes,
+        fn: async () => {
+          for (const buf of encoded) await kjsMessageSet(new KjsDecoder(buf), buf.length);
+        },
+      },
+    ];
+    const baseline = variants[2]!.name;
+    const res = await measure(variants, baseline);
+    printTable(`legacy magic-1 decode, ${compression} (${records} messages in ${sets} sets)`, res, baseline);
+    out[compression] = res;
+  }
+  results.legacy = out;
+}
+
 function benchCompression(results: Record<string, unknown>): void {
   const encoder = new RecordBatchEncoder();
   const inputs = makeInputs(WORKLOADS[0]!);
@@ -332,6 +396,7 @@ async function main(): Promise<void> {
   };
   console.log(`kafkalite record batch benchmark: node ${process.version}, CRC-32C via ${crc32cImplementation}, ${ROUNDS} rounds`);
   for (const w of WORKLOADS) if (!ONLY || ONLY === w.name) await benchWorkload(w, results);
+  if (!ONLY || ONLY === 'legacy') await benchLegacy(results);
   if (!ONLY || ONLY === 'compression') benchCompression(results);
   const dir = join(REPO_ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });

@@ -88,9 +88,9 @@ export class BatchReader implements IterableIterator<AnyRecordBatch> {
       throw new CorruptRecordError(`Invalid magic found in record: ${magic}`, { position: pos + MAGIC_OFFSET });
     }
     if (remaining < size + LOG_OVERHEAD) return null;
-    const bytes = buf.subarray(0, pos + size + LOG_OVERHEAD);
+    // The whole batch is present (checked above), so the views can share the caller's buffer.
     if (magic < 2) {
-      const legacy = new LegacyRecordBatch(bytes, pos);
+      const legacy = new LegacyRecordBatch(buf, pos);
       if (this.verifyCrc) legacy.ensureValid();
       this.position = pos + size + LOG_OVERHEAD;
       return legacy;
@@ -101,7 +101,7 @@ export class BatchReader implements IterableIterator<AnyRecordBatch> {
         { position: pos },
       );
     }
-    const batch = new RecordBatch(bytes, pos);
+    const batch = new RecordBatch(buf, pos);
     if (this.verifyCrc) batch.ensureValid();
     this.position = pos + size + LOG_OVERHEAD;
     return batch;

@@ -156,14 +156,25 @@ export class LegacyRecord {
   readonly sequence = -1;
   readonly isControl = false;
 
+  /**
+   * `offset` and `timestamp` are given for inner messages of a wrapper (computed from the
+   * wrapper); for an uncompressed entry they are undefined and read from the entry on access, so
+   * decoding allocates no BigInt per record.
+   */
   constructor(
     private readonly message: LegacyMessage,
-    readonly offset: bigint,
+    private readonly givenOffset: bigint | undefined,
     /** Type after wrapper inheritance (inner v1 messages report the wrapper's type). */
     readonly timestampType: LegacyTimestampType,
-    readonly timestamp: bigint,
+    private readonly givenTimestamp: bigint | undefined,
   ) {}
 
+  get offset(): bigint {
+    return this.givenOffset ?? this.message.buf.readBigInt64BE(this.message.start - LOG_OVERHEAD);
+  }
+  get timestamp(): bigint {
+    return this.givenTimestamp ?? this.message.ownTimestamp;
+  }
   get magic(): number {
     return this.message.magic;
   }
@@ -202,6 +213,7 @@ export class LegacyRecordBatch {
   readonly kind = 'legacy' as const;
   private readonly message: LegacyMessage;
   private inner: LegacyRecord[] | undefined;
+  private crcChecked = false;
 
   constructor(
     readonly buf: Buffer,
@@ -247,6 +259,7 @@ export class LegacyRecordBatch {
     return this.message.isValid();
   }
   ensureValid(): void {
+    if (this.crcChecked) return;
     const stored = this.crc;
     const computed = this.computeChecksum();
     if (stored !== computed) {
@@ -254,6 +267,7 @@ export class LegacyRecordBatch {
         position: this.position,
       });
     }
+    this.crcChecked = true;
   }
   get attributes(): number {
     return this.message.attributes;
@@ -305,7 +319,7 @@ export class LegacyRecordBatch {
     if (this.inner) return this.inner;
     const m = this.message;
     if (!this.isCompressed) {
-      this.inner = [new LegacyRecord(m, this.offset, m.ownTimestampType, m.ownTimestamp)];
+      this.inner = [new LegacyRecord(m, undefined, m.ownTimestampType, undefined)];
     } else {
       this.inner = this.readInner(options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES);
     }
