@@ -9,10 +9,22 @@
 
 /** Machine-readable error codes, each mapped 1:1 to a Kafka protocol error code. */
 export const ErrorCodes = {
+  /** Kafka OFFSET_OUT_OF_RANGE (1): a read or truncation outside [logStartOffset, logEndOffset]. */
+  OFFSET_OUT_OF_RANGE: 1,
   /** Kafka CORRUPT_MESSAGE (2): a CRC mismatch, a size below the minimum overhead, an unknown magic. */
   CORRUPT_RECORD: 2,
   /** Kafka MESSAGE_TOO_LARGE (10): a batch or a decompressed record set above the configured limit. */
   RECORD_TOO_LARGE: 10,
+  /** Kafka INVALID_TOPIC_EXCEPTION (17): a topic name outside Kafka's rules (could escape the data dir). */
+  INVALID_TOPIC: 17,
+  /** Kafka RECORD_LIST_TOO_LARGE (18): one append larger than a whole segment. */
+  RECORD_LIST_TOO_LARGE: 18,
+  /** Kafka INVALID_TIMESTAMP (32): a record timestamp outside the topic's allowed window. */
+  INVALID_TIMESTAMP: 32,
+  /** Kafka INVALID_CONFIG (40): a topic or broker config value Kafka would refuse. */
+  INVALID_CONFIG: 40,
+  /** Kafka KAFKA_STORAGE_ERROR (56): a corrupt index or checkpoint, or an I/O failure in a log directory. */
+  STORAGE_ERROR: 56,
   /** Kafka INVALID_REQUEST (42): an argument a caller passed to an encoder is out of Kafka's rules. */
   INVALID_ARGUMENT: 42,
   /** Kafka UNSUPPORTED_FOR_MESSAGE_FORMAT (43): headers, idempotence or transactions below magic 2. */
@@ -94,6 +106,47 @@ export class UnsupportedCompressionError extends KafkaliteError {
 export class UnsupportedForMessageFormatError extends KafkaliteError {
   constructor(message: string, options?: KafkaliteErrorOptions) {
     super('UNSUPPORTED_FOR_MESSAGE_FORMAT', message, options);
+  }
+}
+
+export class OffsetOutOfRangeError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('OFFSET_OUT_OF_RANGE', message, options);
+  }
+}
+
+export class InvalidTopicError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('INVALID_TOPIC', message, options);
+  }
+}
+
+/** Kafka's RecordBatchTooLargeException: an append that cannot fit in any segment. */
+export class RecordListTooLargeError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('RECORD_LIST_TOO_LARGE', message, options);
+  }
+}
+
+export class InvalidTimestampError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('INVALID_TIMESTAMP', message, options);
+  }
+}
+
+export class InvalidConfigError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('INVALID_CONFIG', message, options);
+  }
+}
+
+/**
+ * Kafka's CorruptIndexException, IOExceptions on log files, unreadable checkpoints: the storage
+ * layer cannot trust or use a file. `position` is the byte in that file when known.
+ */
+export class StorageError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('STORAGE_ERROR', message, options);
   }
 }
 
