@@ -258,7 +258,7 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
       try {
         let validBytes = 0;
         let lastOffset = -1n;
-        for (const { batch } of records.batches(opts.maxBytes)) {
+        for (const { batch } of records.batches(0, opts.maxBytes)) {
           if (opts.json) {
             out.line(toJson({ file, ...batchJson(batch, validBytes, opts) }));
           } else {

@@ -388,8 +388,9 @@ export class LegacyRecordBatch {
       }
       const abs = wrapper.magic === 1 ? BigInt.asIntN(64, absoluteBase + offset) : offset;
       if (message.magic === 0) return new LegacyRecord(message, abs, 'NoTimestampType', -1n);
-      // an inner v1 message takes the wrapper's type, and its timestamp under LogAppendTime
-      const type = wrapper.magic === 1 ? wrapperType : message.ownTimestampType;
+      // an inner v1 message takes the wrapper's type (NoTimestampType under a magic-0 wrapper), and
+      // the wrapper's timestamp under LogAppendTime (Kafka LegacyRecord with wrapper timestamp/type)
+      const type = wrapperType;
       const ts = type === 'LogAppendTime' ? wrapperTs : message.ownTimestamp;
       return new LegacyRecord(message, abs, type, ts);
     });

@@ -1,11 +1,11 @@
 /**
  * Just enough of the Kafka wire protocol to pull the record-set bytes out of captured Fetch
- * responses (v4..v11) and Produce requests (v3..v7): the non-flexible versions, whose strings are
+ * responses (v0..v11) and Produce requests (v0..v7): the non-flexible versions, whose strings are
  * int16-length-prefixed, arrays int32-count-prefixed and `records` int32-length-prefixed (nullable).
  *
  * Layouts (Kafka's FetchResponse.json / ProduceRequest.json):
- *   FetchResponse v4..v11 (body, no size/correlation id):
- *     throttle_time_ms int32
+ *   FetchResponse v0..v11 (body, no size/correlation id):
+ *     [v1+] throttle_time_ms int32
  *     [v7+] error_code int16, session_id int32
  *     responses [ topic string, partitions [
  *         partition_index int32, error_code int16, high_watermark int64,
@@ -13,8 +13,8 @@
  *         aborted_transactions nullable [ producer_id int64, first_offset int64 ],
  *         [v11+] preferred_read_replica int32,
  *         records nullable bytes ] ]
- *   ProduceRequest v3..v7 (body, no request header):
- *     transactional_id nullable string, acks int16, timeout_ms int32,
+ *   ProduceRequest v0..v7 (body, no request header):
+ *     [v3+] transactional_id nullable string, acks int16, timeout_ms int32,
  *     topic_data [ name string, partition_data [ index int32, records nullable bytes ] ]
  *
  * Every length is checked against the buffer, and a parse must consume the whole input, so a wrong
@@ -95,11 +95,11 @@ export interface PartitionRecords {
   records: Buffer | null;
 }
 
-/** Parse a Fetch response body (without the size and correlation id) of version 4..11. */
+/** Parse a Fetch response body (without the size and correlation id) of version 0..11. */
 export function parseFetchResponse(body: Buffer, version: number): PartitionRecords[] {
-  if (version < 4 || version > 11) throw new Error(`Fetch v${version} is not handled (only non-flexible v4..v11)`);
+  if (!Number.isInteger(version) || version < 0 || version > 11) throw new Error(`Fetch v${version} is not handled (only non-flexible v0..v11)`);
   const r = new WireReader(body);
-  r.int32(); // throttle_time_ms
+  if (version >= 1) r.int32(); // throttle_time_ms
   if (version >= 7) {
     r.int16(); // error_code
     r.int32(); // session_id
@@ -111,12 +111,14 @@ export function parseFetchResponse(body: Buffer, version: number): PartitionReco
       const partition = p.int32();
       const errorCode = p.int16();
       const highWatermark = p.int64();
-      p.int64(); // last_stable_offset
+      if (version >= 4) p.int64(); // last_stable_offset
       if (version >= 5) p.int64(); // log_start_offset
-      p.array((a) => {
-        a.int64(); // producer_id
-        a.int64(); // first_offset
-      });
+      if (version >= 4) {
+        p.array((a) => {
+          a.int64(); // producer_id
+          a.int64(); // first_offset
+        });
+      }
       if (version >= 11) p.int32(); // preferred_read_replica
       out.push({ topic, partition, errorCode, highWatermark, records: p.nullableBytes() });
     });
@@ -125,11 +127,11 @@ export function parseFetchResponse(body: Buffer, version: number): PartitionReco
   return out;
 }
 
-/** Parse a Produce request body (without the request header) of version 3..7. */
+/** Parse a Produce request body (without the request header) of version 0..7. */
 export function parseProduceRequest(body: Buffer, version: number): PartitionRecords[] {
-  if (version < 3 || version > 7) throw new Error(`Produce v${version} is not handled (only v3..v7)`);
+  if (!Number.isInteger(version) || version < 0 || version > 7) throw new Error(`Produce v${version} is not handled (only v0..v7)`);
   const r = new WireReader(body);
-  r.nullableString(); // transactional_id
+  if (version >= 3) r.nullableString(); // transactional_id
   r.int16(); // acks
   r.int32(); // timeout_ms
   const out: PartitionRecords[] = [];
