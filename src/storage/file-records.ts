@@ -1,28 +1,32 @@
 /**
- * Batches of a segment file, read positionally (storage spec §2.9, Kafka `FileRecords` /
- * `FileLogInputStream`). A `.log` file is just concatenated batches.
+ * A `.log` segment file: concatenated batches read and written positionally (storage spec §2.9,
+ * §7.1, Kafka `FileRecords` / `FileLogInputStream`).
  *
  * The file rules differ from the in-memory ones: iteration stops when 17 bytes or fewer remain or
- * when a batch would extend past the end (a torn tail, reported by the caller as invalid bytes); a
- * size field below 14 is corrupt; the magic byte is not range-checked (0 and 1 are legacy entries,
- * anything else is read as v2).
+ * when a batch would extend past the end (a torn tail, which recovery truncates); a size field below
+ * 14 is corrupt; the magic byte is not range-checked (0 and 1 are legacy entries, anything else is
+ * read as v2).
  *
- * One buffer is reused for every batch (fresh large Buffers cost page faults), so a yielded batch is
+ * The logical size can be smaller than the file (a preallocated segment); reads stop at it, and it
+ * only advances once an append's bytes are written, so a reader never sees a torn batch.
+ *
+ * Scratch buffers are reused (fresh large Buffers cost page faults), so a yielded batch view is
  * valid only until the iteration moves on.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { CorruptRecordError } from '../errors.js';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { CorruptRecordError, StorageError } from '../errors.js';
 import { RecordBatch } from '../record/batch.js';
 import type { AnyRecordBatch } from '../record/batches.js';
-import { LegacyRecordBatch } from '../record/legacy.js';
 import {
   HEADER_SIZE_UP_TO_MAGIC,
   LENGTH_OFFSET,
   LOG_OVERHEAD,
   MAGIC_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
   MIN_ENTRY_SIZE,
   RECORD_BATCH_OVERHEAD,
 } from '../record/constants.js';
+import { LegacyRecordBatch } from '../record/legacy.js';
 
 export interface FileBatch {
   /** Byte position of the batch in the file. */
@@ -34,42 +38,138 @@ export interface FileBatch {
   batch: AnyRecordBatch;
 }
 
+/** What a header scan learns without reading a batch's records. */
+export interface BatchHeader {
+  position: number;
+  sizeInBytes: number;
+  magic: number;
+  /** v2: baseOffset + lastOffsetDelta; legacy: the entry's offset. */
+  lastOffset: bigint;
+  /** v2: the header's maxTimestamp; magic 1: the message timestamp; magic 0: -1. */
+  maxTimestamp: bigint;
+  /** v2 only: the header's baseOffset (legacy: undefined, needs decompression). */
+  baseOffset: bigint | undefined;
+  partitionLeaderEpoch: number;
+}
+
+/** Largest segment Kafka accepts: positions are int32 (`LogSegment`, spec §7.1). */
+export const MAX_SEGMENT_SIZE = 0x7fffffff;
+const HEADER_READ = RECORD_BATCH_OVERHEAD;
+
 export class FileRecords {
   private scratch = Buffer.allocUnsafe(64 * 1024);
-  readonly sizeInBytes: number;
+  private header = Buffer.allocUnsafe(HEADER_READ);
+  private closed = false;
 
   private constructor(
-    readonly path: string,
+    public path: string,
     private readonly fd: number,
-  ) {
-    this.sizeInBytes = fstatSync(fd).size;
+    /** Logical size: bytes of batches written (or found at open). */
+    private size: number,
+    readonly writable: boolean,
+  ) {}
+
+  /** Opens an existing file read-only; its logical size is its length. */
+  static open(path: string): FileRecords {
+    const fd = openSync(path, 'r');
+    return new FileRecords(path, fd, checkedSize(path, fstatSync(fd).size), false);
   }
 
-  static open(path: string): FileRecords {
-    return new FileRecords(path, openSync(path, 'r'));
+  /**
+   * Opens (or creates) a segment file for appends. A new file is preallocated to `initFileSize`
+   * when asked (`preallocate=true`) with logical size 0; an existing one exposes its whole length
+   * until recovery truncates it, as Kafka does.
+   */
+  static openWritable(path: string, options: { create: boolean; initFileSize?: number }): FileRecords {
+    const fd = openSync(path, options.create ? 'w+' : 'r+');
+    if (options.create) {
+      if (options.initFileSize) ftruncateSync(fd, options.initFileSize);
+      return new FileRecords(path, fd, 0, true);
+    }
+    return new FileRecords(path, fd, checkedSize(path, fstatSync(fd).size), true);
+  }
+
+  get sizeInBytes(): number {
+    return this.size;
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
   }
 
-  private read(position: number, length: number): Buffer {
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
+  /** Appends bytes at the logical end; returns the position they were written at. */
+  append(bytes: Uint8Array): number {
+    if (!this.writable) throw new StorageError(`${this.path} is read-only`);
+    if (bytes.length > MAX_SEGMENT_SIZE - this.size) {
+      throw new StorageError(`Appending ${bytes.length} bytes would make ${this.path} larger than ${MAX_SEGMENT_SIZE} bytes`);
+    }
+    const position = this.size;
+    let done = 0;
+    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, position + done);
+    this.size = position + bytes.length;
+    return position;
+  }
+
+  flush(): void {
+    if (this.writable) fdatasyncSync(this.fd);
+  }
+
+  /** Renames the file; the open descriptor stays valid (POSIX). */
+  renameTo(newPath: string): void {
+    renameSync(this.path, newPath);
+    this.path = newPath;
+  }
+
+  /** Cuts the file (and the logical size) to `size` bytes; returns the bytes removed. */
+  truncateTo(size: number): number {
+    const before = this.size;
+    if (size > before) throw new StorageError(`Cannot truncate ${this.path} to ${size} bytes: it holds ${before}`);
+    ftruncateSync(this.fd, size);
+    this.size = size;
+    return before - size;
+  }
+
+  /** Trims a preallocated file to its logical size (roll and close). */
+  trimToSize(): void {
+    if (this.writable && fstatSync(this.fd).size !== this.size) ftruncateSync(this.fd, this.size);
+  }
+
+  /** A fresh copy of `[position, position + length)` clipped to the logical size (fetch responses). */
+  readBytes(position: number, length: number): Buffer {
+    const n = Math.max(0, Math.min(length, this.size - position));
+    const out = Buffer.allocUnsafe(n);
+    this.readInto(out, 0, n, position);
+    return out;
+  }
+
+  private readInto(buf: Buffer, offset: number, length: number, position: number): number {
     let done = 0;
     while (done < length) {
-      const n = readSync(this.fd, this.scratch, done, length - done, position + done);
+      const n = readSync(this.fd, buf, offset + done, length - done, position + done);
       if (n === 0) break;
       done += n;
     }
-    return this.scratch.subarray(0, done);
+    return done;
   }
 
-  /** Iterate the batches in `[0, min(size, maxBytes))`. */
-  *batches(maxBytes = 0x7fffffff): Generator<FileBatch> {
-    const end = Math.min(this.sizeInBytes, maxBytes);
-    let position = 0;
-    while (position + HEADER_SIZE_UP_TO_MAGIC < end) {
-      const head = this.read(position, HEADER_SIZE_UP_TO_MAGIC);
+  private readScratch(position: number, length: number): Buffer {
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
+    const n = this.readInto(this.scratch, 0, length, position);
+    return this.scratch.subarray(0, n);
+  }
+
+  /**
+   * Batch headers in `[start, min(end, size))`, reading only the first 61 bytes of each batch
+   * (`FileLogInputStream` reads just the header for header fields).
+   */
+  *headers(start = 0, end = this.size): Generator<BatchHeader> {
+    const limit = Math.min(end, this.size);
+    let position = start;
+    const head = this.header;
+    while (position + HEADER_SIZE_UP_TO_MAGIC < limit) {
+      const got = this.readInto(head, 0, Math.min(HEADER_READ, limit - position), position);
       const size = head.readInt32BE(LENGTH_OFFSET);
       if (size < MIN_ENTRY_SIZE) {
         throw new CorruptRecordError(
@@ -77,23 +177,47 @@ export class FileRecords {
           { position },
         );
       }
-      if (position > end - LOG_OVERHEAD - size) return;
+      if (position > limit - LOG_OVERHEAD - size) return;
       const magic = head.readInt8(MAGIC_OFFSET);
       const sizeInBytes = size + LOG_OVERHEAD;
+      let lastOffset: bigint;
+      let maxTimestamp: bigint;
+      let baseOffset: bigint | undefined;
+      let partitionLeaderEpoch = -1;
       if (magic === 0 || magic === 1) {
-        yield { position, sizeInBytes, magic, batch: new LegacyRecordBatch(this.read(position, sizeInBytes), 0) };
-        position += sizeInBytes;
-        continue;
+        lastOffset = head.readBigInt64BE(0);
+        // magic 1: crc(4) magic(1) attributes(1) then the timestamp, after the 12-byte entry header
+        maxTimestamp = magic === 1 && got >= 26 && size >= 14 ? head.readBigInt64BE(LOG_OVERHEAD + 6) : -1n;
+      } else {
+        if (sizeInBytes < RECORD_BATCH_OVERHEAD) {
+          throw new CorruptRecordError(
+            `Record batch is corrupt (the size ${sizeInBytes} is smaller than the minimum allowed overhead ${RECORD_BATCH_OVERHEAD})`,
+            { position },
+          );
+        }
+        baseOffset = head.readBigInt64BE(0);
+        lastOffset = BigInt.asIntN(64, baseOffset + BigInt(head.readInt32BE(23)));
+        maxTimestamp = head.readBigInt64BE(MAX_TIMESTAMP_OFFSET);
+        partitionLeaderEpoch = head.readInt32BE(12);
       }
-      if (sizeInBytes < RECORD_BATCH_OVERHEAD) {
-        throw new CorruptRecordError(
-          `Record batch is corrupt (the size ${sizeInBytes} is smaller than the minimum allowed overhead ${RECORD_BATCH_OVERHEAD})`,
-          { position },
-        );
-      }
-      const bytes = this.read(position, sizeInBytes);
-      yield { position, sizeInBytes, magic, batch: new RecordBatch(bytes, 0) };
+      yield { position, sizeInBytes, magic, lastOffset, maxTimestamp, baseOffset, partitionLeaderEpoch };
       position += sizeInBytes;
     }
   }
+
+  /** Whole batches in `[start, min(end, size))`, each read into the reused scratch buffer. */
+  *batches(start = 0, end = this.size): Generator<FileBatch> {
+    for (const h of this.headers(start, end)) {
+      const bytes = this.readScratch(h.position, h.sizeInBytes);
+      const batch = h.magic === 0 || h.magic === 1 ? new LegacyRecordBatch(bytes, 0) : new RecordBatch(bytes, 0);
+      yield { position: h.position, sizeInBytes: h.sizeInBytes, magic: h.magic, batch };
+    }
+  }
+}
+
+function checkedSize(path: string, size: number): number {
+  if (size > MAX_SEGMENT_SIZE) {
+    throw new StorageError(`The size of segment ${path} (${size}) is larger than the maximum allowed segment size of ${MAX_SEGMENT_SIZE}`);
+  }
+  return size;
 }

@@ -1,0 +1,509 @@
+/**
+ * The mechanics every segment index shares (storage spec §6.1, Kafka `AbstractIndex`): a file of
+ * fixed-size entries, its entry count and capacity, binary search, resize/trim, and the cache that
+ * stands in for Kafka's memory map.
+ *
+ * Node has no mmap, so entries are read and written positionally on a file descriptor, and kept in
+ * memory only where it pays:
+ *  - the active index ("pinned"): once appended to, the entries live in a Buffer that grows with the
+ *    appends; each append is written through to the file at its slot, so the file always holds what
+ *    Kafka's mapped buffer would;
+ *  - any other index ("budget"): its entries are loaded on first lookup and counted against the
+ *    process-wide LRU budget (`index-cache-budget.ts`); evicted or too-large indexes answer with
+ *    positional reads of single entries.
+ * File-level facts follow Kafka exactly: a new file is preallocated to roundDown(maxIndexSize,
+ * entrySize); an existing file is trusted, every whole slot counting as an entry (§6.1, §10.4);
+ * trimToValidSize/close cut the file to entries × entrySize.
+ */
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { InvalidArgumentError, StorageError } from '../errors.js';
+import { indexCacheBudget, type CacheHolder } from './index-cache-budget.js';
+
+/** `segment.index.bytes` default (§16). */
+export const DEFAULT_MAX_INDEX_SIZE = 10 * 1024 * 1024;
+
+const INT32_MAX = 0x7fffffff;
+const INT32_MAX_N = BigInt(INT32_MAX);
+
+export interface IndexOpenOptions {
+  /** Capacity of a newly created file, `segment.index.bytes` (default 10485760). */
+  maxIndexSize?: number;
+  /** Open for appends (default true). A read-only index never modifies its file. */
+  writable?: boolean;
+}
+
+/**
+ * Which search Kafka's `indexSlotRangeFor` answers: 'largestLowerBound' = slot of the greatest entry
+ * ≤ target, or -1; 'smallestUpperBound' = slot of the smallest entry ≥ target, or -1 when the target
+ * is past the last entry.
+ */
+export type SearchResult = 'largestLowerBound' | 'smallestUpperBound';
+
+/** Where an index's entries live right now (exposed for tests and diagnostics). */
+export type IndexCacheState = 'none' | 'budget' | 'pinned';
+
+export function roundDownToExactMultiple(n: number, factor: number): number {
+  return n - (n % factor);
+}
+
+/**
+ * Clamp `value − base` into a number that compares against every int32 exactly as the bigint would:
+ * stored relative offsets are int32 (possibly negative in a corrupt file), so anything outside
+ * [INT32_MIN − 1, INT32_MAX + 1] can be pinned to those bounds without changing a comparison.
+ */
+export function relativeForSearch(value: bigint, base: bigint): number {
+  const rel = value - base;
+  if (rel > INT32_MAX_N) return INT32_MAX + 1;
+  if (rel < -INT32_MAX_N - 1n) return -INT32_MAX - 2;
+  return Number(rel);
+}
+
+function storageError(what: string, path: string, cause: unknown): StorageError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new StorageError(`${what} index file ${path}: ${reason}`, { cause });
+}
+
+export abstract class AbstractIndex implements CacheHolder {
+  /** Path of the index file (changes with `renameTo`). */
+  path: string;
+  readonly baseOffset: bigint;
+  readonly entrySize: number;
+  readonly writable: boolean;
+  /** Size `reset()` resizes back to (Kafka's `maxIndexSize`). */
+  readonly maxIndexSize: number;
+
+  private fd: number | undefined;
+  /** File length in bytes: trusted as-is on open (Kafka's `length`), so it may be ragged. */
+  private _length: number;
+  private _entries: number;
+  private _maxEntries: number;
+
+  private cache: Buffer | undefined;
+  private cacheState: IndexCacheState = 'none';
+  private readonly scratch: Buffer;
+  /** The buffer the last `slot()` call positioned in: the cache, or the scratch entry. */
+  protected view: Buffer;
+
+  protected constructor(path: string, baseOffset: bigint, entrySize: number, options: IndexOpenOptions = {}) {
+    this.path = path;
+    this.baseOffset = baseOffset;
+    this.entrySize = entrySize;
+    this.writable = options.writable ?? true;
+    this.maxIndexSize = options.maxIndexSize ?? DEFAULT_MAX_INDEX_SIZE;
+    if (!Number.isSafeInteger(this.maxIndexSize) || this.maxIndexSize < 0) {
+      throw new InvalidArgumentError(`Invalid max index size: ${this.maxIndexSize}`);
+    }
+    this.scratch = Buffer.alloc(entrySize);
+    this.view = this.scratch;
+
+    const { fd, created } = this.openFile();
+    this.fd = fd;
+    try {
+      if (created) ftruncateSync(fd, roundDownToExactMultiple(this.maxIndexSize, entrySize));
+      this._length = fstatSync(fd).size;
+    } catch (cause) {
+      closeSync(fd);
+      throw storageError('Cannot size', path, cause);
+    }
+    this._maxEntries = Math.floor(this._length / entrySize);
+    // Kafka positions a new index at 0 and trusts an existing one: every whole slot is an entry,
+    // zero-filled tails included (AbstractIndex.createMappedBuffer; spec §6.1, §10.4).
+    this._entries = created ? 0 : this._maxEntries;
+  }
+
+  private openFile(): { fd: number; created: boolean } {
+    if (!this.writable) {
+      try {
+        return { fd: openSync(this.path, 'r'), created: false };
+      } catch (cause) {
+        throw storageError('Cannot open', this.path, cause);
+      }
+    }
+    for (;;) {
+      try {
+        return { fd: openSync(this.path, 'r+'), created: false };
+      } catch (cause) {
+        if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw storageError('Cannot open', this.path, cause);
+      }
+      // Kafka refuses a capacity below one entry when it creates the file (AbstractIndex).
+      if (this.maxIndexSize < this.entrySize) {
+        throw new InvalidArgumentError(`Invalid max index size: ${this.maxIndexSize}`);
+      }
+      try {
+        // 'wx+' = O_CREAT|O_EXCL|O_RDWR: never 'a', whose O_APPEND would ignore write positions.
+        return { fd: openSync(this.path, 'wx+'), created: true };
+      } catch (cause) {
+        if ((cause as NodeJS.ErrnoException).code !== 'EEXIST') throw storageError('Cannot create', this.path, cause);
+      }
+    }
+  }
+
+  // ---- process-wide cache budget -------------------------------------------------------------
+
+  /** Limit in bytes for loaded read-only index entries across the process (default 64 MiB). */
+  static setCacheBudget(bytes: number): void {
+    indexCacheBudget.limitBytes = bytes;
+  }
+
+  static get cacheBudget(): number {
+    return indexCacheBudget.limitBytes;
+  }
+
+  /** Bytes of read-only index entries currently cached (≤ `cacheBudget`). */
+  static get cachedBytes(): number {
+    return indexCacheBudget.usedBytes;
+  }
+
+  /** Called by the budget when it evicts this index's cache. */
+  evictCache(): void {
+    this.cache = undefined;
+    this.cacheState = 'none';
+  }
+
+  get cacheMode(): IndexCacheState {
+    return this.cacheState;
+  }
+
+  // ---- sizes -----------------------------------------------------------------------------------
+
+  get entries(): number {
+    return this._entries;
+  }
+
+  get maxEntries(): number {
+    return this._maxEntries;
+  }
+
+  /** File length in bytes as Kafka tracks it (not necessarily a multiple of the entry size). */
+  get length(): number {
+    return this._length;
+  }
+
+  /** Bytes of valid entries. */
+  get sizeInBytes(): number {
+    return this._entries * this.entrySize;
+  }
+
+  isFull(): boolean {
+    return this._entries >= this._maxEntries;
+  }
+
+  get isClosed(): boolean {
+    return this.fd === undefined;
+  }
+
+  // ---- relative offsets ------------------------------------------------------------------------
+
+  /** Kafka's `canAppendOffset`: offset − baseOffset within [0, Int.MAX]. */
+  canAppendOffset(offset: bigint): boolean {
+    const rel = offset - this.baseOffset;
+    return rel >= 0n && rel <= INT32_MAX_N;
+  }
+
+  /** Kafka's `relativeOffset`, throwing where it throws IndexOffsetOverflowException. */
+  protected relativeOffset(offset: bigint): number {
+    if (!this.canAppendOffset(offset)) {
+      throw new InvalidArgumentError(`Integer overflow for offset: ${offset} (${this.path})`);
+    }
+    return Number(offset - this.baseOffset);
+  }
+
+  // ---- reading slots ---------------------------------------------------------------------------
+
+  /** Kafka's `entry(n)` bounds check. */
+  protected checkSlot(n: number, what: string): void {
+    if (!Number.isInteger(n) || n < 0 || n >= this._entries) {
+      throw new InvalidArgumentError(
+        `Attempt to fetch the ${n}th entry from ${what} ${this.path}, which has size ${this._entries}.`,
+      );
+    }
+  }
+
+  /**
+   * Make a batch of slot reads cheap: load the entries into the budgeted cache if there is none
+   * (and the budget can hold them), or mark the cache recently used.
+   */
+  protected prepareRead(): void {
+    this.handle();
+    if (this.cacheState === 'budget') indexCacheBudget.touch(this);
+    else if (this.cacheState === 'none' && this._entries > 0) this.loadBudgetCache();
+  }
+
+  /** Position `view` at slot `n` (< entries) and return its byte offset in `view`. */
+  protected slot(n: number): number {
+    const cache = this.cache;
+    if (cache !== undefined) {
+      this.view = cache;
+      return n * this.entrySize;
+    }
+    this.readFully(this.scratch, this.entrySize, n * this.entrySize);
+    this.view = this.scratch;
+    return 0;
+  }
+
+  /**
+   * Kafka's `indexSlotRangeFor` as a plain binary search (the warm-section split only changes which
+   * pages are touched, never the answer). `cmp(slot)` is the sign of entry(slot) − target.
+   */
+  protected searchSlot(cmp: (slot: number) => number, result: SearchResult): number {
+    const n = this._entries;
+    if (n === 0) return -1;
+    this.prepareRead();
+    if (cmp(0) > 0) return result === 'largestLowerBound' ? -1 : 0;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      const c = cmp(mid);
+      if (c > 0) hi = mid - 1;
+      else if (c < 0) lo = mid;
+      else return mid;
+    }
+    if (result === 'largestLowerBound') return lo;
+    return lo === n - 1 ? -1 : lo + 1;
+  }
+
+  // ---- writing ---------------------------------------------------------------------------------
+
+  /**
+   * Write the next entry: `fill` encodes it into the (pinned) cache at `at`; the same bytes go to
+   * the file at that slot. The caller has already applied Kafka's full/order checks.
+   */
+  protected appendSlot(fill: (buf: Buffer, at: number) => void): void {
+    const fd = this.handle();
+    if (!this.writable) throw new InvalidArgumentError(`Attempt to append to read-only index ${this.path}`);
+    if (this._entries >= this._maxEntries) {
+      // Kafka's mmap.put would overflow here (only reachable with skipFullCheck on a time index).
+      throw new InvalidArgumentError(`Attempt to append to a full index (size = ${this._entries}) ${this.path}`);
+    }
+    const at = this._entries * this.entrySize;
+    const cache = this.pinnedCache(at + this.entrySize);
+    fill(cache, at);
+    this.writeFully(fd, cache, at, this.entrySize);
+    this._entries++;
+  }
+
+  /** Kafka's `truncateToEntries`: forget entries past `entries`; the file keeps its length. */
+  protected truncateToEntries(entries: number): void {
+    this.handle();
+    this._entries = Math.min(entries, this._entries);
+    this.refreshLastEntry();
+  }
+
+  /** Re-read the subclass's cached last entry after the entry count changed. */
+  protected abstract refreshLastEntry(): void;
+
+  /** Kafka's `reset()`: no entries, capacity back to maxIndexSize. */
+  reset(): void {
+    this.truncateToEntries(0);
+    this.resize(this.maxIndexSize);
+  }
+
+  /**
+   * Kafka's `resize(newSize)`: set the file length to roundDown(newSize, entrySize), keeping the
+   * entries; false if the length is already that. Shrinking below the entries is refused (Kafka's
+   * buffer reposition throws IllegalArgumentException there).
+   */
+  resize(newSize: number): boolean {
+    const fd = this.handle();
+    if (!Number.isSafeInteger(newSize) || newSize < 0) {
+      throw new InvalidArgumentError(`Invalid index size ${newSize} for ${this.path}`);
+    }
+    const rounded = roundDownToExactMultiple(newSize, this.entrySize);
+    if (this._length === rounded) return false;
+    if (!this.writable) throw new InvalidArgumentError(`Attempt to resize read-only index ${this.path}`);
+    if (rounded < this._entries * this.entrySize) {
+      throw new InvalidArgumentError(
+        `Cannot resize index ${this.path} to ${rounded} bytes: it holds ${this._entries} entries of ${this.entrySize} bytes`,
+      );
+    }
+    try {
+      ftruncateSync(fd, rounded);
+    } catch (cause) {
+      throw storageError('Cannot resize', this.path, cause);
+    }
+    this._length = rounded;
+    this._maxEntries = rounded / this.entrySize;
+    return true;
+  }
+
+  /**
+   * Kafka's `trimToValidSize()`: cut the file to the entries. Called when a segment stops being
+   * active (§7.3), so the index also leaves the pinned state for the budget.
+   */
+  trimToValidSize(): void {
+    this.resize(this._entries * this.entrySize);
+    this.unpin();
+  }
+
+  /** Kafka's `flush()` (mmap.force): entries are already written through, so fsync. */
+  flush(): void {
+    const fd = this.handle();
+    if (!this.writable) return;
+    try {
+      fsyncSync(fd);
+    } catch (cause) {
+      throw storageError('Cannot flush', this.path, cause);
+    }
+  }
+
+  /**
+   * Kafka's `close()`: trim, then release. A read-only index never touches its file (Kafka would
+   * trim a ragged one even then); closing twice is a no-op.
+   */
+  close(): void {
+    if (this.fd === undefined) return;
+    // trimToValidSize without handing the cache to the budget: it is dropped right after.
+    if (this.writable) this.resize(this._entries * this.entrySize);
+    this.closeHandler();
+  }
+
+  /** Kafka's `renameTo`: move the file if it exists; the index follows the new path either way. */
+  renameTo(newPath: string): void {
+    try {
+      if (existsSync(this.path)) renameSync(this.path, newPath);
+    } catch (cause) {
+      throw storageError('Cannot rename', this.path, cause);
+    } finally {
+      this.path = newPath;
+    }
+  }
+
+  /** Kafka's `deleteIfExists`: release the handle (no trim) and delete the file. */
+  deleteIfExists(): boolean {
+    this.closeHandler();
+    try {
+      unlinkSync(this.path);
+      return true;
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw storageError('Cannot delete', this.path, cause);
+    }
+  }
+
+  /** Kafka's `sanityCheck` length rule (CorruptIndexException → StorageError). */
+  protected checkLengthMultiple(label: string): void {
+    if (this._length % this.entrySize !== 0) {
+      throw new StorageError(
+        `${label} ${this.path} is corrupt, found ${this._length} bytes which is neither positive nor a multiple of ${this.entrySize}`,
+      );
+    }
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private handle(): number {
+    if (this.fd === undefined) throw new StorageError(`Index file ${this.path} is closed`);
+    return this.fd;
+  }
+
+  private closeHandler(): void {
+    this.dropCache();
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch (cause) {
+      throw storageError('Cannot close', this.path, cause);
+    }
+  }
+
+  private dropCache(): void {
+    if (this.cacheState === 'budget') indexCacheBudget.release(this);
+    this.cache = undefined;
+    this.cacheState = 'none';
+  }
+
+  private loadBudgetCache(): void {
+    const bytes = this._entries * this.entrySize;
+    if (!indexCacheBudget.admit(this, bytes)) return; // larger than the whole budget: read positionally
+    const buf = Buffer.allocUnsafe(bytes);
+    try {
+      this.readFully(buf, bytes, 0);
+    } catch (err) {
+      indexCacheBudget.release(this);
+      throw err;
+    }
+    this.cache = buf;
+    this.cacheState = 'budget';
+  }
+
+  /** The growable cache of the active index, holding at least `needed` bytes. */
+  private pinnedCache(needed: number): Buffer {
+    let cache = this.cache;
+    const used = this._entries * this.entrySize;
+    if (this.cacheState !== 'pinned') {
+      // Becoming the active index: take the entries out of the budget (or off the disk).
+      const existing = this.cacheState === 'budget' ? cache : undefined;
+      this.dropCache();
+      cache = Buffer.allocUnsafe(this.growCapacity(used, needed));
+      if (existing !== undefined) existing.copy(cache, 0, 0, used);
+      else if (used > 0) this.readFully(cache, used, 0);
+      this.cache = cache;
+      this.cacheState = 'pinned';
+    } else if (cache!.length < needed) {
+      const grown = Buffer.allocUnsafe(this.growCapacity(cache!.length, needed));
+      cache!.copy(grown, 0, 0, used);
+      this.cache = cache = grown;
+    }
+    return cache!;
+  }
+
+  /** Double, but never beyond the file's capacity: the file bounds the index, as the mmap does. */
+  private growCapacity(current: number, needed: number): number {
+    const cap = this._maxEntries * this.entrySize;
+    return Math.max(needed, Math.min(cap, Math.max(current * 2, 256 * this.entrySize)));
+  }
+
+  /** The active index stops growing: hand its exact entries to the budget. */
+  private unpin(): void {
+    if (this.cacheState !== 'pinned') return;
+    const used = this._entries * this.entrySize;
+    const cache = this.cache!;
+    this.cache = undefined;
+    this.cacheState = 'none';
+    if (used === 0 || !indexCacheBudget.admit(this, used)) return;
+    this.cache = cache.length === used ? cache : Buffer.from(cache.subarray(0, used));
+    this.cacheState = 'budget';
+  }
+
+  private readFully(buf: Buffer, length: number, position: number): void {
+    const fd = this.handle();
+    let done = 0;
+    try {
+      while (done < length) {
+        const n = readSync(fd, buf, done, length - done, position + done);
+        if (n === 0) break;
+        done += n;
+      }
+    } catch (cause) {
+      throw storageError('Cannot read', this.path, cause);
+    }
+    if (done < length) {
+      throw new StorageError(`Index file ${this.path} ended at byte ${position + done}, expected ${position + length}`, {
+        position: position + done,
+      });
+    }
+  }
+
+  private writeFully(fd: number, buf: Buffer, at: number, length: number): void {
+    let done = 0;
+    try {
+      while (done < length) done += writeSync(fd, buf, at + done, length - done, at + done);
+    } catch (cause) {
+      throw storageError('Cannot write', this.path, cause);
+    }
+  }
+}
