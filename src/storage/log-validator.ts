@@ -1,0 +1,665 @@
+/**
+ * Leader-side validation and offset assignment of an append (storage spec §9.1, §9.2): Kafka's
+ * `UnifiedLog.analyzeAndValidateRecords` (batch-level checks) followed by `LogValidator`
+ * (record-level checks, offset assignment, timestamps, format conversion and recompression).
+ *
+ * The caller's Buffer is never modified: validation works on a copy, which is mutated in place
+ * when Kafka would mutate in place (offsets, leader epoch, max timestamp; spec §2.5), and replaced
+ * by rebuilt bytes when Kafka rebuilds (format conversion, a codec change, non-sequential inner
+ * offsets, magic-0 targets).
+ *
+ * Three paths, chosen as Kafka chooses them:
+ * - source and target uncompressed, every batch already in the topic's magic: in place;
+ * - source and target uncompressed, another magic: records rebuilt in the topic's magic;
+ * - anything compressed: in place if the codec (not the level) and magic match and inner offsets
+ *   are 0, 1, 2, ...; otherwise rebuilt with the target codec and level, then re-checked against
+ *   max.message.bytes.
+ *
+ * Every error carries `position`: the offending batch's byte position in the caller's input (for a
+ * malformed record of an uncompressed batch, the record's own position).
+ */
+import {
+  CorruptRecordError,
+  InvalidArgumentError,
+  InvalidRecordError,
+  InvalidTimestampError,
+  KafkaliteError,
+  RecordTooLargeError,
+  UnsupportedCompressionError,
+  UnsupportedForMessageFormatError,
+} from '../errors.js';
+import type { RecordBatch } from '../record/batch.js';
+import { BatchReader, type AnyRecordBatch } from '../record/batches.js';
+import { encodeRecordBatch, type RecordInput } from '../record/builder.js';
+import { CompressionType, type CompressionId } from '../record/compression/index.js';
+import {
+  ATTRIBUTES_OFFSET,
+  COMPRESSION_CODEC_MASK,
+  CONTROL_FLAG_MASK,
+  CRC_OFFSET,
+  DELETE_HORIZON_FLAG_MASK,
+  LOG_OVERHEAD,
+  MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  TIMESTAMP_TYPE_MASK,
+  TRANSACTIONAL_FLAG_MASK,
+  type TimestampType,
+} from '../record/constants.js';
+import { crc32, crc32c } from '../record/crc.js';
+import { encodeLegacyMessageSet } from '../record/legacy-builder.js';
+import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
+import type { Record } from '../record/record.js';
+import { messageFormatMagic, type LogConfig } from './log-config.js';
+
+/** Who is appending (Kafka `AppendOrigin`); the client-only checks apply to 'client'. */
+export type AppendOrigin = 'client' | 'replication' | 'coordinator';
+
+export interface ValidationContext {
+  config: LogConfig;
+  /** The log end offset: the first offset to assign. */
+  nextOffset: bigint;
+  /** The broker's clock (ms): LogAppendTime and the CreateTime window are relative to it. */
+  now: bigint;
+  /** Written into every v2 batch. */
+  partitionLeaderEpoch: number;
+  origin: AppendOrigin;
+  /** "topic-partition", appended to error messages as Kafka does (" in topic partition t-0"). */
+  topicPartition?: string;
+}
+
+export interface ValidationResult {
+  /** The bytes to append: the caller's bytes copied and mutated in place, or rebuilt. */
+  records: Buffer;
+  firstOffset: bigint;
+  lastOffset: bigint;
+  /** Largest timestamp (the append time under LogAppendTime), -1 if none. */
+  maxTimestamp: bigint;
+  /** Offset Kafka records with maxTimestamp in the time index (a batch's last offset for v2). */
+  shallowOffsetOfMaxTimestamp: bigint;
+  /** `now` under LogAppendTime, else -1. */
+  logAppendTime: bigint;
+  recordCount: number;
+  /** Batches (v2) or log entries (magic 0/1) in `records`. */
+  batchCount: number;
+  /** Codec id of the input (the last non-none batch codec). */
+  sourceCompression: number;
+  /** Codec id the topic wants: compression.type, or the source codec under 'producer'. */
+  targetCompression: number;
+  /** True when `records` was rebuilt (recompressed or format-converted; Kafka's messageSizeMaybeChanged). */
+  recompressed: boolean;
+  /** Magic of the output's (first) batch. */
+  magic: number;
+}
+
+/** One rejected record (Kafka `ProduceResponse.RecordError`): its index in its batch. */
+export interface RecordError {
+  batchIndex: number;
+  message: string;
+}
+
+/** The per-record errors attached to an InvalidRecordError/InvalidTimestampError thrown by validation, if any. */
+export function recordErrorsOf(err: unknown): readonly RecordError[] | undefined {
+  if (err instanceof KafkaliteError && 'recordErrors' in err) return (err as KafkaliteError & { recordErrors: RecordError[] }).recordErrors;
+  return undefined;
+}
+
+type AnyRecord = Record | LegacyRecord;
+
+interface ApiRecordError extends RecordError {
+  timestamp: boolean;
+}
+
+// ---- in-place mutation of a batch's header (spec §2.5) -----------------------------------------
+// The record layer has no setters; these write the fields and CRCs as Kafka's
+// DefaultRecordBatch / AbstractLegacyRecordBatch setters do.
+
+/** v2: baseOffset = lastOffset - lastOffsetDelta; legacy: the entry (wrapper) offset. Not CRC-covered. */
+export function setLastOffset(batch: AnyRecordBatch, lastOffset: bigint): void {
+  if (batch.kind === 'v2') {
+    batch.buf.writeBigInt64BE(BigInt.asIntN(64, lastOffset - BigInt(batch.lastOffsetDelta)), batch.position);
+  } else {
+    batch.buf.writeBigInt64BE(BigInt.asIntN(64, lastOffset), batch.position);
+  }
+}
+
+/** v2 only: bytes 12-15, not CRC-covered. */
+export function setPartitionLeaderEpoch(batch: RecordBatch, epoch: number): void {
+  batch.buf.writeInt32BE(epoch, batch.position + PARTITION_LEADER_EPOCH_OFFSET);
+}
+
+/**
+ * v2: if type or value differ, rewrite the attributes (same codec/transactional/control/
+ * delete-horizon bits, the new timestamp-type bit, high byte 0 as Kafka's computeAttributes
+ * writes) and maxTimestamp, then the CRC-32C. Legacy (magic 1): the message's attributes and
+ * timestamp, then its CRC-32. Returns whether anything changed.
+ */
+export function setMaxTimestamp(batch: AnyRecordBatch, type: TimestampType, timestamp: bigint): boolean {
+  const buf = batch.buf;
+  const pos = batch.position;
+  if (batch.kind === 'v2') {
+    if (batch.timestampType === type && batch.maxTimestamp === timestamp) return false;
+    const old = buf[pos + ATTRIBUTES_OFFSET + 1]!;
+    let attributes = old & (COMPRESSION_CODEC_MASK | TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK | DELETE_HORIZON_FLAG_MASK);
+    if (type === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK;
+    buf.writeInt16BE(attributes, pos + ATTRIBUTES_OFFSET);
+    buf.writeBigInt64BE(timestamp, pos + MAX_TIMESTAMP_OFFSET);
+    buf.writeUInt32BE(crc32c(buf, pos + ATTRIBUTES_OFFSET, pos + batch.sizeInBytes), pos + CRC_OFFSET);
+    return true;
+  }
+  if (batch.magic === 0) throw new UnsupportedForMessageFormatError('Cannot set timestamp for a record with magic = 0', { position: pos });
+  if (batch.timestampType === type && batch.maxTimestamp === timestamp) return false;
+  const msg = pos + LOG_OVERHEAD; // crc(4) magic(1) attributes(1) timestamp(8)
+  buf[msg + 5] = (batch.compressionType & COMPRESSION_CODEC_MASK) | (type === 'LogAppendTime' ? TIMESTAMP_TYPE_MASK : 0);
+  buf.writeBigInt64BE(timestamp, msg + 6);
+  buf.writeUInt32BE(crc32(buf, msg + 4, pos + batch.sizeInBytes), msg);
+  return true;
+}
+
+// ---- helpers ---------------------------------------------------------------------------------------
+
+interface TargetCompression {
+  codec: CompressionId;
+  level: number | undefined;
+}
+
+/** `BrokerCompressionType.targetCompression`: the topic's codec and level, or the producer's codec at its default level. */
+function targetCompressionOf(config: LogConfig, source: number): TargetCompression {
+  switch (config.compressionType) {
+    case 'producer':
+      return { codec: source as CompressionId, level: undefined };
+    case 'uncompressed':
+      return { codec: CompressionType.none, level: undefined };
+    case 'gzip':
+      return { codec: CompressionType.gzip, level: config.compressionGzipLevel };
+    case 'snappy':
+      return { codec: CompressionType.snappy, level: undefined };
+    case 'lz4':
+      return { codec: CompressionType.lz4, level: config.compressionLz4Level };
+    case 'zstd':
+      return { codec: CompressionType.zstd, level: config.compressionZstdLevel };
+  }
+}
+
+function describe(r: AnyRecord): string {
+  const kind = 'magic' in r ? 'LegacyRecordBatch' : 'DefaultRecord';
+  return `${kind}(offset=${r.offset}, timestamp=${r.timestamp}, key=${Math.max(r.keySize, 0)} bytes, value=${Math.max(r.valueSize, 0)} bytes)`;
+}
+
+function recordInput(r: AnyRecord, offsetDelta: number, timestamp: bigint): RecordInput {
+  const input: RecordInput = { key: r.key, value: r.value, timestamp, offsetDelta };
+  if (r.headerCount > 0) input.headers = r.headers.map((h) => ({ key: h.key, value: h.value }));
+  return input;
+}
+
+/** What MemoryRecordsBuilder.info() reports for rebuilt records. */
+interface BuiltInfo {
+  maxTimestamp: bigint;
+  shallowOffsetOfMaxTimestamp: bigint;
+}
+
+class Validator {
+  private readonly config: LogConfig;
+  private readonly now: bigint;
+  private readonly toMagic: 0 | 1 | 2;
+  private readonly timestampType: TimestampType;
+  private readonly compacted: boolean;
+  private readonly tp: string;
+  /** The next offset to assign (Kafka's offsetCounter). */
+  counter: bigint;
+
+  constructor(
+    private readonly ctx: ValidationContext,
+    private readonly batches: readonly AnyRecordBatch[],
+    private readonly source: number,
+    private readonly target: TargetCompression,
+  ) {
+    this.config = ctx.config;
+    this.now = ctx.now;
+    this.toMagic = messageFormatMagic(ctx.config);
+    this.timestampType = ctx.config.messageTimestampType;
+    this.compacted = ctx.config.cleanupPolicy.includes('compact');
+    this.tp = ctx.topicPartition === undefined ? '' : ` in topic partition ${ctx.topicPartition}`;
+    this.counter = ctx.nextOffset;
+  }
+
+  get magic(): number {
+    return this.toMagic;
+  }
+
+  /** Kafka `getFirstBatchAndMaybeValidateNoMoreBatches`. */
+  private firstBatch(sourceCompression: number): AnyRecordBatch {
+    const first = this.batches[0]!;
+    if ((first.magic >= 2 || sourceCompression !== CompressionType.none) && this.batches.length > 1) {
+      throw new InvalidRecordError('Compressed outer record has more than one batch', { position: this.batches[1]!.position });
+    }
+    return first;
+  }
+
+  /** Kafka `validateBatch`. */
+  private validateBatch(first: AnyRecordBatch, batch: AnyRecordBatch): void {
+    const at = { position: batch.position };
+    if (first.magic !== batch.magic) {
+      throw new InvalidRecordError(
+        `Batch magic ${batch.magic} is not the same as the first batch's magic byte ${first.magic}${this.tp}`,
+        at,
+      );
+    }
+    if (this.ctx.origin === 'client') {
+      if (batch.kind === 'v2') {
+        const countFromOffsets = BigInt.asIntN(64, batch.lastOffset - batch.baseOffset + 1n);
+        if (countFromOffsets <= 0n) {
+          throw new InvalidRecordError(`Batch has an invalid offset range: [${batch.baseOffset}, ${batch.lastOffset}]${this.tp}`, at);
+        }
+        const count = batch.recordsCount;
+        if (count <= 0) throw new InvalidRecordError(`Invalid reported count for record batch: ${count}${this.tp}`, at);
+        if (countFromOffsets !== BigInt(count)) {
+          throw new InvalidRecordError(
+            `Inconsistent batch offset range [${batch.baseOffset}, ${batch.lastOffset}] and count of records ${count}${this.tp}`,
+            at,
+          );
+        }
+      }
+      if (batch.isControl) throw new InvalidRecordError(`Clients are not allowed to write control records${this.tp}`, at);
+      if (batch.producerId > -1n && batch.baseSequence < 0) {
+        throw new InvalidRecordError(
+          `Invalid sequence number ${batch.baseSequence} in record batch with producerId ${batch.producerId}${this.tp}`,
+          at,
+        );
+      }
+    }
+    if (batch.isTransactional && this.toMagic < 2) {
+      throw new UnsupportedForMessageFormatError(`Transactional records cannot be used with magic version ${this.toMagic}`, at);
+    }
+    if (batch.producerId > -1n && this.toMagic < 2) {
+      throw new UnsupportedForMessageFormatError(`Idempotent records cannot be used with magic version ${this.toMagic}`, at);
+    }
+  }
+
+  /** Kafka `validateRecord` (+ `validateKey`, `validateTimestamp`); a CRC failure throws at once. */
+  private validateRecord(batch: AnyRecordBatch, record: AnyRecord, index: number): ApiRecordError | undefined {
+    if (batch.kind === 'legacy') {
+      const legacy = record as LegacyRecord;
+      if (legacy.magic !== batch.magic) {
+        return {
+          batchIndex: index,
+          timestamp: false,
+          message: `Record ${describe(record)}'s magic does not match outer magic ${batch.magic}${this.tp}`,
+        };
+      }
+      // the inner messages of a compressed wrapper carry their own CRC
+      if (batch.isCompressed && !legacy.isValid()) {
+        throw new CorruptRecordError(`Record is corrupt (stored crc = ${legacy.crc})${this.tp}`, { position: batch.position });
+      }
+    }
+    if (this.compacted && record.keySize < 0) {
+      return { batchIndex: index, timestamp: false, message: `Compacted topic cannot accept message without key${this.tp}` };
+    }
+    const ts = record.timestamp;
+    if (this.timestampType === 'CreateTime' && ts !== -1n) {
+      // Java long arithmetic, overflow included
+      const diff = BigInt.asIntN(64, this.now - ts);
+      const before = this.config.messageTimestampBeforeMaxMs;
+      const after = this.config.messageTimestampAfterMaxMs;
+      if (diff > before || BigInt.asIntN(64, -diff) > after) {
+        return {
+          batchIndex: index,
+          timestamp: true,
+          message:
+            `Timestamp ${ts} of message with offset ${record.offset} is out of range. The timestamp should be within ` +
+            `[${BigInt.asIntN(64, this.now - before)}, ${BigInt.asIntN(64, this.now + after)}]`,
+        };
+      }
+    } else if (batch.timestampType === 'LogAppendTime') {
+      return {
+        batchIndex: index,
+        timestamp: true,
+        message: `Invalid timestamp type in message ${describe(record)}. Producer should not set timestamp type to LogAppendTime.`,
+      };
+    }
+    return undefined;
+  }
+
+  /** Kafka `processRecordErrors`: one error for the batch, listing its bad records. */
+  private processRecordErrors(batch: AnyRecordBatch, errors: ApiRecordError[]): void {
+    if (errors.length === 0) return;
+    const recordErrors: RecordError[] = errors.map((e) => ({ batchIndex: e.batchIndex, message: e.message }));
+    const at = { position: batch.position };
+    if (errors.some((e) => e.timestamp)) {
+      throw Object.assign(new InvalidTimestampError('One or more records have been rejected due to invalid timestamp', at), {
+        recordErrors,
+      });
+    }
+    const shown = recordErrors
+      .slice(0, 3)
+      .map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`)
+      .join(', ');
+    throw Object.assign(
+      new InvalidRecordError(
+        `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`,
+        at,
+      ),
+      { recordErrors },
+    );
+  }
+
+  private records(batch: AnyRecordBatch): AnyRecord[] {
+    // the CRC was checked by analyze()
+    return batch.records({ verifyCrc: false });
+  }
+
+  private checkConvertible(batch: AnyRecordBatch, record: AnyRecord): void {
+    if (this.toMagic < 2) {
+      if (batch.isControl) {
+        throw new UnsupportedForMessageFormatError(`Control records cannot be used with magic version ${this.toMagic}`, {
+          position: batch.position,
+        });
+      }
+      if (record.headerCount > 0) {
+        throw new UnsupportedForMessageFormatError(`Magic v${this.toMagic} does not support record headers`, { position: batch.position });
+      }
+    }
+  }
+
+  // -- path 1: uncompressed, same magic: in place (assignOffsetsNonCompressed) --
+
+  assignOffsetsNonCompressed(): { maxTimestamp: bigint; shallow: bigint } {
+    const initialOffset = this.counter;
+    let maxTimestamp = -1n;
+    let shallow = -1n;
+    const first = this.firstBatch(CompressionType.none);
+    for (const batch of this.batches) {
+      this.validateBatch(first, batch);
+      let maxBatchTimestamp = -1n;
+      const errors: ApiRecordError[] = [];
+      const records = this.records(batch);
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
+        const err = this.validateRecord(batch, record, i);
+        if (err) errors.push(err);
+        this.counter++;
+        if (batch.magic > 0 && record.timestamp > maxBatchTimestamp) maxBatchTimestamp = record.timestamp;
+      }
+      this.processRecordErrors(batch, errors);
+      if (batch.magic > 0 && maxBatchTimestamp > maxTimestamp) {
+        maxTimestamp = maxBatchTimestamp;
+        shallow = this.counter - 1n;
+      }
+      setLastOffset(batch, this.counter - 1n);
+      if (batch.kind === 'v2') setPartitionLeaderEpoch(batch, this.ctx.partitionLeaderEpoch);
+      if (batch.magic > 0) {
+        if (this.timestampType === 'LogAppendTime') setMaxTimestamp(batch, 'LogAppendTime', this.now);
+        else setMaxTimestamp(batch, this.timestampType, maxBatchTimestamp);
+      }
+    }
+    if (this.timestampType === 'LogAppendTime') {
+      maxTimestamp = this.now;
+      if (this.toMagic === 0) {
+        maxTimestamp = -1n;
+        shallow = -1n;
+      } else if (this.toMagic === 1) {
+        shallow = initialOffset; // single-record entries all carry the same time
+      } else {
+        shallow = this.counter - 1n;
+      }
+    }
+    return { maxTimestamp, shallow };
+  }
+
+  // -- path 2: uncompressed, other magic: rebuilt (convertAndAssignOffsetsNonCompressed) --
+
+  convertAndAssignOffsetsNonCompressed(): { records: Buffer; info: BuiltInfo; batchCount: number } {
+    const first = this.firstBatch(CompressionType.none);
+    const kept: AnyRecord[] = [];
+    for (const batch of this.batches) {
+      this.validateBatch(first, batch);
+      const errors: ApiRecordError[] = [];
+      const records = this.records(batch);
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
+        const err = this.validateRecord(batch, record, i);
+        if (err) errors.push(err);
+        if (errors.length === 0) {
+          this.checkConvertible(batch, record);
+          kept.push(record);
+        }
+      }
+      this.processRecordErrors(batch, errors);
+    }
+    return this.build(first, kept, { codec: CompressionType.none, level: undefined });
+  }
+
+  // -- path 3: compressed source or target (validateMessagesAndAssignOffsetsCompressed) --
+
+  validateCompressed():
+    | { inPlace: true; first: AnyRecordBatch; maxTimestamp: bigint; lastOffset: bigint }
+    | { inPlace: false; records: Buffer; info: BuiltInfo; batchCount: number } {
+    let inPlace = this.source === this.target.codec;
+    const first = this.firstBatch(this.source);
+    if (first.magic !== this.toMagic || this.toMagic === 0) inPlace = false;
+    // control batches written uncompressed stay uncompressed
+    if (this.source === CompressionType.none && first.isControl) inPlace = true;
+
+    let maxTimestamp = -1n;
+    let expectedInnerOffset = 0n;
+    const kept: AnyRecord[] = [];
+    for (const batch of this.batches) {
+      this.validateBatch(first, batch);
+      const errors: ApiRecordError[] = [];
+      const records = this.records(batch);
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
+        const expectedOffset = expectedInnerOffset++;
+        const err = this.validateRecord(batch, record, i);
+        if (!err && batch.magic > 0 && this.toMagic > 0) {
+          if (record.timestamp > maxTimestamp) maxTimestamp = record.timestamp;
+          // some old clients number v1 inner messages wrongly: Kafka rewrites rather than rejects
+          if (record.offset !== expectedOffset) inPlace = false;
+        }
+        if (err) errors.push(err);
+        else kept.push(record);
+      }
+      this.processRecordErrors(batch, errors);
+    }
+
+    if (!inPlace) {
+      for (const record of kept) this.checkConvertible(first, record);
+      return { inPlace: false, ...this.build(first, kept, this.target) };
+    }
+    this.counter += BigInt(kept.length);
+    const lastOffset = this.counter - 1n;
+    setLastOffset(first, lastOffset);
+    if (this.timestampType === 'LogAppendTime') maxTimestamp = this.now;
+    if (this.toMagic >= 1) setMaxTimestamp(first, this.timestampType, maxTimestamp);
+    if (this.toMagic >= 2 && first.kind === 'v2') setPartitionLeaderEpoch(first, this.ctx.partitionLeaderEpoch);
+    return { inPlace: true, first, maxTimestamp, lastOffset };
+  }
+
+  /**
+   * Kafka `MemoryRecords.builder(toMagic, compression, timestampType, baseOffset = counter,
+   * logAppendTime = now, first batch's producer state, leader epoch)` + `appendWithOffset` per
+   * record + `info()`.
+   */
+  private build(first: AnyRecordBatch, kept: readonly AnyRecord[], compression: TargetCompression): { records: Buffer; info: BuiltInfo; batchCount: number } {
+    const baseOffset = this.counter;
+    const n = kept.length;
+    const logAppend = this.timestampType === 'LogAppendTime';
+    const magic = this.toMagic;
+    const at = { position: first.position };
+    if (n === 0) {
+      // nothing survived (a record-less batch from a non-client origin): nothing to write
+      return { records: Buffer.alloc(0), info: { maxTimestamp: -1n, shallowOffsetOfMaxTimestamp: -1n }, batchCount: 0 };
+    }
+    if (BigInt(n - 1) > 0x7fffffffn) throw new InvalidRecordError('Maximum offset delta exceeded', at);
+    let maxTimestamp = -1n;
+    let offsetOfMaxTimestamp = -1n;
+    const inputs: RecordInput[] = kept.map((r, i) => {
+      // MemoryRecordsBuilder.appendLegacyRecord writes the append time into every v1 message under LogAppendTime
+      const ts = magic < 2 && logAppend ? this.now : r.timestamp;
+      if (magic > 0 && ts > maxTimestamp) {
+        maxTimestamp = ts;
+        offsetOfMaxTimestamp = baseOffset + BigInt(i);
+      }
+      return recordInput(r, i, ts);
+    });
+    let out: Buffer;
+    try {
+      if (magic === 2) {
+        out = encodeRecordBatch(inputs, {
+          baseOffset,
+          partitionLeaderEpoch: this.ctx.partitionLeaderEpoch,
+          compression: compression.codec,
+          ...(compression.level !== undefined ? { compressionLevel: compression.level } : {}),
+          timestampType: this.timestampType,
+          logAppendTime: this.now,
+          producerId: first.producerId,
+          producerEpoch: first.producerEpoch,
+          baseSequence: first.baseSequence,
+          isTransactional: first.isTransactional,
+        });
+      } else {
+        if (compression.codec === CompressionType.zstd) {
+          throw new UnsupportedCompressionError(`ZStandard compression is not supported for magic ${magic}`, at);
+        }
+        out = encodeLegacyMessageSet(inputs, {
+          magic,
+          baseOffset,
+          compression: compression.codec,
+          ...(compression.level !== undefined ? { compressionLevel: compression.level } : {}),
+          // magic 0 has no timestamp type; Kafka writes it without one whatever the topic says
+          timestampType: magic === 0 ? 'CreateTime' : this.timestampType,
+          logAppendTime: this.now,
+        });
+      }
+    } catch (err) {
+      // the encoders do not know where the batch came from: report the input batch
+      if (err instanceof InvalidArgumentError) throw new InvalidRecordError(err.detail, { ...at, cause: err });
+      if (err instanceof UnsupportedForMessageFormatError && err.position === undefined) {
+        throw new UnsupportedForMessageFormatError(err.detail, { ...at, cause: err });
+      }
+      if (err instanceof UnsupportedCompressionError && err.position === undefined) {
+        throw new UnsupportedCompressionError(err.detail, { ...at, cause: err });
+      }
+      throw err;
+    }
+    this.counter += BigInt(n);
+    const lastOffset = this.counter - 1n;
+    const batchLike = compression.codec !== CompressionType.none || magic >= 2;
+    let info: BuiltInfo;
+    if (logAppend) info = { maxTimestamp: this.now, shallowOffsetOfMaxTimestamp: batchLike ? lastOffset : baseOffset };
+    else if (maxTimestamp === -1n) info = { maxTimestamp: -1n, shallowOffsetOfMaxTimestamp: -1n };
+    else info = { maxTimestamp, shallowOffsetOfMaxTimestamp: batchLike ? lastOffset : offsetOfMaxTimestamp };
+    return { records: out, info, batchCount: batchLike ? 1 : n };
+  }
+}
+
+/**
+ * Validate a leader append and assign offsets from `ctx.nextOffset` (Kafka
+ * `UnifiedLog.analyzeAndValidateRecords` + `LogValidator.validateMessagesAndAssignOffsets`, and the
+ * max.message.bytes re-check after a rebuild). A trailing partial batch is dropped, as Kafka's
+ * `trimInvalidBytes` does; input without any complete batch is refused ("Record batch has no
+ * batches at all").
+ */
+export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext): ValidationResult {
+  const config = ctx.config;
+  const tp = ctx.topicPartition;
+  const buf = Buffer.from(records); // never touch the caller's bytes
+
+  // -- analyzeAndValidateRecords --
+  const batches: AnyRecordBatch[] = [];
+  let source = 0;
+  const reader = new BatchReader(buf, { verifyCrc: false });
+  for (let batch = reader.nextBatch(); batch !== null; batch = reader.nextBatch()) {
+    const at = { position: batch.position };
+    if (batch.kind === 'v2' && ctx.origin === 'client' && batch.baseOffset !== 0n) {
+      throw new InvalidRecordError(
+        `The baseOffset of the record batch in the append${tp === undefined ? '' : ` to ${tp}`} should be 0, but it is ${batch.baseOffset}`,
+        at,
+      );
+    }
+    const size = batch.sizeInBytes;
+    if (size > config.maxMessageBytes) {
+      throw new RecordTooLargeError(
+        `The record batch size in the append${tp === undefined ? '' : ` to ${tp}`} is ${size} bytes which exceeds the maximum configured value of ${config.maxMessageBytes}.`,
+        at,
+      );
+    }
+    if (!batch.isValid()) {
+      throw new CorruptRecordError(`Record is corrupt (stored crc = ${batch.crc})${tp === undefined ? '' : ` in topic partition ${tp}`}.`, at);
+    }
+    if (batch.compressionType !== CompressionType.none) source = batch.compressionType;
+    batches.push(batch);
+  }
+  if (batches.length === 0) throw new InvalidRecordError('Record batch has no batches at all', { position: 0 });
+  const validBytes = buf.subarray(0, reader.position);
+
+  // -- LogValidator --
+  const target = targetCompressionOf(config, source);
+  const v = new Validator(ctx, batches, source, target);
+  const logAppendTime = config.messageTimestampType === 'LogAppendTime' ? ctx.now : -1n;
+  const common = { firstOffset: ctx.nextOffset, logAppendTime, sourceCompression: source, targetCompression: target.codec };
+
+  if (source === CompressionType.none && target.codec === CompressionType.none) {
+    if (batches.every((b) => b.magic === v.magic)) {
+      const { maxTimestamp, shallow } = v.assignOffsetsNonCompressed();
+      return {
+        ...common,
+        records: validBytes,
+        lastOffset: v.counter - 1n,
+        maxTimestamp,
+        shallowOffsetOfMaxTimestamp: shallow,
+        recordCount: Number(v.counter - ctx.nextOffset),
+        batchCount: batches.length,
+        recompressed: false,
+        magic: batches[0]!.magic,
+      };
+    }
+    const built = v.convertAndAssignOffsetsNonCompressed();
+    return rebuiltResult(ctx, v, built, common, batches[0]!);
+  }
+  const res = v.validateCompressed();
+  if (res.inPlace) {
+    return {
+      ...common,
+      records: validBytes,
+      lastOffset: res.lastOffset,
+      maxTimestamp: res.maxTimestamp,
+      shallowOffsetOfMaxTimestamp: res.lastOffset,
+      recordCount: Number(v.counter - ctx.nextOffset),
+      batchCount: batches.length,
+      recompressed: false,
+      magic: res.first.magic,
+    };
+  }
+  return rebuiltResult(ctx, v, res, common, batches[0]!);
+}
+
+function rebuiltResult(
+  ctx: ValidationContext,
+  v: Validator,
+  built: { records: Buffer; info: BuiltInfo; batchCount: number },
+  common: Pick<ValidationResult, 'firstOffset' | 'logAppendTime' | 'sourceCompression' | 'targetCompression'>,
+  first: AnyRecordBatch,
+): ValidationResult {
+  // the size may have changed: every output batch must still fit max.message.bytes
+  const max = ctx.config.maxMessageBytes;
+  for (const batch of new BatchReader(built.records, { verifyCrc: false })) {
+    if (batch.sizeInBytes > max) {
+      throw new RecordTooLargeError(
+        `Message batch size is ${batch.sizeInBytes} bytes in append` +
+          `${ctx.topicPartition === undefined ? '' : ` to partition ${ctx.topicPartition}`} which exceeds the maximum configured size of ${max}.`,
+        { position: first.position },
+      );
+    }
+  }
+  return {
+    ...common,
+    records: built.records,
+    lastOffset: v.counter - 1n,
+    maxTimestamp: built.info.maxTimestamp,
+    shallowOffsetOfMaxTimestamp: built.info.shallowOffsetOfMaxTimestamp,
+    recordCount: Number(v.counter - ctx.nextOffset),
+    batchCount: built.batchCount,
+    recompressed: true,
+    magic: v.magic,
+  };
+}
