@@ -1,0 +1,66 @@
+/**
+ * Crash-safe file replacement, after Kafka's `Utils.atomicMoveWithFallback` and `Utils.flushDir`
+ * (storage spec §5.4 "Writing"; used by CheckpointFile, PartitionMetadataFile and
+ * PropertiesUtils.writePropertiesFile).
+ *
+ * A reader must see either the old file or the complete new one, never a torn write: the data goes
+ * to `<path>.tmp`, is fsynced, then renamed over the target (rename is atomic on POSIX), and the
+ * parent directory is fsynced so the rename itself survives a power loss. Kafka falls back to a
+ * non-atomic replace when the atomic move is unsupported; Node's rename is already a replace, so
+ * there is nothing to fall back to.
+ */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { StorageError } from '../errors.js';
+
+/** Suffix of the temporary file Kafka writes before the atomic move (`CheckpointFile.tempPath`). */
+export const TMP_SUFFIX = '.tmp';
+
+/** Write `data` to `path` atomically and durably (see the module comment). */
+export function atomicWriteFileSync(path: string, data: string | Buffer): void {
+  const tmp = path + TMP_SUFFIX;
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  try {
+    const fd = openSync(tmp, 'w');
+    try {
+      let done = 0;
+      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    // PropertiesUtils.writePropertiesFile deletes the temp file when the move fails; a leftover
+    // .tmp would otherwise be mistaken for nothing and sit there forever.
+    rmSync(tmp, { force: true });
+    throw new StorageError(`failed to write ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  fsyncDirSync(dirname(path));
+}
+
+/**
+ * fsync a directory so that creations, renames and deletions inside it are durable
+ * (`Utils.flushDir`: open the directory for reading and force it).
+ */
+export function fsyncDirSync(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch (e) {
+    throw new StorageError(`failed to open directory ${dir} for fsync: ${(e as Error).message}`, { cause: e });
+  }
+  try {
+    fsyncSync(fd);
+  } catch (e) {
+    // Some platforms (Windows, some network file systems) refuse fsync on a directory handle with
+    // EINVAL/EISDIR/EPERM: the rename has still happened, so that means "not supported here", not a
+    // failed write. Any other error is a real I/O failure of the log directory.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') {
+      throw new StorageError(`failed to fsync directory ${dir}: ${(e as Error).message}`, { cause: e });
+    }
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * A data directory (Kafka `LogManager`, one log dir, single node): the lock, `meta.properties`,
+ * the clean-shutdown marker, the offset checkpoints, and one `PartitionLog` per `<topic>-<partition>`
+ * directory (storage spec §5, §10).
+ *
+ * Opening consumes `.kafka_cleanshutdown` (its presence skips recovery, as in Kafka); closing
+ * flushes every log, writes the checkpoints and then the marker.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StorageError } from '../errors.js';
+import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint.js';
+import { consumeCleanShutdownFile, writeCleanShutdownFile } from './clean-shutdown.js';
+import {
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  META_PROPERTIES_FILE,
+  PARTITION_METADATA_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+} from './file-names.js';
+import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
+import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
+import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import { PartitionLog } from './partition-log.js';
+import { partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
+import { randomUuid } from './uuid.js';
+
+export const LOCK_FILE = '.lock';
+const META_PROPERTIES = META_PROPERTIES_FILE;
+const RECOVERY_POINT_CHECKPOINT = RECOVERY_POINT_CHECKPOINT_FILE;
+const LOG_START_OFFSET_CHECKPOINT = LOG_START_OFFSET_CHECKPOINT_FILE;
+const REPLICATION_OFFSET_CHECKPOINT = REPLICATION_OFFSET_CHECKPOINT_FILE;
+const PARTITION_METADATA = PARTITION_METADATA_FILE;
+
+export interface LogManagerOptions {
+  /** Config for logs without their own (Kafka's broker-level defaults). */
+  defaultConfig?: LogConfig;
+  /** Per-topic overrides. */
+  topicConfigs?: Map<string, LogConfig>;
+  nodeId?: number;
+  time?: () => number;
+}
+
+const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+export class LogManager {
+  private readonly logs = new Map<string, PartitionLog>();
+  private lockFd: number | undefined;
+  readonly hadCleanShutdown: boolean;
+  readonly clusterId: string;
+
+  private constructor(
+    readonly dir: string,
+    private readonly options: LogManagerOptions,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    this.lock();
+    const metaPath = join(dir, META_PROPERTIES);
+    if (existsSync(metaPath)) {
+      this.clusterId = readMetaProperties(metaPath).clusterId ?? '';
+    } else {
+      this.clusterId = randomUuid();
+      writeMetaProperties(metaPath, { clusterId: this.clusterId, nodeId: options.nodeId ?? 1, directoryId: randomUuid() });
+    }
+    this.hadCleanShutdown = consumeCleanShutdownFile(dir);
+  }
+
+  /** Opens (creating if needed) a data directory and loads every partition log in it. */
+  static open(dir: string, options: LogManagerOptions = {}): LogManager {
+    const manager = new LogManager(dir, options);
+    manager.loadLogs();
+    return manager;
+  }
+
+  /**
+   * Kafka takes an exclusive file lock on `.lock`; Node has no flock, so the file carries the owner's
+   * pid and a live owner refuses a second opener (a dead one's lock is taken over).
+   */
+  private lock(): void {
+    const path = join(this.dir, LOCK_FILE);
+    if (existsSync(path)) {
+      const pid = Number(readFileSync(path, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+        throw new StorageError(`Failed to acquire lock on file ${LOCK_FILE} in ${this.dir}: held by process ${pid}`);
+      }
+    }
+    writeFileSync(path, String(process.pid));
+    this.lockFd = openSync(path, 'r');
+  }
+
+  private configFor(topic: string): LogConfig {
+    return this.options.topicConfigs?.get(topic) ?? this.options.defaultConfig ?? DEFAULT_LOG_CONFIG;
+  }
+
+  private checkpointMap(name: string): Map<string, bigint> {
+    const map = new Map<string, bigint>();
+    try {
+      for (const e of readOffsetCheckpoint(join(this.dir, name))) map.set(key(e.topic, e.partition), e.offset);
+    } catch {
+      // Kafka treats an unreadable recovery-point / log-start checkpoint as empty (warn and reset)
+    }
+    return map;
+  }
+
+  private loadLogs(): void {
+    const recoveryPoints = this.checkpointMap(RECOVERY_POINT_CHECKPOINT);
+    const logStarts = this.checkpointMap(LOG_START_OFFSET_CHECKPOINT);
+    for (const name of readdirSync(this.dir)) {
+      const path = join(this.dir, name);
+      if (!statSync(path).isDirectory() || name === 'remote-log-index-cache') continue;
+      let tp;
+      try {
+        tp = parseTopicPartitionName(name);
+      } catch {
+        continue; // not a partition directory
+      }
+      if (tp.kind !== 'normal') continue; // -delete / -future / -stray are not loaded as live logs
+      const k = key(tp.topic, tp.partition);
+      const rp = recoveryPoints.get(k);
+      const ls = logStarts.get(k);
+      this.logs.set(
+        k,
+        PartitionLog.open(path, tp.topic, tp.partition, {
+          config: this.configFor(tp.topic),
+          hadCleanShutdown: this.hadCleanShutdown,
+          ...(rp !== undefined ? { recoveryPoint: rp } : {}),
+          ...(ls !== undefined ? { logStartOffset: ls } : {}),
+          ...(this.options.time ? { time: this.options.time } : {}),
+        }),
+      );
+    }
+  }
+
+  getLog(topic: string, partition: number): PartitionLog | undefined {
+    return this.logs.get(key(topic, partition));
+  }
+
+  /** Returns the partition's log, creating its directory if needed (topic names validated first). */
+  getOrCreateLog(topic: string, partition: number, config?: LogConfig): PartitionLog {
+    validateTopicName(topic);
+    if (!Number.isInteger(partition) || partition < 0) throw new StorageError(`Invalid partition ${partition}`);
+    const existing = this.getLog(topic, partition);
+    if (existing) return existing;
+    const path = join(this.dir, partitionDirName(topic, partition));
+    mkdirSync(path, { recursive: true });
+    // every partition of a topic shares the topic id (Kafka writes partition.metadata before data)
+    const metadataPath = join(path, PARTITION_METADATA);
+    if (!existsSync(metadataPath)) writePartitionMetadata(metadataPath, this.topicId(topic));
+    const log = PartitionLog.open(path, topic, partition, {
+      config: config ?? this.configFor(topic),
+      hadCleanShutdown: true,
+      ...(this.options.time ? { time: this.options.time } : {}),
+    });
+    this.logs.set(key(topic, partition), log);
+    return log;
+  }
+
+  /** The topic's id: the one its existing partitions recorded, or a new random one. */
+  topicId(topic: string): string {
+    for (const log of this.allLogs()) {
+      if (log.topic !== topic) continue;
+      const path = join(log.dir, PARTITION_METADATA);
+      if (existsSync(path)) return readPartitionMetadata(path).topicId;
+    }
+    return randomUuid();
+  }
+
+  allLogs(): PartitionLog[] {
+    return [...this.logs.values()];
+  }
+
+  /** Writes the recovery-point, log-start-offset and high-watermark checkpoints. */
+  checkpoint(): void {
+    const logs = this.allLogs();
+    writeOffsetCheckpoint(
+      join(this.dir, RECOVERY_POINT_CHECKPOINT),
+      logs.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })),
+    );
+    // only logs whose start moved past their first segment are listed (Kafka checkpointLogStartOffsetsInDir)
+    writeOffsetCheckpoint(
+      join(this.dir, LOG_START_OFFSET_CHECKPOINT),
+      logs
+        .filter((l) => l.logStartOffset > l.segmentBaseOffsets()[0]!)
+        .map((l) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset })),
+    );
+    writeOffsetCheckpoint(
+      join(this.dir, REPLICATION_OFFSET_CHECKPOINT),
+      logs.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.highWatermark })),
+    );
+  }
+
+  /** Clean shutdown: flush and close every log, write the checkpoints, then the marker. */
+  close(brokerEpoch = 0n): void {
+    for (const log of this.allLogs()) {
+      log.flush();
+      log.close();
+    }
+    this.checkpoint();
+    writeCleanShutdownFile(this.dir, brokerEpoch);
+    this.unlock();
+  }
+
+  /** Closes files without the clean-shutdown marker (as a crash would leave things, for tests). */
+  closeUnclean(): void {
+    for (const log of this.allLogs()) log.close();
+    this.unlock();
+  }
+
+  private unlock(): void {
+    if (this.lockFd !== undefined) closeSync(this.lockFd);
+    this.lockFd = undefined;
+    rmSync(join(this.dir, LOCK_FILE), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * One segment of a partition log: a `.log` file plus its `.index` and `.timeindex`, named by base
+ * offset (storage spec §6.5, §7, §8.1, §10.3; Kafka `LogSegment`).
+ *
+ * Index entries are written as Kafka writes them: at most one per append, only once more than
+ * `index.interval.bytes` were appended since the last entry (strictly greater, checked before this
+ * append counts), pointing at the start of the appended chunk; the time index gets the segment's
+ * max timestamp so far with the last offset of the batch that holds it.
+ */
+import { rmSync, statSync } from 'node:fs';
+import { InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
+import { FileRecords, type BatchHeader } from './file-records.js';
+import { logFilePath, offsetIndexPath, timeIndexPath } from './file-names.js';
+import { OffsetIndex } from './offset-index.js';
+import { TimeIndex } from './time-index.js';
+
+const INT32_MAX = 0x7fffffffn;
+
+export interface SegmentConfig {
+  indexIntervalBytes: number;
+  segmentIndexBytes: number;
+}
+
+export interface TimestampAndOffset {
+  timestamp: bigint;
+  offset: bigint;
+  /** The leader epoch of the batch that holds it, when known (v2). */
+  leaderEpoch?: number;
+}
+
+/** A read's start: the batch holding the fetch offset, and the bytes from there. */
+export interface SegmentRead {
+  /** Position of the first returned batch in this segment. */
+  position: number;
+  records: Buffer;
+  /** The first batch was larger than maxSize and is only partly returned. */
+  firstEntryIncomplete: boolean;
+}
+
+export class LogSegment {
+  private bytesSinceLastIndexEntry = 0;
+  private maxTimestampSoFar: TimestampAndOffset | undefined;
+  /** maxTimestamp of the first batch, the base for time-based rolls (loaded lazily). */
+  private rollingBasedTimestamp: bigint | undefined;
+  readonly createdMs: number;
+
+  private constructor(
+    readonly dir: string,
+    readonly baseOffset: bigint,
+    readonly log: FileRecords,
+    readonly offsetIndex: OffsetIndex,
+    readonly timeIndex: TimeIndex,
+    private readonly config: SegmentConfig,
+    readonly rollJitterMs: number,
+  ) {
+    this.createdMs = Date.now();
+  }
+
+  /**
+   * Opens an existing segment (`create: false`) or creates an empty one. A missing `.timeindex` of an
+   * existing segment is created empty (Kafka `LogLoader`); the offset index is required unless
+   * `create` (its absence forces recovery, checked by the loader).
+   */
+  static open(
+    dir: string,
+    baseOffset: bigint,
+    config: SegmentConfig,
+    options: { create: boolean; initFileSize?: number; rollJitterMs?: number; suffix?: string },
+  ): LogSegment {
+    const suffix = options.suffix ?? '';
+    const log = FileRecords.openWritable(logFilePath(dir, baseOffset, suffix), {
+      create: options.create,
+      ...(options.initFileSize !== undefined ? { initFileSize: options.initFileSize } : {}),
+    });
+    const indexOptions = { maxIndexSize: config.segmentIndexBytes, writable: true };
+    const offsetIndex = OffsetIndex.open(offsetIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
+    const timeIndex = TimeIndex.open(timeIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
+    return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, config, options.rollJitterMs ?? 0);
+  }
+
+  get size(): number {
+    return this.log.sizeInBytes;
+  }
+
+  /** Offset that fits this segment's indexes (relative offset in [0, Int.MAX]). */
+  canConvertToRelativeOffset(offset: bigint): boolean {
+    const rel = offset - this.baseOffset;
+    return rel >= 0n && rel <= INT32_MAX;
+  }
+
+  /**
+   * Appends one chunk of validated batches (Kafka `LogSegment.append`).
+   * @param largestOffset last offset in `records`
+   * @param largestTimestamp max timestamp in `records`
+   * @param shallowOffsetOfMaxTimestamp last offset of the batch holding `largestTimestamp`
+   */
+  append(largestOffset: bigint, largestTimestamp: bigint, shallowOffsetOfMaxTimestamp: bigint, records: Buffer): void {
+    if (records.length === 0) return;
+    if (this.log.sizeInBytes === 0) this.rollingBasedTimestamp = largestTimestamp;
+    if (!this.canConvertToRelativeOffset(largestOffset)) {
+      throw new StorageError(
+        `Detected offset overflow at offset ${largestOffset} in segment with base offset ${this.baseOffset}`,
+      );
+    }
+    const physicalPosition = this.log.append(records);
+    const max = this.maxTimestampAndOffset();
+    if (largestTimestamp > max.timestamp) {
+      this.maxTimestampSoFar = { timestamp: largestTimestamp, offset: shallowOffsetOfMaxTimestamp };
+    }
+    if (this.bytesSinceLastIndexEntry > this.config.indexIntervalBytes) {
+      this.offsetIndex.append(largestOffset, physicalPosition);
+      const m = this.maxTimestampAndOffset();
+      this.timeIndex.maybeAppend(m.timestamp, m.offset);
+      this.bytesSinceLastIndexEntry = 0;
+    }
+    this.bytesSinceLastIndexEntry += records.length;
+  }
+
+  /** The max timestamp seen and the shallow offset holding it: last time-index entry plus a scan after it. */
+  maxTimestampAndOffset(): TimestampAndOffset {
+    if (this.maxTimestampSoFar === undefined) {
+      const last = this.timeIndex.lastEntry();
+      let best: TimestampAndOffset = { timestamp: last.timestamp, offset: last.offset };
+      const start = this.offsetIndex.lookup(last.offset).position;
+      for (const h of this.log.headers(start)) {
+        if (h.maxTimestamp > best.timestamp) best = { timestamp: h.maxTimestamp, offset: h.lastOffset };
+      }
+      this.maxTimestampSoFar = best;
+    }
+    return this.maxTimestampSoFar;
+  }
+
+  /** Largest record timestamp, or the file's mtime when none is known (retention, spec §11). */
+  largestTimestamp(): bigint {
+    const ts = this.maxTimestampAndOffset().timestamp;
+    if (ts >= 0n) return ts;
+    return BigInt(Math.floor(statSync(this.log.path).mtimeMs));
+  }
+
+  /** maxTimestamp of the first batch, or undefined for an empty segment. */
+  firstBatchTimestamp(): bigint | undefined {
+    if (this.rollingBasedTimestamp === undefined && this.log.sizeInBytes > 0) {
+      for (const h of this.log.headers()) {
+        this.rollingBasedTimestamp = h.maxTimestamp;
+        break;
+      }
+    }
+    return this.rollingBasedTimestamp;
+  }
+
+  /** Kafka `LogSegment.shouldRoll` (spec §7.2). */
+  shouldRoll(p: { maxSegmentMs: number; segmentBytes: number; messagesSize: number; maxTimestampInMessages: bigint; maxOffsetInMessages: bigint; now: number }): boolean {
+    const size = this.log.sizeInBytes;
+    if (size > p.segmentBytes - p.messagesSize) return true;
+    if (size > 0) {
+      const first = this.firstBatchTimestamp();
+      const waited = first !== undefined && first >= 0n ? Number(p.maxTimestampInMessages - first) : p.now - this.createdMs;
+      if (waited > p.maxSegmentMs - this.rollJitterMs) return true;
+    }
+    if (this.offsetIndex.isFull() || this.timeIndex.isFull()) return true;
+    return !this.canConvertToRelativeOffset(p.maxOffsetInMessages);
+  }
+
+  /**
+   * The first batch whose lastOffset >= offset, starting the scan at the offset index's floor entry
+   * (Kafka `translateOffset`).
+   */
+  translateOffset(offset: bigint, startingFilePosition = 0): BatchHeader | undefined {
+    const floor = this.offsetIndex.lookup(offset);
+    const start = Math.max(floor.position, startingFilePosition);
+    for (const h of this.log.headers(start)) if (h.lastOffset >= offset) return h;
+    return undefined;
+  }
+
+  /**
+   * Kafka `LogSegment.read`: from the batch holding `startOffset`, up to `maxSize` bytes (at least
+   * that whole first batch when `minOneMessage`), never past `maxPosition`.
+   */
+  read(startOffset: bigint, maxSize: number, maxPosition = this.size, minOneMessage = false): SegmentRead | undefined {
+    if (maxSize < 0) throw new InvalidArgumentError(`Invalid max size ${maxSize} for log read from segment ${this.log.path}`);
+    const start = this.translateOffset(startOffset);
+    if (start === undefined) return undefined;
+    const adjustedMaxSize = minOneMessage ? Math.max(maxSize, start.sizeInBytes) : maxSize;
+    if (adjustedMaxSize === 0) return { position: start.position, records: Buffer.alloc(0), firstEntryIncomplete: false };
+    const length = Math.min(maxPosition - start.position, adjustedMaxSize);
+    return {
+      position: start.position,
+      records: this.log.readBytes(start.position, Math.max(0, length)),
+      firstEntryIncomplete: adjustedMaxSize < start.sizeInBytes,
+    };
+  }
+
+  /** Next offset after the last batch (Kafka `readNextOffset`): baseOffset when empty. */
+  readNextOffset(): bigint {
+    let next = this.baseOffset;
+    const start = this.offsetIndex.lookup(this.offsetIndex.lastOffset).position;
+    for (const h of this.log.headers(start)) next = h.lastOffset + 1n;
+    return next;
+  }
+
+  /**
+   * First record with timestamp >= `timestamp` and offset >= `startingOffset` (Kafka
+   * `findOffsetByTimestamp`, spec §8.4).
+   */
+  findOffsetByTimestamp(timestamp: bigint, startingOffset: bigint): TimestampAndOffset | undefined {
+    const ts = this.timeIndex.lookup(timestamp);
+    const target = ts.offset > startingOffset ? ts.offset : startingOffset;
+    const position = this.offsetIndex.lookup(target).position;
+    for (const { batch } of this.log.batches(position)) {
+      if (batch.maxTimestamp < timestamp) continue;
+      for (const r of batch.records({ verifyCrc: false })) {
+        if (r.timestamp >= timestamp && r.offset >= startingOffset) {
+          return { timestamp: r.timestamp, offset: r.offset, ...(batch.kind === 'v2' ? { leaderEpoch: batch.partitionLeaderEpoch } : {}) };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Rebuilds the indexes from the log and truncates at the first invalid or torn batch (Kafka
+   * `LogSegment.recover`). Returns the bytes truncated. `onBatch` sees every valid batch (leader
+   * epochs, producer state).
+   */
+  recover(onBatch?: (batch: import('../record/batches.js').AnyRecordBatch, position: number) => void): number {
+    this.offsetIndex.reset();
+    this.timeIndex.reset();
+    let validBytes = 0;
+    let lastIndexEntry = 0;
+    let max: TimestampAndOffset = { timestamp: -1n, offset: this.baseOffset };
+    try {
+      for (const { batch, position, sizeInBytes } of this.log.batches()) {
+        batch.ensureValid();
+        if (!this.canConvertToRelativeOffset(batch.lastOffset)) {
+          throw new StorageError(`Offset ${batch.lastOffset} does not fit segment ${this.baseOffset}`, { position });
+        }
+        if (batch.maxTimestamp > max.timestamp) max = { timestamp: batch.maxTimestamp, offset: batch.lastOffset };
+        if (validBytes - lastIndexEntry > this.config.indexIntervalBytes) {
+          this.offsetIndex.append(batch.lastOffset, validBytes);
+          this.timeIndex.maybeAppend(max.timestamp, max.offset);
+          lastIndexEntry = validBytes;
+        }
+        onBatch?.(batch, position);
+        validBytes += sizeInBytes;
+      }
+    } catch (err) {
+      if (!(err instanceof KafkaliteError)) throw err;
+      // corrupt or unreadable batch: everything from here on is dropped (spec §10.3)
+    }
+    const truncated = this.log.sizeInBytes - validBytes;
+    if (truncated > 0) this.log.truncateTo(validBytes);
+    this.maxTimestampSoFar = max;
+    this.offsetIndex.trimToValidSize();
+    this.timeIndex.maybeAppend(max.timestamp, max.offset, true);
+    this.timeIndex.trimToValidSize();
+    this.bytesSinceLastIndexEntry = validBytes - lastIndexEntry;
+    return truncated;
+  }
+
+  /**
+   * Drops every batch from the one holding `offset` on (Kafka `LogSegment.truncateTo`); returns
+   * the bytes removed.
+   */
+  truncateTo(offset: bigint): number {
+    const at = this.translateOffset(offset);
+    this.offsetIndex.truncateTo(offset);
+    this.timeIndex.truncateTo(offset);
+    this.offsetIndex.resize(this.config.segmentIndexBytes);
+    this.timeIndex.resize(this.config.segmentIndexBytes);
+    const removed = at === undefined ? 0 : this.log.truncateTo(at.position);
+    if (this.log.sizeInBytes === 0) this.rollingBasedTimestamp = undefined;
+    this.bytesSinceLastIndexEntry = 0;
+    this.maxTimestampSoFar = undefined;
+    return removed;
+  }
+
+  /** Kafka `onBecomeInactiveSegment`: final time-index entry, trim indexes and the log file. */
+  onBecomeInactiveSegment(): void {
+    const m = this.maxTimestampAndOffset();
+    this.timeIndex.maybeAppend(m.timestamp, m.offset, true);
+    this.offsetIndex.trimToValidSize();
+    this.timeIndex.trimToValidSize();
+    this.log.trimToSize();
+  }
+
+  /**
+   * Renames the segment's files from one state suffix to another (Kafka `changeFileSuffixes`), e.g.
+   * '' -> '.deleted' before asynchronous deletion, '.cleaned' -> '.swap' during compaction.
+   */
+  changeFileSuffixes(oldSuffix: string, newSuffix: string): void {
+    const rename = (path: string) => (path.endsWith(oldSuffix) ? path.slice(0, path.length - oldSuffix.length) : path) + newSuffix;
+    this.log.renameTo(rename(this.log.path));
+    this.offsetIndex.renameTo(rename(this.offsetIndex.path));
+    this.timeIndex.renameTo(rename(this.timeIndex.path));
+  }
+
+  /** Closes and removes the segment's files. */
+  deleteFiles(): void {
+    const paths = [this.log.path, this.offsetIndex.path, this.timeIndex.path];
+    this.offsetIndex.close();
+    this.timeIndex.close();
+    this.log.close();
+    for (const p of paths) rmSync(p, { force: true });
+  }
+
+  flush(): void {
+    this.log.flush();
+    this.offsetIndex.flush();
+    this.timeIndex.flush();
+  }
+
+  close(): void {
+    if (this.log.sizeInBytes > 0 || this.timeIndex.entries > 0) {
+      const m = this.maxTimestampAndOffset();
+      this.timeIndex.maybeAppend(m.timestamp, m.offset, true);
+    }
+    this.offsetIndex.close();
+    this.timeIndex.close();
+    this.log.trimToSize();
+    this.log.close();
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Child process of the crash test: opens a data directory (recovering whatever the previous kill
+ * left), then appends deterministic batches forever, printing `ack <lastOffset>` after each append
+ * returns (after its flush when flushing), until the parent SIGKILLs it.
+ */
+import { encodeRecordBatch } from '../../src/index.js';
+import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
+import { LogManager } from '../../src/storage/log-manager.js';
+
+const [dir, mode] = process.argv.slice(2);
+if (!dir || (mode !== 'flush' && mode !== 'noflush')) throw new Error('usage: crash-child <dir> flush|noflush');
+
+/** The value every record at `offset` must have: the verifier recomputes it. */
+export function valueFor(offset: bigint): string {
+  return `record-${offset}-`.padEnd(40 + Number(offset % 200n), 'x');
+}
+
+const manager = LogManager.open(dir, {
+  // small segments and index interval so kills land around rolls and index writes too
+  defaultConfig: { ...DEFAULT_LOG_CONFIG, segmentBytes: 64 * 1024, indexIntervalBytes: 512, segmentIndexBytes: 4096 },
+});
+const log = manager.getOrCreateLog('crash', 0);
+process.stdout.write(`ready ${log.logEndOffset}\n`);
+for (;;) {
+  const next = log.logEndOffset;
+  const count = 1 + Number(next % 7n);
+  const records = Array.from({ length: count }, (_, i) => ({ key: `k${next + BigInt(i)}`, value: valueFor(next + BigInt(i)), timestamp: 1_700_000_000_000 + Number(next) + i }));
+  const result = log.append(encodeRecordBatch(records));
+  if (mode === 'flush') log.flush();
+  process.stdout.write(`ack ${result.lastOffset}\n`);
+}
