@@ -12,6 +12,7 @@ import { StorageError } from '../errors.js';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint.js';
 import { consumeCleanShutdownFile, writeCleanShutdownFile } from './clean-shutdown.js';
 import {
+  LOCK_FILE,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   META_PROPERTIES_FILE,
   PARTITION_METADATA_FILE,
@@ -25,7 +26,6 @@ import { PartitionLog } from './partition-log.js';
 import { partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
 import { randomUuid } from './uuid.js';
 
-export const LOCK_FILE = '.lock';
 const META_PROPERTIES = META_PROPERTIES_FILE;
 const RECOVERY_POINT_CHECKPOINT = RECOVERY_POINT_CHECKPOINT_FILE;
 const LOG_START_OFFSET_CHECKPOINT = LOG_START_OFFSET_CHECKPOINT_FILE;
