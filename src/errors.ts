@@ -23,6 +23,14 @@ export const ErrorCodes = {
   INVALID_TIMESTAMP: 32,
   /** Kafka INVALID_CONFIG (40): a topic or broker config value Kafka would refuse. */
   INVALID_CONFIG: 40,
+  /** Kafka OUT_OF_ORDER_SEQUENCE_NUMBER (45): a producer's sequence does not follow its last one. */
+  OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
+  /** Kafka INVALID_PRODUCER_EPOCH (47): a producer epoch older than the one the log knows (fenced). */
+  INVALID_PRODUCER_EPOCH: 47,
+  /** Kafka INVALID_TXN_STATE (48): e.g. a non-transactional batch inside an open transaction. */
+  INVALID_TXN_STATE: 48,
+  /** Kafka TRANSACTION_COORDINATOR_FENCED (52): a marker from an older coordinator epoch. */
+  TRANSACTION_COORDINATOR_FENCED: 52,
   /** Kafka KAFKA_STORAGE_ERROR (56): a corrupt index or checkpoint, or an I/O failure in a log directory. */
   STORAGE_ERROR: 56,
   /** Kafka INVALID_REQUEST (42): an argument a caller passed to an encoder is out of Kafka's rules. */
@@ -147,6 +155,30 @@ export class InvalidConfigError extends KafkaliteError {
 export class StorageError extends KafkaliteError {
   constructor(message: string, options?: KafkaliteErrorOptions) {
     super('STORAGE_ERROR', message, options);
+  }
+}
+
+export class OutOfOrderSequenceError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('OUT_OF_ORDER_SEQUENCE_NUMBER', message, options);
+  }
+}
+
+export class InvalidProducerEpochError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('INVALID_PRODUCER_EPOCH', message, options);
+  }
+}
+
+export class InvalidTxnStateError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('INVALID_TXN_STATE', message, options);
+  }
+}
+
+export class TransactionCoordinatorFencedError extends KafkaliteError {
+  constructor(message: string, options?: KafkaliteErrorOptions) {
+    super('TRANSACTION_COORDINATOR_FENCED', message, options);
   }
 }
 
