@@ -22,7 +22,7 @@ import {
 import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
-import { PartitionLog } from './partition-log.js';
+import { PartitionLog, type LogSink } from './partition-log.js';
 import { partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
 import { randomUuid } from './uuid.js';
 
@@ -39,6 +39,7 @@ export interface LogManagerOptions {
   topicConfigs?: Map<string, LogConfig>;
   nodeId?: number;
   time?: () => number;
+  logger?: LogSink;
 }
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
@@ -126,6 +127,7 @@ export class LogManager {
           ...(rp !== undefined ? { recoveryPoint: rp } : {}),
           ...(ls !== undefined ? { logStartOffset: ls } : {}),
           ...(this.options.time ? { time: this.options.time } : {}),
+          ...(this.options.logger ? { logger: this.options.logger } : {}),
         }),
       );
     }

@@ -44,7 +44,11 @@ export interface PartitionLogOptions {
   hadCleanShutdown?: boolean;
   /** Clock in ms (tests drive it). */
   time?: () => number;
+  /** Where recovery and retention say what they did (Kafka logs these at WARN/INFO). */
+  logger?: LogSink;
 }
+
+export type LogSink = (level: 'info' | 'warn', message: string) => void;
 
 /** What recovery cut from a segment (reported through the API and the logs). */
 export interface RecoveryReport {
@@ -174,9 +178,14 @@ export class PartitionLog {
       const truncated = this.recoverSegment(segment);
       if (truncated > 0) {
         this.recoveryReports.push({ segment: segment.log.path, position: before - truncated, bytesTruncated: truncated });
+        options.logger?.(
+          'warn',
+          `Found invalid messages in log segment ${segment.log.path} at byte offset ${before - truncated}: truncated ${truncated} bytes`,
+        );
         // everything after a damaged segment is unreliable: delete it (spec §10.3)
         for (const later of this.segments.splice(i + 1)) {
           this.recoveryReports.push({ segment: later.log.path, position: 0, bytesTruncated: later.size });
+          options.logger?.('warn', `Deleting segment ${later.log.path} after the corruption found in ${segment.log.path}`);
           later.deleteFiles();
         }
         break;
