@@ -10,9 +10,10 @@
 import { rmSync, statSync } from 'node:fs';
 import { InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
 import { FileRecords, type BatchHeader } from './file-records.js';
-import { logFilePath, offsetIndexPath, timeIndexPath } from './file-names.js';
+import { logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
+import { TransactionIndex } from './transaction-index.js';
 
 const INT32_MAX = 0x7fffffffn;
 
@@ -50,6 +51,8 @@ export class LogSegment {
     readonly log: FileRecords,
     readonly offsetIndex: OffsetIndex,
     readonly timeIndex: TimeIndex,
+    /** Aborted transactions completed in this segment (file created on first entry). */
+    readonly txnIndex: TransactionIndex,
     private readonly config: SegmentConfig,
     readonly rollJitterMs: number,
   ) {
@@ -75,7 +78,8 @@ export class LogSegment {
     const indexOptions = { maxIndexSize: config.segmentIndexBytes, writable: true };
     const offsetIndex = OffsetIndex.open(offsetIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
     const timeIndex = TimeIndex.open(timeIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
-    return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, config, options.rollJitterMs ?? 0);
+    const txnIndex = TransactionIndex.open(txnIndexPath(dir, baseOffset, suffix), baseOffset);
+    return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, config, options.rollJitterMs ?? 0);
   }
 
   get size(): number {
@@ -225,6 +229,7 @@ export class LogSegment {
   recover(onBatch?: (batch: import('../record/batches.js').AnyRecordBatch, position: number) => void): number {
     this.offsetIndex.reset();
     this.timeIndex.reset();
+    this.txnIndex.reset();
     let validBytes = 0;
     let lastIndexEntry = 0;
     let max: TimestampAndOffset = { timestamp: -1n, offset: this.baseOffset };
@@ -265,6 +270,7 @@ export class LogSegment {
     const at = this.translateOffset(offset);
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
+    this.txnIndex.truncateTo(offset);
     this.offsetIndex.resize(this.config.segmentIndexBytes);
     this.timeIndex.resize(this.config.segmentIndexBytes);
     const removed = at === undefined ? 0 : this.log.truncateTo(at.position);
@@ -292,10 +298,12 @@ export class LogSegment {
     this.log.renameTo(rename(this.log.path));
     this.offsetIndex.renameTo(rename(this.offsetIndex.path));
     this.timeIndex.renameTo(rename(this.timeIndex.path));
+    this.txnIndex.renameTo(rename(this.txnIndex.path));
   }
 
   /** Closes and removes the segment's files. */
   deleteFiles(): void {
+    this.txnIndex.deleteIfExists();
     const paths = [this.log.path, this.offsetIndex.path, this.timeIndex.path];
     this.offsetIndex.close();
     this.timeIndex.close();
@@ -307,6 +315,7 @@ export class LogSegment {
     this.log.flush();
     this.offsetIndex.flush();
     this.timeIndex.flush();
+    this.txnIndex.flush();
   }
 
   close(): void {
@@ -316,6 +325,7 @@ export class LogSegment {
     }
     this.offsetIndex.close();
     this.timeIndex.close();
+    this.txnIndex.close();
     this.log.trimToSize();
     this.log.close();
   }

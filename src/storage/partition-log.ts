@@ -10,7 +10,9 @@
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { OffsetOutOfRangeError, RecordListTooLargeError, StorageError } from '../errors.js';
-import { readRecordBatches } from '../record/batches.js';
+import type { RecordBatch } from '../record/batch.js';
+import { readRecordBatches, type AnyRecordBatch } from '../record/batches.js';
+import { encodeEndTransactionMarker } from '../record/builder.js';
 import {
   CLEANED_SUFFIX,
   DELETED_SUFFIX,
@@ -24,9 +26,11 @@ import {
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
 import { LeaderEpochFileCache } from './leader-epoch-cache.js';
-import type { LogConfig } from './log-config.js';
+import { messageFormatMagic, type LogConfig } from './log-config.js';
 import { LogSegment, type TimestampAndOffset } from './log-segment.js';
 import { validateAndAssignOffsets, type ValidationResult } from './log-validator.js';
+import { ProducerStateManager, type CompletedTxn, type ProducerAppendInfo } from './producer-state.js';
+import type { AbortedTxn } from './transaction-index.js';
 
 
 /** ListOffsets special timestamps (`ListOffsetsRequest`). */
@@ -46,6 +50,8 @@ export interface PartitionLogOptions {
   time?: () => number;
   /** Where recovery and retention say what they did (Kafka logs these at WARN/INFO). */
   logger?: LogSink;
+  /** producer.id.expiration.ms (default 86400000). */
+  producerIdExpirationMs?: number;
 }
 
 export type LogSink = (level: 'info' | 'warn', message: string) => void;
@@ -60,15 +66,22 @@ export interface RecoveryReport {
 
 export interface AppendResult extends Pick<ValidationResult, 'firstOffset' | 'lastOffset' | 'maxTimestamp' | 'logAppendTime' | 'recordCount'> {
   logStartOffset: bigint;
+  /** The batch repeated one of the producer's last five: nothing was written, the offsets are the original's. */
+  duplicate: boolean;
 }
+
+export type IsolationLevel = 'read_uncommitted' | 'read_committed';
 
 export interface ReadResult {
   /** Whole batches from the one holding the fetch offset (the last one may be partial). */
   records: Buffer;
   firstEntryIncomplete: boolean;
   highWatermark: bigint;
+  lastStableOffset: bigint;
   logStartOffset: bigint;
   logEndOffset: bigint;
+  /** read_committed only: aborted transactions overlapping the returned range (Kafka FetchResponse). */
+  abortedTransactions?: AbortedTxn[];
 }
 
 export class PartitionLog {
@@ -78,9 +91,11 @@ export class PartitionLog {
   private recoveryPointOffset = 0n;
   private lastFlushMs: number;
   private readonly time: () => number;
-  private readonly pendingDeletes: { segment: LogSegment; dueMs: number }[] = [];
+  private readonly pendingDeletes: { segment: LogSegment; dueMs: number; extraFiles: string[] }[] = [];
   readonly recoveryReports: RecoveryReport[] = [];
   readonly leaderEpochCache: LeaderEpochFileCache;
+  /** Producer ids, sequences and open transactions (created once recovery has settled the segments). */
+  producerStateManager!: ProducerStateManager;
 
   private constructor(
     readonly dir: string,
@@ -112,6 +127,11 @@ export class PartitionLog {
   }
   get recoveryPoint(): bigint {
     return this.recoveryPointOffset;
+  }
+  /** LSO: the first offset of the oldest open (or not yet replicated) transaction, capped by the HW. */
+  get lastStableOffset(): bigint {
+    const unstable = this.producerStateManager.firstUnstableOffset();
+    return unstable !== undefined && unstable < this.highWatermark ? unstable : this.highWatermark;
   }
   get activeSegment(): LogSegment {
     return this.segments[this.segments.length - 1]!;
@@ -169,13 +189,24 @@ export class PartitionLog {
 
     const recoveryPoint = options.recoveryPoint ?? 0n;
     const clean = options.hadCleanShutdown ?? false;
+    const psmOptions = this.producerStateOptions(options);
+    // producer state while recovering: loaded up to the first recovered segment, then replayed
+    // batch by batch, so each segment's .txnindex is rebuilt as Kafka's LogSegment.recover does
+    let recoveryState: ProducerStateManager | undefined;
     for (let i = 0; i < this.segments.length; i++) {
       const segment = this.segments[i]!;
       const nextBase = this.segments[i + 1]?.baseOffset;
       const unflushed = !clean && (nextBase === undefined || nextBase > recoveryPoint);
       if (!unflushed && !needsRecovery.has(segment.baseOffset)) continue;
+      recoveryState ??= this.stateUpTo(segment.baseOffset, options.logStartOffset ?? 0n, psmOptions);
+      const state = recoveryState;
       const before = segment.size;
-      const truncated = this.recoverSegment(segment);
+      const truncated = segment.recover((batch) => {
+        this.recoverLeaderEpoch(batch);
+        this.replay(state, batch, segment);
+      });
+      state.updateMapEndOffset(segment.readNextOffset());
+      state.takeSnapshot(false);
       if (truncated > 0) {
         this.recoveryReports.push({ segment: segment.log.path, position: before - truncated, bytesTruncated: truncated });
         options.logger?.(
@@ -206,17 +237,104 @@ export class PartitionLog {
     this.activeSegment.timeIndex.resize(this.config.segmentIndexBytes);
     this.leaderEpochCache.truncateFromEnd(this.leo);
     this.leaderEpochCache.truncateFromStart(this.startOffset);
+    this.rebuildProducerState(clean, psmOptions);
   }
 
-  private recoverSegment(segment: LogSegment): number {
-    return segment.recover((batch) => {
-      if (batch.kind === 'v2' && batch.partitionLeaderEpoch >= 0) {
-        const latest = this.leaderEpochCache.latestEpoch();
-        if (latest === undefined || batch.partitionLeaderEpoch > latest) {
-          this.leaderEpochCache.assign(batch.partitionLeaderEpoch, batch.baseOffset);
-        }
+  private producerStateOptions(options: PartitionLogOptions) {
+    return {
+      time: this.time,
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.producerIdExpirationMs !== undefined ? { producerIdExpirationMs: options.producerIdExpirationMs } : {}),
+    };
+  }
+
+  /** Recovery keeps the leader-epoch cache: an epoch above the latest starts at its batch (spec §10.3). */
+  private recoverLeaderEpoch(batch: AnyRecordBatch): void {
+    if (batch.kind === 'v2' && batch.partitionLeaderEpoch >= 0) {
+      const latest = this.leaderEpochCache.latestEpoch();
+      if (latest === undefined || batch.partitionLeaderEpoch > latest) {
+        this.leaderEpochCache.assign(batch.partitionLeaderEpoch, batch.baseOffset);
       }
-    });
+    }
+  }
+
+  /**
+   * Feeds one batch from the log to a producer state (Kafka `LogSegment.updateProducerState`): a
+   * marker that completes a transaction writes the aborted ones to `segment`'s txn index when given.
+   */
+  private replay(state: ProducerStateManager, batch: AnyRecordBatch, segment?: LogSegment): void {
+    if (batch.kind !== 'v2') {
+      state.updateMapEndOffset(batch.lastOffset + 1n);
+      return;
+    }
+    const completed = state.replayBatch(batch);
+    if (completed) this.completeTxn(state, completed, segment);
+  }
+
+  private completeTxn(state: ProducerStateManager, completed: CompletedTxn, segment?: LogSegment): void {
+    if (completed.isAborted && segment) {
+      segment.txnIndex.append({
+        producerId: completed.producerId,
+        firstOffset: completed.firstOffset,
+        lastOffset: completed.lastOffset,
+        lastStableOffset: state.lastStableOffset(completed),
+      });
+    }
+    state.completeTxn(completed);
+  }
+
+  /** Replays the batches in [from, to) into `state`, snapshotting at the listed segment bases. */
+  private replayRange(state: ProducerStateManager, from: bigint, to: bigint, snapshotAt: readonly bigint[] = []): void {
+    for (let i = Math.max(0, this.floorSegmentIndex(from)); i < this.segments.length; i++) {
+      const segment = this.segments[i]!;
+      if (segment.baseOffset >= to) break;
+      if (snapshotAt.includes(segment.baseOffset) && segment.baseOffset > state.mapEndOffset) {
+        state.updateMapEndOffset(segment.baseOffset);
+        state.takeSnapshot(false);
+      }
+      const start = segment.offsetIndex.lookup(from).position;
+      for (const { batch } of segment.log.batches(start)) {
+        if (batch.lastOffset < from) continue;
+        if (batch.kind === 'v2' ? batch.baseOffset >= to : batch.lastOffset >= to) break;
+        this.replay(state, batch);
+      }
+    }
+  }
+
+  /** A producer state as of `offset`: the newest snapshot at or below it plus the log after it. */
+  private stateUpTo(offset: bigint, logStartOffset: bigint, psmOptions: ReturnType<PartitionLog['producerStateOptions']>): ProducerStateManager {
+    const state = new ProducerStateManager(this.dir, psmOptions);
+    state.truncateAndReload(logStartOffset, offset, this.time());
+    const from = state.mapEndOffset > logStartOffset ? state.mapEndOffset : logStartOffset;
+    this.replayRange(state, from, offset);
+    state.updateMapEndOffset(offset);
+    return state;
+  }
+
+  /** Kafka `UnifiedLog.rebuildProducerState` at the end of loading (spec §13.6). */
+  private rebuildProducerState(clean: boolean, psmOptions: ReturnType<PartitionLog['producerStateOptions']>): void {
+    const state = new ProducerStateManager(this.dir, psmOptions);
+    this.producerStateManager = state;
+    state.removeStraySnapshots(this.segmentBaseOffsets());
+    const n = this.segments.length;
+    const snapshotAt = [this.segments[n - 2]?.baseOffset, this.segments[n - 1]!.baseOffset, this.leo].filter(
+      (o): o is bigint => o !== undefined,
+    );
+    if (messageFormatMagic(this.config) < 2 || (state.latestSnapshotOffset() === undefined && clean)) {
+      // no producer state can exist (old format), or none was ever kept: empty snapshots, no scan
+      state.truncateFullyAndStartAt(this.startOffset);
+      for (const o of snapshotAt) {
+        state.updateMapEndOffset(o);
+        state.takeSnapshot(false);
+      }
+    } else {
+      state.truncateAndReload(this.startOffset, this.leo, this.time());
+      const from = state.mapEndOffset > this.startOffset ? state.mapEndOffset : this.startOffset;
+      this.replayRange(state, from, this.leo, snapshotAt);
+    }
+    state.updateMapEndOffset(this.leo);
+    state.takeSnapshot(false);
+    state.onHighWatermarkUpdated(this.highWatermark);
   }
 
   /** Kafka `LogLoader` file cleanup passes (spec §10.1). */
@@ -271,6 +389,9 @@ export class PartitionLog {
 
   /** Validates, assigns offsets and appends a producer's records (Kafka `appendAsLeader`). */
   append(records: Buffer, options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator' } = {}): AppendResult {
+    if (records.length === 0) {
+      return { firstOffset: this.leo, lastOffset: this.leo - 1n, maxTimestamp: -1n, logAppendTime: -1n, recordCount: 0, logStartOffset: this.startOffset, duplicate: false };
+    }
     const now = this.time();
     const validated = validateAndAssignOffsets(records, {
       config: this.config,
@@ -285,8 +406,35 @@ export class PartitionLog {
         `Message batch size is ${bytes.length} bytes in append to partition ${this.topic}-${this.partition} which exceeds the maximum configured segment size of ${this.config.segmentBytes}.`,
       );
     }
+    const origin = options.origin ?? 'client';
+    const batches = [...readRecordBatches(bytes, { verifyCrc: false })];
+    // producer state (spec §9.3 step 2): duplicates return the original offsets, nothing is written
+    const infos = new Map<bigint, ProducerAppendInfo>();
+    const completed: CompletedTxn[] = [];
+    const state = this.producerStateManager;
+    for (const batch of batches) {
+      if (batch.kind !== 'v2' || !batch.hasProducerId) continue;
+      if (origin === 'client') {
+        const duplicate = state.findDuplicateBatch(batch);
+        if (duplicate) {
+          return {
+            firstOffset: duplicate.lastOffset - BigInt(duplicate.offsetDelta),
+            lastOffset: duplicate.lastOffset,
+            maxTimestamp: duplicate.timestamp,
+            logAppendTime: -1n,
+            recordCount: 0,
+            logStartOffset: this.startOffset,
+            duplicate: true,
+          };
+        }
+      }
+      let info = infos.get(batch.producerId);
+      if (!info) infos.set(batch.producerId, (info = state.prepareUpdate(batch.producerId, origin)));
+      const txn = info.append(batch as RecordBatch);
+      if (txn) completed.push(txn);
+    }
     // leader epoch cache: every v2 batch assigns its epoch; legacy data clears it (spec §9.3)
-    for (const batch of readRecordBatches(bytes, { verifyCrc: false })) {
+    for (const batch of batches) {
       if (batch.kind === 'v2') {
         if (batch.partitionLeaderEpoch >= 0) this.leaderEpochCache.assign(batch.partitionLeaderEpoch, batch.baseOffset);
       } else {
@@ -296,6 +444,10 @@ export class PartitionLog {
     const segment = this.maybeRoll(bytes.length, validated, now);
     segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes);
     this.leo = validated.lastOffset + 1n;
+    for (const info of infos.values()) state.update(info);
+    for (const txn of completed) this.completeTxn(state, txn, segment);
+    state.updateMapEndOffset(this.leo);
+    state.onHighWatermarkUpdated(this.highWatermark);
     if (this.leo - this.recoveryPointOffset >= this.config.flushMessages) this.flush();
     return {
       firstOffset: validated.firstOffset,
@@ -304,7 +456,29 @@ export class PartitionLog {
       logAppendTime: validated.logAppendTime,
       recordCount: validated.recordCount,
       logStartOffset: this.startOffset,
+      duplicate: false,
     };
+  }
+
+  /**
+   * Appends a transaction marker as the coordinator writes it (Kafka `appendAsLeader` with
+   * origin COORDINATOR): completes the producer's open transaction; an ABORT lands in the txn index.
+   */
+  appendEndTxnMarker(marker: { type: 'COMMIT' | 'ABORT'; producerId: bigint; producerEpoch: number; coordinatorEpoch: number; leaderEpoch?: number }): AppendResult {
+    const batch = encodeEndTransactionMarker({
+      type: marker.type,
+      producerId: marker.producerId,
+      producerEpoch: marker.producerEpoch,
+      coordinatorEpoch: marker.coordinatorEpoch,
+      timestamp: this.time(),
+      partitionLeaderEpoch: marker.leaderEpoch ?? 0,
+    });
+    return this.append(batch, { origin: 'coordinator', leaderEpoch: marker.leaderEpoch ?? 0 });
+  }
+
+  /** Drops producers idle for producer.id.expiration.ms (called by a scheduler, as Kafka does every 10 min). */
+  removeExpiredProducers(): void {
+    this.producerStateManager.removeExpiredProducers(this.time());
   }
 
   private maxSegmentMs(): number {
@@ -345,6 +519,9 @@ export class PartitionLog {
     active.flush();
     const segment = this.newSegment(newOffset);
     this.segments.push(segment);
+    // a producer snapshot at every segment base (Kafka UnifiedLog.roll)
+    this.producerStateManager.updateMapEndOffset(newOffset);
+    this.producerStateManager.takeSnapshot(false);
     if (this.recoveryPointOffset < newOffset) this.recoveryPointOffset = newOffset;
     return segment;
   }
@@ -369,27 +546,46 @@ export class PartitionLog {
 
   /**
    * Reads whole batches from the one holding `fetchOffset` (Kafka `UnifiedLog.read`): at most
-   * `maxBytes`, but the first batch whole when `minOneMessage`.
+   * `maxBytes`, but the first batch whole when `minOneMessage`. read_committed stops at the last
+   * stable offset and lists the aborted transactions the consumer must drop.
    */
-  read(fetchOffset: bigint, options: { maxBytes: number; minOneMessage?: boolean }): ReadResult {
-    const result = (records: Buffer, firstEntryIncomplete = false): ReadResult => ({
+  read(fetchOffset: bigint, options: { maxBytes: number; minOneMessage?: boolean; isolation?: IsolationLevel }): ReadResult {
+    const committed = options.isolation === 'read_committed';
+    const bound = committed ? this.lastStableOffset : this.highWatermark;
+    const result = (records: Buffer, firstEntryIncomplete = false, abortedTransactions?: AbortedTxn[]): ReadResult => ({
       records,
       firstEntryIncomplete,
       highWatermark: this.highWatermark,
+      lastStableOffset: this.lastStableOffset,
       logStartOffset: this.startOffset,
       logEndOffset: this.leo,
+      ...(committed ? { abortedTransactions: abortedTransactions ?? [] } : {}),
     });
     if (fetchOffset < this.startOffset || fetchOffset > this.leo) {
       throw new OffsetOutOfRangeError(
         `Received request for offset ${fetchOffset} for partition ${this.topic}-${this.partition}, but we only have log segments in the range ${this.startOffset} to ${this.leo}.`,
       );
     }
-    if (fetchOffset === this.highWatermark) return result(Buffer.alloc(0));
+    if (fetchOffset >= bound) return result(Buffer.alloc(0));
     for (let i = Math.max(0, this.floorSegmentIndex(fetchOffset)); i < this.segments.length; i++) {
       const r = this.segments[i]!.read(fetchOffset, options.maxBytes, this.segments[i]!.size, options.minOneMessage ?? true);
-      if (r !== undefined) return result(r.records, r.firstEntryIncomplete);
+      if (r === undefined) continue;
+      if (!committed) return result(r.records, r.firstEntryIncomplete);
+      const { records, nextOffset } = batchesBelow(r.records, bound);
+      return result(records, r.firstEntryIncomplete, this.collectAbortedTxns(fetchOffset, nextOffset < bound ? nextOffset : bound));
     }
     return result(Buffer.alloc(0));
+  }
+
+  /** Aborted transactions overlapping [fetchOffset, upperBound), from the txn indexes of the segments there. */
+  collectAbortedTxns(fetchOffset: bigint, upperBound: bigint): AbortedTxn[] {
+    const out: AbortedTxn[] = [];
+    for (let i = Math.max(0, this.floorSegmentIndex(fetchOffset)); i < this.segments.length; i++) {
+      const r = this.segments[i]!.txnIndex.collectAbortedTxns(fetchOffset, upperBound);
+      out.push(...r.abortedTransactions);
+      if (r.isComplete) break;
+    }
+    return out;
   }
 
   /** ListOffsets (spec §8.4): -2 earliest, -1 latest, -3 max timestamp, or the first offset with timestamp >= t. */
@@ -464,14 +660,17 @@ export class PartitionLog {
     if (newStart > this.startOffset) {
       this.startOffset = newStart;
       this.leaderEpochCache.truncateFromStart(newStart);
+      this.producerStateManager.onLogStartOffsetIncremented(newStart);
     }
     for (const s of doomed) this.scheduleDelete(s);
     return doomed.length;
   }
 
+  /** Renames a segment (and its producer snapshot) to `.deleted`; removal follows after file.delete.delay.ms. */
   private scheduleDelete(segment: LogSegment): void {
     segment.changeFileSuffixes('', DELETED_SUFFIX);
-    this.pendingDeletes.push({ segment, dueMs: this.time() + this.config.fileDeleteDelayMs });
+    const snapshot = this.producerStateManager?.removeAndMarkSnapshotForDeletion(segment.baseOffset);
+    this.pendingDeletes.push({ segment, dueMs: this.time() + this.config.fileDeleteDelayMs, extraFiles: snapshot ? [snapshot] : [] });
     this.deleteDueFiles();
   }
 
@@ -479,7 +678,7 @@ export class PartitionLog {
   deleteDueFiles(): void {
     const now = this.time();
     for (let i = this.pendingDeletes.length - 1; i >= 0; i--) {
-      if (this.pendingDeletes[i]!.dueMs <= now) this.pendingDeletes.splice(i, 1)[0]!.segment.deleteFiles();
+      if (this.pendingDeletes[i]!.dueMs <= now) removePending(this.pendingDeletes.splice(i, 1)[0]!);
     }
   }
 
@@ -491,6 +690,7 @@ export class PartitionLog {
     if (offset > this.startOffset) {
       this.startOffset = offset;
       this.leaderEpochCache.truncateFromStart(offset);
+      this.producerStateManager.onLogStartOffsetIncremented(offset);
       this.deleteOldSegments();
     }
     return this.startOffset;
@@ -514,6 +714,13 @@ export class PartitionLog {
     this.leo = targetOffset;
     if (this.recoveryPointOffset > targetOffset) this.recoveryPointOffset = targetOffset;
     this.leaderEpochCache.truncateFromEnd(targetOffset);
+    // producer state from the nearest snapshot plus the log up to the new end (Kafka truncateTo)
+    const state = this.producerStateManager;
+    state.truncateAndReload(this.startOffset, targetOffset, this.time());
+    const from = state.mapEndOffset > this.startOffset ? state.mapEndOffset : this.startOffset;
+    this.replayRange(state, from, targetOffset);
+    state.updateMapEndOffset(targetOffset);
+    state.onHighWatermarkUpdated(this.highWatermark);
   }
 
   // ---- durability (spec §9.3 step 4, flush.ms) ------------------------------------------------
@@ -533,8 +740,34 @@ export class PartitionLog {
   }
 
   close(): void {
-    for (const p of this.pendingDeletes.splice(0)) p.segment.deleteFiles();
+    for (const p of this.pendingDeletes.splice(0)) removePending(p);
+    // the clean-shutdown snapshot at the log end (Kafka UnifiedLog.close)
+    this.producerStateManager.updateMapEndOffset(this.leo);
+    this.producerStateManager.takeSnapshot(true);
     for (const s of this.segments) s.close();
     this.recoveryPointOffset = this.leo;
   }
+}
+
+function removePending(p: { segment: LogSegment; extraFiles: string[] }): void {
+  p.segment.deleteFiles();
+  for (const f of p.extraFiles) rmSync(f, { force: true });
+}
+
+/**
+ * The leading whole batches of `records` whose offsets are all below `bound` (the LSO lies on a
+ * batch boundary), and the offset after the last one kept.
+ */
+function batchesBelow(records: Buffer, bound: bigint): { records: Buffer; nextOffset: bigint } {
+  let end = 0;
+  let nextOffset = bound;
+  const reader = readRecordBatches(records, { verifyCrc: false });
+  for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
+    if (b.lastOffset >= bound) break;
+    end = reader.position;
+    nextOffset = b.lastOffset + 1n;
+  }
+  // a partial trailing batch below the bound stays, as Kafka returns partial batches
+  if (end === reader.position && reader.incompleteBytes > 0) end = records.length;
+  return { records: end === records.length ? records : records.subarray(0, end), nextOffset };
 }
