@@ -7,7 +7,7 @@
  * flushes every log, writes the checkpoints and then the marker.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { StorageError } from '../errors.js';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint.js';
 import { consumeCleanShutdownFile, writeCleanShutdownFile } from './clean-shutdown.js';
@@ -23,7 +23,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
-import { partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
+import { CLUSTER_METADATA_TOPIC, partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
 import { randomUuid } from './uuid.js';
 
 const META_PROPERTIES = META_PROPERTIES_FILE;
@@ -43,6 +43,9 @@ export interface LogManagerOptions {
 }
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/** Data directories this process holds (Kafka's FileLock also refuses an overlapping lock in-process). */
+const lockedDirs = new Set<string>();
 
 export class LogManager {
   private readonly logs = new Map<string, PartitionLog>();
@@ -79,6 +82,10 @@ export class LogManager {
    */
   private lock(): void {
     const path = join(this.dir, LOCK_FILE);
+    const dirKey = resolve(this.dir);
+    if (lockedDirs.has(dirKey)) {
+      throw new StorageError(`Failed to acquire lock on file ${LOCK_FILE} in ${this.dir}: already held by this process`);
+    }
     if (existsSync(path)) {
       const pid = Number(readFileSync(path, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
@@ -87,6 +94,7 @@ export class LogManager {
     }
     writeFileSync(path, String(process.pid));
     this.lockFd = openSync(path, 'r');
+    lockedDirs.add(dirKey);
   }
 
   private configFor(topic: string): LogConfig {
@@ -108,7 +116,8 @@ export class LogManager {
     const logStarts = this.checkpointMap(LOG_START_OFFSET_CHECKPOINT);
     for (const name of readdirSync(this.dir)) {
       const path = join(this.dir, name);
-      if (!statSync(path).isDirectory() || name === 'remote-log-index-cache') continue;
+      // Kafka's LogManager skips the tiered-storage cache and the KRaft metadata log (spec §5.2)
+      if (!statSync(path).isDirectory() || name === 'remote-log-index-cache' || name === `${CLUSTER_METADATA_TOPIC}-0`) continue;
       let tp;
       try {
         tp = parseTopicPartitionName(name);
@@ -211,6 +220,7 @@ export class LogManager {
   private unlock(): void {
     if (this.lockFd !== undefined) closeSync(this.lockFd);
     this.lockFd = undefined;
+    lockedDirs.delete(resolve(this.dir));
     rmSync(join(this.dir, LOCK_FILE), { force: true });
   }
 }

@@ -43,7 +43,9 @@ export class LogSegment {
   private maxTimestampSoFar: TimestampAndOffset | undefined;
   /** maxTimestamp of the first batch, the base for time-based rolls (loaded lazily). */
   private rollingBasedTimestamp: bigint | undefined;
-  readonly createdMs: number;
+  /** Creation time by the log's clock: the roll base when records carry no timestamps. */
+  private created: number;
+  private readonly clock: () => number;
 
   private constructor(
     readonly dir: string,
@@ -55,8 +57,14 @@ export class LogSegment {
     readonly txnIndex: TransactionIndex,
     private readonly config: SegmentConfig,
     readonly rollJitterMs: number,
+    clock: () => number,
   ) {
-    this.createdMs = Date.now();
+    this.clock = clock;
+    this.created = clock();
+  }
+
+  get createdMs(): number {
+    return this.created;
   }
 
   /**
@@ -68,7 +76,7 @@ export class LogSegment {
     dir: string,
     baseOffset: bigint,
     config: SegmentConfig,
-    options: { create: boolean; initFileSize?: number; rollJitterMs?: number; suffix?: string },
+    options: { create: boolean; initFileSize?: number; rollJitterMs?: number; suffix?: string; time?: () => number },
   ): LogSegment {
     const suffix = options.suffix ?? '';
     const log = FileRecords.openWritable(logFilePath(dir, baseOffset, suffix), {
@@ -79,7 +87,7 @@ export class LogSegment {
     const offsetIndex = OffsetIndex.open(offsetIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
     const timeIndex = TimeIndex.open(timeIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
     const txnIndex = TransactionIndex.open(txnIndexPath(dir, baseOffset, suffix), baseOffset);
-    return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, config, options.rollJitterMs ?? 0);
+    return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, config, options.rollJitterMs ?? 0, options.time ?? Date.now);
   }
 
   get size(): number {
@@ -158,7 +166,7 @@ export class LogSegment {
     if (size > p.segmentBytes - p.messagesSize) return true;
     if (size > 0) {
       const first = this.firstBatchTimestamp();
-      const waited = first !== undefined && first >= 0n ? Number(p.maxTimestampInMessages - first) : p.now - this.createdMs;
+      const waited = first !== undefined && first >= 0n ? Number(p.maxTimestampInMessages - first) : p.now - this.created;
       if (waited > p.maxSegmentMs - this.rollJitterMs) return true;
     }
     if (this.offsetIndex.isFull() || this.timeIndex.isFull()) return true;
@@ -210,11 +218,14 @@ export class LogSegment {
     const ts = this.timeIndex.lookup(timestamp);
     const target = ts.offset > startingOffset ? ts.offset : startingOffset;
     const position = this.offsetIndex.lookup(target).position;
-    for (const { batch } of this.log.batches(position)) {
-      if (batch.maxTimestamp < timestamp) continue;
-      for (const r of batch.records({ verifyCrc: false })) {
-        if (r.timestamp >= timestamp && r.offset >= startingOffset) {
-          return { timestamp: r.timestamp, offset: r.offset, ...(batch.kind === 'v2' ? { leaderEpoch: batch.partitionLeaderEpoch } : {}) };
+    // headers first: only the batch whose maxTimestamp reaches the target is read and decoded
+    for (const h of this.log.headers(position)) {
+      if (h.maxTimestamp < timestamp) continue;
+      for (const { batch } of this.log.batches(h.position, h.position + h.sizeInBytes)) {
+        for (const r of batch.records({ verifyCrc: false })) {
+          if (r.timestamp >= timestamp && r.offset >= startingOffset) {
+            return { timestamp: r.timestamp, offset: r.offset, ...(batch.kind === 'v2' ? { leaderEpoch: batch.partitionLeaderEpoch } : {}) };
+          }
         }
       }
     }
@@ -274,7 +285,11 @@ export class LogSegment {
     this.offsetIndex.resize(this.config.segmentIndexBytes);
     this.timeIndex.resize(this.config.segmentIndexBytes);
     const removed = at === undefined ? 0 : this.log.truncateTo(at.position);
-    if (this.log.sizeInBytes === 0) this.rollingBasedTimestamp = undefined;
+    if (this.log.sizeInBytes === 0) {
+      // an emptied segment starts its time-based roll clock again (Kafka resetCreateTime)
+      this.rollingBasedTimestamp = undefined;
+      this.created = this.clock();
+    }
     this.bytesSinceLastIndexEntry = 0;
     this.maxTimestampSoFar = undefined;
     return removed;
@@ -321,7 +336,12 @@ export class LogSegment {
   close(): void {
     if (this.log.sizeInBytes > 0 || this.timeIndex.entries > 0) {
       const m = this.maxTimestampAndOffset();
-      this.timeIndex.maybeAppend(m.timestamp, m.offset, true);
+      try {
+        this.timeIndex.maybeAppend(m.timestamp, m.offset, true);
+      } catch (err) {
+        // Kafka swallows this on close (Utils.swallow): the index is only an accelerator
+        if (!(err instanceof KafkaliteError)) throw err;
+      }
     }
     this.offsetIndex.close();
     this.timeIndex.close();

@@ -91,6 +91,8 @@ export class PartitionLog {
   private recoveryPointOffset = 0n;
   private lastFlushMs: number;
   private readonly time: () => number;
+  /** Reused copy of each append's input (the validator mutates a copy, never the caller's bytes). */
+  private readonly appendScratch = { buffer: Buffer.allocUnsafe(0) };
   private readonly pendingDeletes: { segment: LogSegment; dueMs: number; extraFiles: string[] }[] = [];
   readonly recoveryReports: RecoveryReport[] = [];
   readonly leaderEpochCache: LeaderEpochFileCache;
@@ -163,6 +165,7 @@ export class PartitionLog {
     return LogSegment.open(this.dir, baseOffset, this.segmentConfig(), {
       create: true,
       rollJitterMs: this.rollJitter(),
+      time: this.time,
       ...(this.config.preallocate ? { initFileSize: this.config.segmentBytes } : {}),
     });
   }
@@ -184,7 +187,9 @@ export class PartitionLog {
       if (!name.endsWith(LOG_SUFFIX)) continue;
       const baseOffset = offsetFromFileName(name);
       if (!existsSync(offsetIndexPath(this.dir, baseOffset))) needsRecovery.add(baseOffset);
-      this.segments.push(LogSegment.open(this.dir, baseOffset, this.segmentConfig(), { create: false, rollJitterMs: this.rollJitter() }));
+      this.segments.push(
+        LogSegment.open(this.dir, baseOffset, this.segmentConfig(), { create: false, rollJitterMs: this.rollJitter(), time: this.time }),
+      );
     }
 
     const recoveryPoint = options.recoveryPoint ?? 0n;
@@ -399,6 +404,8 @@ export class PartitionLog {
       now: BigInt(now),
       partitionLeaderEpoch: options.leaderEpoch ?? 0,
       origin: options.origin ?? 'client',
+      topicPartition: `${this.topic}-${this.partition}`,
+      scratch: this.appendScratch,
     });
     const bytes = validated.records;
     if (bytes.length > this.config.segmentBytes) {
