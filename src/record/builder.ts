@@ -94,6 +94,8 @@ function checkHeaderFields(o: {
 
 export class RecordBatchEncoder {
   private buf: Buffer;
+  /** Reused per record: each header's key and value byte lengths. */
+  private headerLens = new Int32Array(16);
 
   constructor(initialCapacity = INITIAL_CAPACITY) {
     this.buf = Buffer.allocUnsafe(initialCapacity);
@@ -105,6 +107,11 @@ export class RecordBatchEncoder {
     this.buf.copy(bigger, 0, 0, used);
     this.buf = bigger;
     return bigger;
+  }
+
+  private headerLengths(count: number): Int32Array {
+    if (this.headerLens.length < 2 * count) this.headerLens = new Int32Array(2 * count);
+    return this.headerLens;
   }
 
   /** Encode a batch; the result is a view into this encoder's buffer, valid until the next call. */
@@ -152,7 +159,8 @@ export class RecordBatchEncoder {
       }
       lastOffsetDelta = offsetDelta;
       const ts = i === 0 ? firstTs : (r.timestamp ?? now);
-      if (i !== 0) checkTimestamp(ts, 'record');
+      // the common timestamp (a safe non-negative number) skips the full check
+      if (i !== 0 && !(typeof ts === 'number' && ts >= 0 && Number.isSafeInteger(ts))) checkTimestamp(ts, 'record');
       if (ts > maxTimestamp) maxTimestamp = ts;
       const tsDelta =
         typeof ts === 'number' && typeof baseTimestamp === 'number'
@@ -175,14 +183,19 @@ export class RecordBatchEncoder {
         sizeOfVarint(valueLen) +
         (valueLen > 0 ? valueLen : 0) +
         sizeOfVarint(headerCount);
+      // header key/value byte lengths, measured once: [key length (negative: not ASCII), value length]
+      const lens = headerCount > 0 ? this.headerLengths(headerCount) : this.headerLens;
       for (let h = 0; h < headerCount; h++) {
         const header = headers![h]!;
         if (header === null || header === undefined || typeof header.key !== 'string') {
           throw new InvalidArgumentError('Invalid null header key found in headers');
         }
         const hk = header.key;
-        const hkLen = isAsciiKey(hk) ? hk.length : Buffer.byteLength(hk, 'utf8');
+        const ascii = isAsciiKey(hk);
+        const hkLen = ascii ? hk.length : Buffer.byteLength(hk, 'utf8');
         const hvLen = byteLengthOf(header.value);
+        lens[2 * h] = ascii ? hkLen : -1 - hkLen;
+        lens[2 * h + 1] = hvLen;
         bodySize += sizeOfVarint(hkLen) + hkLen + sizeOfVarint(hvLen) + (hvLen > 0 ? hvLen : 0);
       }
 
@@ -199,18 +212,17 @@ export class RecordBatchEncoder {
       for (let h = 0; h < headerCount; h++) {
         const header = headers![h]!;
         const hk = header.key;
-        if (isAsciiKey(hk)) {
-          pos = writeVarint(buf, pos, hk.length);
-          for (let c = 0; c < hk.length; c++) buf[pos++] = hk.charCodeAt(c);
+        const keyLenCode = lens[2 * h]!;
+        if (keyLenCode >= 0) {
+          pos = writeVarint(buf, pos, keyLenCode);
+          for (let c = 0; c < keyLenCode; c++) buf[pos++] = hk.charCodeAt(c);
         } else {
-          const hkLen = Buffer.byteLength(hk, 'utf8');
-          pos = writeVarint(buf, pos, hkLen);
+          pos = writeVarint(buf, pos, -1 - keyLenCode);
           pos += buf.write(hk, pos, 'utf8');
         }
-        const hv = header.value;
-        const hvLen = byteLengthOf(hv);
+        const hvLen = lens[2 * h + 1]!;
         pos = writeVarint(buf, pos, hvLen);
-        if (hvLen > 0) pos = writeBytes(buf, pos, hv!, hvLen);
+        if (hvLen > 0) pos = writeBytes(buf, pos, header.value!, hvLen);
       }
     }
 
