@@ -136,10 +136,14 @@ export class FileRecords {
     if (this.writable && fstatSync(this.fd).size !== this.size) ftruncateSync(this.fd, this.size);
   }
 
-  /** A fresh copy of `[position, position + length)` clipped to the logical size (fetch responses). */
-  readBytes(position: number, length: number): Buffer {
+  /**
+   * `[position, position + length)` clipped to the logical size (fetch responses): read into
+   * `into` when it is large enough (a caller's reused buffer: fresh large Buffers cost page faults),
+   * else into a fresh Buffer.
+   */
+  readBytes(position: number, length: number, into?: Buffer): Buffer {
     const n = Math.max(0, Math.min(length, this.size - position));
-    const out = Buffer.allocUnsafe(n);
+    const out = into !== undefined && into.length >= n ? into.subarray(0, n) : Buffer.allocUnsafe(n);
     this.readInto(out, 0, n, position);
     return out;
   }

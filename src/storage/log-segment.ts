@@ -9,6 +9,7 @@
  */
 import { rmSync, statSync } from 'node:fs';
 import { InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
+import type { RecordBatch } from '../record/batch.js';
 import { FileRecords, type BatchHeader } from './file-records.js';
 import { logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
@@ -188,7 +189,7 @@ export class LogSegment {
    * Kafka `LogSegment.read`: from the batch holding `startOffset`, up to `maxSize` bytes (at least
    * that whole first batch when `minOneMessage`), never past `maxPosition`.
    */
-  read(startOffset: bigint, maxSize: number, maxPosition = this.size, minOneMessage = false): SegmentRead | undefined {
+  read(startOffset: bigint, maxSize: number, maxPosition = this.size, minOneMessage = false, into?: Buffer): SegmentRead | undefined {
     if (maxSize < 0) throw new InvalidArgumentError(`Invalid max size ${maxSize} for log read from segment ${this.log.path}`);
     const start = this.translateOffset(startOffset);
     if (start === undefined) return undefined;
@@ -197,7 +198,7 @@ export class LogSegment {
     const length = Math.min(maxPosition - start.position, adjustedMaxSize);
     return {
       position: start.position,
-      records: this.log.readBytes(start.position, Math.max(0, length)),
+      records: this.log.readBytes(start.position, Math.max(0, length), into),
       firstEntryIncomplete: adjustedMaxSize < start.sizeInBytes,
     };
   }
@@ -222,6 +223,8 @@ export class LogSegment {
     for (const h of this.log.headers(position)) {
       if (h.maxTimestamp < timestamp) continue;
       for (const { batch } of this.log.batches(h.position, h.position + h.sizeInBytes)) {
+        const found = batch.kind === 'v2' ? firstAtOrAfterV2(batch, timestamp, startingOffset) : undefined;
+        if (found !== undefined) return found === null ? undefined : found;
         for (const r of batch.records({ verifyCrc: false })) {
           if (r.timestamp >= timestamp && r.offset >= startingOffset) {
             return { timestamp: r.timestamp, offset: r.offset, ...(batch.kind === 'v2' ? { leaderEpoch: batch.partitionLeaderEpoch } : {}) };
@@ -349,4 +352,28 @@ export class LogSegment {
     this.log.trimToSize();
     this.log.close();
   }
+}
+
+/**
+ * The first record of a CreateTime v2 batch with timestamp >= `timestamp` and offset >=
+ * `startingOffset`, scanned in plain numbers (no BigInt per record). Returns undefined when the
+ * numbers are not safe (the caller then takes the exact path), null when no record qualifies.
+ */
+function firstAtOrAfterV2(batch: RecordBatch, timestamp: bigint, startingOffset: bigint): TimestampAndOffset | null | undefined {
+  if (batch.timestampType !== 'CreateTime') return undefined;
+  const base = Number(batch.baseTimestamp);
+  const target = Number(timestamp);
+  const baseOffset = batch.baseOffset;
+  const minDelta = startingOffset - baseOffset;
+  if (!Number.isSafeInteger(base) || !Number.isSafeInteger(target) || minDelta > 0x7fffffffn) return undefined;
+  const minOffsetDelta = Number(minDelta);
+  const it = batch.recordIterator({ verifyCrc: false });
+  for (let r = it.readNext(); r !== null; r = it.readNext()) {
+    const delta = r.timestampDelta;
+    if (typeof delta !== 'number') return undefined;
+    if (base + delta >= target && r.offsetDelta >= minOffsetDelta) {
+      return { timestamp: BigInt(base + delta), offset: baseOffset + BigInt(r.offsetDelta), leaderEpoch: batch.partitionLeaderEpoch };
+    }
+  }
+  return null;
 }

@@ -556,7 +556,16 @@ export class PartitionLog {
    * `maxBytes`, but the first batch whole when `minOneMessage`. read_committed stops at the last
    * stable offset and lists the aborted transactions the consumer must drop.
    */
-  read(fetchOffset: bigint, options: { maxBytes: number; minOneMessage?: boolean; isolation?: IsolationLevel }): ReadResult {
+  read(
+    fetchOffset: bigint,
+    options: {
+      maxBytes: number;
+      minOneMessage?: boolean;
+      isolation?: IsolationLevel;
+      /** A reused buffer to read into when large enough (the result's records are then a view of it). */
+      into?: Buffer;
+    },
+  ): ReadResult {
     const committed = options.isolation === 'read_committed';
     const bound = committed ? this.lastStableOffset : this.highWatermark;
     const result = (records: Buffer, firstEntryIncomplete = false, abortedTransactions?: AbortedTxn[]): ReadResult => ({
@@ -575,7 +584,7 @@ export class PartitionLog {
     }
     if (fetchOffset >= bound) return result(Buffer.alloc(0));
     for (let i = Math.max(0, this.floorSegmentIndex(fetchOffset)); i < this.segments.length; i++) {
-      const r = this.segments[i]!.read(fetchOffset, options.maxBytes, this.segments[i]!.size, options.minOneMessage ?? true);
+      const r = this.segments[i]!.read(fetchOffset, options.maxBytes, this.segments[i]!.size, options.minOneMessage ?? true, options.into);
       if (r === undefined) continue;
       if (!committed) return result(r.records, r.firstEntryIncomplete);
       const { records, nextOffset } = batchesBelow(r.records, bound);
