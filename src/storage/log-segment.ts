@@ -224,7 +224,8 @@ export class LogSegment {
       if (h.maxTimestamp < timestamp) continue;
       for (const { batch } of this.log.batches(h.position, h.position + h.sizeInBytes)) {
         const found = batch.kind === 'v2' ? firstAtOrAfterV2(batch, timestamp, startingOffset) : undefined;
-        if (found !== undefined) return found === null ? undefined : found;
+        if (found === null) continue; // nothing here: the next batch may still qualify
+        if (found !== undefined) return found;
         for (const r of batch.records({ verifyCrc: false })) {
           if (r.timestamp >= timestamp && r.offset >= startingOffset) {
             return { timestamp: r.timestamp, offset: r.offset, ...(batch.kind === 'v2' ? { leaderEpoch: batch.partitionLeaderEpoch } : {}) };
