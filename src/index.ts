@@ -1,5 +1,7 @@
 /**
- * kafkalite's public API. Layers, bottom up: record format (`./record`), storage, broker, tools.
+ * kafkalite's public API. Layers, bottom up: record format (`./record`), storage (`./storage`),
+ * broker (to come), tools (`kafkalite` CLI).
  */
 export * from './errors.js';
 export * from './record/index.js';
+export * from './storage/index.js';
