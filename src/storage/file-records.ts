@@ -10,8 +10,10 @@
  * The logical size can be smaller than the file (a preallocated segment); reads stop at it, and it
  * only advances once an append's bytes are written, so a reader never sees a torn batch.
  *
- * Scratch buffers are reused (fresh large Buffers cost page faults), so a yielded batch view is
- * valid only until the iteration moves on.
+ * One scratch buffer is shared by every file in the process (fresh large Buffers cost page faults,
+ * and a buffer per segment would make memory grow with the number of segments), so a batch view
+ * yielded by `batches()` is valid only until the next batch is read from any file. Every caller
+ * consumes a batch before reading the next one.
  */
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { CorruptRecordError, StorageError } from '../errors.js';
@@ -56,8 +58,9 @@ export interface BatchHeader {
 export const MAX_SEGMENT_SIZE = 0x7fffffff;
 const HEADER_READ = RECORD_BATCH_OVERHEAD;
 
+let sharedScratch = Buffer.allocUnsafe(64 * 1024);
+
 export class FileRecords {
-  private scratch = Buffer.allocUnsafe(64 * 1024);
   private header = Buffer.allocUnsafe(HEADER_READ);
   private closed = false;
 
@@ -159,9 +162,9 @@ export class FileRecords {
   }
 
   private readScratch(position: number, length: number): Buffer {
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
-    const n = this.readInto(this.scratch, 0, length, position);
-    return this.scratch.subarray(0, n);
+    if (sharedScratch.length < length) sharedScratch = Buffer.allocUnsafe(Math.max(length, sharedScratch.length * 2));
+    const n = this.readInto(sharedScratch, 0, length, position);
+    return sharedScratch.subarray(0, n);
   }
 
   /**
