@@ -63,6 +63,8 @@ let sharedScratch = Buffer.allocUnsafe(64 * 1024);
 export class FileRecords {
   private header = Buffer.allocUnsafe(HEADER_READ);
   private closed = false;
+  /** Written, truncated or trimmed since the last flush. */
+  private dirty = false;
 
   private constructor(
     public path: string,
@@ -112,11 +114,14 @@ export class FileRecords {
     let done = 0;
     while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, position + done);
     this.size = position + bytes.length;
+    this.dirty = true;
     return position;
   }
 
   flush(): void {
-    if (this.writable) fdatasyncSync(this.fd);
+    if (!this.writable || !this.dirty) return;
+    fdatasyncSync(this.fd);
+    this.dirty = false;
   }
 
   /** Renames the file; the open descriptor stays valid (POSIX). */
@@ -131,12 +136,16 @@ export class FileRecords {
     if (size > before) throw new StorageError(`Cannot truncate ${this.path} to ${size} bytes: it holds ${before}`);
     ftruncateSync(this.fd, size);
     this.size = size;
+    this.dirty = true;
     return before - size;
   }
 
   /** Trims a preallocated file to its logical size (roll and close). */
   trimToSize(): void {
-    if (this.writable && fstatSync(this.fd).size !== this.size) ftruncateSync(this.fd, this.size);
+    if (this.writable && fstatSync(this.fd).size !== this.size) {
+      ftruncateSync(this.fd, this.size);
+      this.dirty = true;
+    }
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   closeSync,
   existsSync,
   fstatSync,
+  fdatasyncSync,
   fsyncSync,
   ftruncateSync,
   openSync,
@@ -91,6 +92,15 @@ export abstract class AbstractIndex implements CacheHolder {
 
   private cache: Buffer | undefined;
   private cacheState: IndexCacheState = 'none';
+  /**
+   * First appended entry not yet written to the file (-1: none). Appends land in the pinned cache
+   * and reach the file on flush, trim, close or unpin, as mmap'd pages reach disk in Kafka: an
+   * entry per append as a syscall would cost more than the append's own write. The entries of a
+   * segment that was not flushed are rebuilt by recovery anyway (spec §10.3).
+   */
+  private unwrittenFrom = -1;
+  /** Changed since the last flush: an unchanged index needs no sync (a segment flush syncs three files). */
+  private dirty = false;
   private readonly scratch: Buffer;
   /** The buffer the last `slot()` call positioned in: the cache, or the scratch entry. */
   protected view: Buffer;
@@ -281,7 +291,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * the file at that slot. The caller has already applied Kafka's full/order checks.
    */
   protected appendSlot(fill: (buf: Buffer, at: number) => void): void {
-    const fd = this.handle();
+    this.handle();
     if (!this.writable) throw new InvalidArgumentError(`Attempt to append to read-only index ${this.path}`);
     if (this._entries >= this._maxEntries) {
       // Kafka's mmap.put would overflow here (only reachable with skipFullCheck on a time index).
@@ -290,14 +300,17 @@ export abstract class AbstractIndex implements CacheHolder {
     const at = this._entries * this.entrySize;
     const cache = this.pinnedCache(at + this.entrySize);
     fill(cache, at);
-    this.writeFully(fd, cache, at, this.entrySize);
+    if (this.unwrittenFrom < 0) this.unwrittenFrom = this._entries;
     this._entries++;
+    this.dirty = true;
   }
 
   /** Kafka's `truncateToEntries`: forget entries past `entries`; the file keeps its length. */
   protected truncateToEntries(entries: number): void {
     this.handle();
     this._entries = Math.min(entries, this._entries);
+    if (this.unwrittenFrom >= this._entries) this.unwrittenFrom = -1;
+    this.dirty = true;
     this.refreshLastEntry();
   }
 
@@ -335,6 +348,7 @@ export abstract class AbstractIndex implements CacheHolder {
     }
     this._length = rounded;
     this._maxEntries = rounded / this.entrySize;
+    this.dirty = true;
     return true;
   }
 
@@ -343,16 +357,28 @@ export abstract class AbstractIndex implements CacheHolder {
    * active (§7.3), so the index also leaves the pinned state for the budget.
    */
   trimToValidSize(): void {
+    this.writeUnwritten();
     this.resize(this._entries * this.entrySize);
     this.unpin();
   }
 
-  /** Kafka's `flush()` (mmap.force): entries are already written through, so fsync. */
+  /** Writes the appended entries still only in the cache to the file. */
+  private writeUnwritten(): void {
+    if (this.unwrittenFrom < 0 || this.cacheState !== 'pinned' || this.fd === undefined) return;
+    const from = this.unwrittenFrom * this.entrySize;
+    this.writeFully(this.fd, this.cache!, from, this._entries * this.entrySize - from);
+    this.unwrittenFrom = -1;
+  }
+
+  /** Kafka's `flush()` (mmap.force): write the cached appends, then fsync. */
   flush(): void {
     const fd = this.handle();
-    if (!this.writable) return;
+    if (!this.writable || !this.dirty) return;
+    this.writeUnwritten();
+    this.dirty = false;
     try {
-      fsyncSync(fd);
+      // fdatasync: the entries and the file length, not timestamps (as Kafka's log flush)
+      fdatasyncSync(fd);
     } catch (cause) {
       throw storageError('Cannot flush', this.path, cause);
     }
@@ -365,7 +391,10 @@ export abstract class AbstractIndex implements CacheHolder {
   close(): void {
     if (this.fd === undefined) return;
     // trimToValidSize without handing the cache to the budget: it is dropped right after.
-    if (this.writable) this.resize(this._entries * this.entrySize);
+    if (this.writable) {
+      this.writeUnwritten();
+      this.resize(this._entries * this.entrySize);
+    }
     this.closeHandler();
   }
 
@@ -470,6 +499,7 @@ export abstract class AbstractIndex implements CacheHolder {
   /** The active index stops growing: hand its exact entries to the budget. */
   private unpin(): void {
     if (this.cacheState !== 'pinned') return;
+    this.writeUnwritten();
     const used = this._entries * this.entrySize;
     const cache = this.cache!;
     this.cache = undefined;

@@ -330,8 +330,14 @@ export class LogSegment {
     for (const p of paths) rmSync(p, { force: true });
   }
 
-  flush(): void {
+  /**
+   * fsyncs the log and, unless `indexes` is false, the indexes. The active segment's indexes may
+   * be left to the OS: after an unclean shutdown the segment holding the recovery point is always
+   * recovered, which rebuilds them (Kafka `LogLoader`, spec §10.3).
+   */
+  flush(indexes = true): void {
     this.log.flush();
+    if (!indexes) return;
     this.offsetIndex.flush();
     this.timeIndex.flush();
     this.txnIndex.flush();
@@ -347,10 +353,14 @@ export class LogSegment {
         if (!(err instanceof KafkaliteError)) throw err;
       }
     }
+    // trim, then make the trimmed state durable before closing (a clean shutdown skips recovery)
+    this.offsetIndex.trimToValidSize();
+    this.timeIndex.trimToValidSize();
+    this.log.trimToSize();
+    this.flush();
     this.offsetIndex.close();
     this.timeIndex.close();
     this.txnIndex.close();
-    this.log.trimToSize();
     this.log.close();
   }
 }

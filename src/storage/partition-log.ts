@@ -745,7 +745,8 @@ export class PartitionLog {
   flush(upTo: bigint = this.leo): void {
     if (upTo <= this.recoveryPointOffset) return;
     const from = Math.max(0, this.floorSegmentIndex(this.recoveryPointOffset));
-    for (let i = from; i < this.segments.length && this.segments[i]!.baseOffset < upTo; i++) this.segments[i]!.flush();
+    const last = this.segments.length - 1;
+    for (let i = from; i <= last && this.segments[i]!.baseOffset < upTo; i++) this.segments[i]!.flush(i !== last);
     this.recoveryPointOffset = upTo;
     this.lastFlushMs = this.time();
   }
@@ -760,7 +761,7 @@ export class PartitionLog {
     // the clean-shutdown snapshot at the log end (Kafka UnifiedLog.close)
     this.producerStateManager.updateMapEndOffset(this.leo);
     this.producerStateManager.takeSnapshot(true);
-    for (const s of this.segments) s.close();
+    for (const s of this.segments) s.close(); // each trims and syncs what changed
     this.recoveryPointOffset = this.leo;
   }
 }
