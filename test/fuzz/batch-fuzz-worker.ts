@@ -24,41 +24,17 @@ import {
   type Record,
   type RecordInput,
 } from '../../src/index.js';
-import { Rng, fixCrc, overlong, rawBatch, refVarint, refVarlong, toHex } from '../helpers/ref.js';
+import { Rng, fixCrc, overlong, rawBatch, refVarint, refVarlong } from '../helpers/ref.js';
+import { caseSeed, planCases, runCases, type CasePlan as HarnessCasePlan, type FuzzResult, type FuzzRunConfig } from './harness.js';
 
-export interface FuzzConfig {
+export interface FuzzConfig extends FuzzRunConfig {
   kind: 'batch-fuzz';
-  seed: number;
   /** Cases of uncompressed batches (most of the budget). */
   plainCases: number;
   /** Cases per codec (gzip, snappy, lz4, zstd). */
   codecCases: number;
   /** Batches cut at every byte position. */
   truncationBatches: number;
-  /** Run a single case (replay); -1 for all. */
-  onlyCase: number;
-  /** Int32Array over a SharedArrayBuffer: [0] = current case index, [1] = cases done. */
-  progress: SharedArrayBuffer;
-}
-
-export interface FuzzFailure {
-  seed: number;
-  caseIndex: number;
-  category: string;
-  problem: string;
-  inputHex: string;
-  inputLength: number;
-}
-
-export interface FuzzResult {
-  cases: number;
-  ms: number;
-  outcomes: { [k: string]: number };
-  categories: { [k: string]: number };
-  failures: FuzzFailure[];
-  failureCount: number;
-  slowestCaseMs: number;
-  slowestCase: string;
 }
 
 const INT_MAX = 0x7fffffff;
@@ -381,22 +357,6 @@ function exercise(buf: Buffer, mode: number): Record[] {
   return out;
 }
 
-const CODES = new Set(Object.keys(ErrorCodes));
-
-/** Returns undefined when `err` is an acceptable failure, else what is wrong with it. */
-function judge(err: unknown, inputLength: number): string | undefined {
-  if (!(err instanceof KafkaliteError)) {
-    const e = err as Error;
-    return `non-KafkaliteError ${e?.constructor?.name ?? typeof err}: ${e?.message}\n${(e?.stack ?? '').split('\n').slice(1, 6).join('\n')}`;
-  }
-  if (!CODES.has(err.code)) return `undeclared code ${String(err.code)}`;
-  if (ErrorCodes[err.code] !== err.kafkaErrorCode) return `kafkaErrorCode ${err.kafkaErrorCode} does not match ${err.code}`;
-  if (err.position !== undefined && !(Number.isInteger(err.position) && err.position >= 0 && err.position <= inputLength)) {
-    return `position ${String(err.position)} outside the input [0, ${inputLength}]: ${err.message}`;
-  }
-  return undefined;
-}
-
 function sameRecords(got: Record[], want: GenRecord[]): string | undefined {
   if (got.length !== want.length) return `decoded ${got.length} records, generated ${want.length}`;
   for (let i = 0; i < want.length; i++) {
@@ -415,14 +375,8 @@ function sameRecords(got: Record[], want: GenRecord[]): string | undefined {
 
 // ---- the loop ----------------------------------------------------------------------------------
 
-function caseSeed(seed: number, i: number): number {
-  return (Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0;
-}
-
-interface CasePlan {
-  category: string;
-  make: (rng: Rng) => { buf: Buffer; expect?: GenRecord[] };
-}
+const SEED_SALT = 0x5bd1e995;
+type CasePlan = HarnessCasePlan<GenRecord[]>;
 
 function plans(cfg: FuzzConfig): { total: number; planFor: (i: number) => CasePlan } {
   const byteMutated = (codec: number, structural: number): CasePlan['make'] => (rng) => {
@@ -476,128 +430,42 @@ function plans(cfg: FuzzConfig): { total: number; planFor: (i: number) => CasePl
     ['plain/encoder+byte', 7, viaEncoder],
     ['plain/pristine', 5, pristine(0)],
   ];
-  const weightSum = plainKinds.reduce((n, k) => n + k[1], 0);
   const codecKinds: [string, number, (c: number) => CasePlan['make']][] = [
     ['byte-mutated', 45, (c) => byteMutated(c, 0.1)],
     ['structural', 40, structuralOnly],
     ['pristine', 15, pristine],
   ];
   const truncSources: Buffer[] = [];
-  const truncRng = new Rng(caseSeed(cfg.seed, -1));
+  const truncRng = new Rng(caseSeed(cfg.seed, -1, SEED_SALT));
   for (let k = 0; k < cfg.truncationBatches; k++) {
     truncSources.push(buildBatch(truncRng, k % 5 === 0 ? 0 : CODEC_IDS[k % 4]!, 0).buf);
   }
-  const truncOffsets: number[] = [];
-  let truncTotal = 0;
-  for (const s of truncSources) {
-    truncOffsets.push(truncTotal);
-    truncTotal += s.length * 2; // cut at p, raw and with the length field fixed
-  }
-  const codecTotal = cfg.codecCases * CODEC_IDS.length;
-  const total = cfg.plainCases + codecTotal + truncTotal;
-
-  const planFor = (i: number): CasePlan => {
-    if (i < cfg.plainCases) {
-      let w = i % weightSum;
-      for (const [name, weight, make] of plainKinds) {
-        if (w < weight) return { category: name, make };
-        w -= weight;
+  return planCases({
+    plainCases: cfg.plainCases,
+    plainKinds,
+    codecCases: cfg.codecCases,
+    codecs: CODEC_IDS,
+    codecName: (c) => CODEC_NAMES[c]!,
+    codecKinds,
+    truncSources,
+    fixCut: (c) => {
+      if (c.length >= 61) {
+        c.writeInt32BE(c.length - 12, 8);
+        fixCrc(c);
       }
-    }
-    if (i < cfg.plainCases + codecTotal) {
-      const j = i - cfg.plainCases;
-      const codec = CODEC_IDS[j % CODEC_IDS.length]!;
-      const k = Math.floor(j / CODEC_IDS.length) % 100;
-      let acc = 0;
-      for (const [name, weight, make] of codecKinds) {
-        acc += weight;
-        if (k < acc) return { category: `${CODEC_NAMES[codec]}/${name}`, make: make(codec) };
-      }
-    }
-    const j = i - cfg.plainCases - codecTotal;
-    let s = truncOffsets.length - 1;
-    while (truncOffsets[s]! > j) s--;
-    const src = truncSources[s]!;
-    const p = j - truncOffsets[s]!;
-    const cut = p % src.length;
-    const fixLen = p >= src.length;
-    return {
-      category: fixLen ? 'truncate-every-position/fixed-length' : 'truncate-every-position/raw',
-      make: () => {
-        const c = Buffer.from(src.subarray(0, cut));
-        if (fixLen && c.length >= 61) {
-          c.writeInt32BE(c.length - 12, 8);
-          fixCrc(c);
-        }
-        return { buf: c };
-      },
-    };
-  };
-  return { total, planFor };
+    },
+  });
 }
 
 export function runFuzz(cfg: FuzzConfig): FuzzResult {
-  const progress = new Int32Array(cfg.progress);
-  const { total, planFor } = plans(cfg);
-  const outcomes: { [k: string]: number } = {};
-  const categories: { [k: string]: number } = {};
-  const failures: FuzzFailure[] = [];
-  let failureCount = 0;
-  let slowestCaseMs = 0;
-  let slowestCase = '';
-  const t0 = performance.now();
-  let cases = 0;
-  const from = cfg.onlyCase >= 0 ? cfg.onlyCase : 0;
-  const to = cfg.onlyCase >= 0 ? cfg.onlyCase + 1 : total;
-  for (let i = from; i < to; i++) {
-    Atomics.store(progress, 0, i);
-    const plan = planFor(i);
-    const rng = new Rng(caseSeed(cfg.seed, i));
-    let buf: Buffer | undefined;
-    let problem: string | undefined;
-    const c0 = performance.now();
-    try {
-      const made = plan.make(rng);
-      buf = made.buf;
-      const mode = made.expect ? rng.int(2) : rng.int(3);
-      try {
-        const got = exercise(buf, mode);
-        outcomes.decoded = (outcomes.decoded ?? 0) + 1;
-        if (made.expect) problem = sameRecords(got, made.expect);
-      } catch (err) {
-        problem = judge(err, buf.length);
-        if (made.expect && problem === undefined) problem = `a pristine batch failed to decode: ${(err as Error).message}`;
-        const key = err instanceof KafkaliteError ? err.code : 'OTHER';
-        outcomes[key] = (outcomes[key] ?? 0) + 1;
-      }
-    } catch (err) {
-      problem = `test harness error: ${(err as Error).stack}`;
-    }
-    const dt = performance.now() - c0;
-    if (dt > slowestCaseMs) {
-      slowestCaseMs = dt;
-      slowestCase = `${i} (${plan.category})`;
-    }
-    if (dt > 2000 && problem === undefined) problem = `case took ${dt.toFixed(0)} ms`;
-    categories[plan.category] = (categories[plan.category] ?? 0) + 1;
-    cases++;
-    Atomics.store(progress, 1, cases);
-    if (problem !== undefined) {
-      failureCount++;
-      if (failures.length < 25) {
-        failures.push({
-          seed: cfg.seed,
-          caseIndex: i,
-          category: plan.category,
-          problem,
-          inputHex: buf ? toHex(buf.subarray(0, 300)) : '',
-          inputLength: buf?.length ?? -1,
-        });
-      }
-    }
-  }
+  const result = runCases(cfg, plans(cfg), {
+    salt: SEED_SALT,
+    noun: 'batch',
+    exercise,
+    compare: (got, expect) => sameRecords(got as Record[], expect),
+  });
   if (sink === 0.5) console.log(sink); // keep `sink` observable
-  return { cases, ms: performance.now() - t0, outcomes, categories, failures, failureCount, slowestCaseMs, slowestCase };
+  return result;
 }
 
 if (!isMainThread && parentPort && (workerData as FuzzConfig | undefined)?.kind === 'batch-fuzz') {

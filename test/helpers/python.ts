@@ -5,8 +5,10 @@
  * Tests fail (never skip) when Python or a module is missing.
  */
 import { spawnSync } from 'node:child_process';
+import { PYTHON } from './python-peer.js';
 
-export const PYTHON = '/usr/bin/python3';
+/** The same interpreter (and KAFKALITE_PYTHON override) as the script-based peers. */
+export { PYTHON };
 
 const SCRIPT = String.raw`
 import sys, json, base64, gzip
