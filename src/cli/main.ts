@@ -1,14 +1,16 @@
 /** The `kafkalite` command: one module per subcommand. */
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
+import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
 
 const USAGE = `Usage: kafkalite <command> [options]
 
 Commands:
+  serve       run a single-node Kafka broker (Kafka clients connect to it)
   dump-log    print the contents of Kafka log segment files (kafka-dump-log.sh compatible)
 
 Run 'kafkalite <command> --help' for a command's options.`;
 
-export function main(argv: string[]): number {
+export function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'dump-log': {
@@ -22,6 +24,18 @@ export function main(argv: string[]): number {
         return 2;
       }
       return dumpLog(opts);
+    }
+    case 'serve': {
+      const opts = parseServeArgs(rest);
+      if ('help' in opts) {
+        process.stdout.write(SERVE_USAGE + '\n');
+        return 0;
+      }
+      if ('error' in opts) {
+        process.stderr.write(`Error: ${opts.error}\n${SERVE_USAGE}\n`);
+        return 2;
+      }
+      return serve(opts);
     }
     case undefined:
     case '-h':
