@@ -65,50 +65,24 @@ function need(c: Cursor, n: number, what: string): void {
   if (n > c.end - c.pos) fail(c, `${what} needs ${n} bytes, ${c.end - c.pos} remain`);
 }
 
-const readInt8: Read = (c) => {
-  need(c, 1, 'int8');
-  return c.b.readInt8(c.pos++);
-};
-const readBool: Read = (c) => {
-  need(c, 1, 'bool');
-  return c.b[c.pos++] !== 0;
-};
-const readInt16: Read = (c) => {
-  need(c, 2, 'int16');
-  const v = c.b.readInt16BE(c.pos);
-  c.pos += 2;
-  return v;
-};
-const readUint16: Read = (c) => {
-  need(c, 2, 'uint16');
-  const v = c.b.readUInt16BE(c.pos);
-  c.pos += 2;
-  return v;
-};
-const readInt32: Read = (c) => {
-  need(c, 4, 'int32');
-  const v = c.b.readInt32BE(c.pos);
-  c.pos += 4;
-  return v;
-};
-const readUint32: Read = (c) => {
-  need(c, 4, 'uint32');
-  const v = c.b.readUInt32BE(c.pos);
-  c.pos += 4;
-  return v;
-};
-const readInt64: Read = (c) => {
-  need(c, 8, 'int64');
-  const v = c.b.readBigInt64BE(c.pos);
-  c.pos += 8;
-  return v;
-};
-const readFloat64: Read = (c) => {
-  need(c, 8, 'float64');
-  const v = c.b.readDoubleBE(c.pos);
-  c.pos += 8;
-  return v;
-};
+/** A fixed-width big-endian read, bounds-checked first. */
+function fixedReader(size: number, what: string, get: (b: Buffer, pos: number) => unknown): Read {
+  return (c) => {
+    need(c, size, what);
+    const v = get(c.b, c.pos);
+    c.pos += size;
+    return v;
+  };
+}
+
+const readInt8 = fixedReader(1, 'int8', (b, p) => b.readInt8(p));
+const readBool = fixedReader(1, 'bool', (b, p) => b[p] !== 0);
+const readInt16 = fixedReader(2, 'int16', (b, p) => b.readInt16BE(p));
+const readUint16 = fixedReader(2, 'uint16', (b, p) => b.readUInt16BE(p));
+const readInt32 = fixedReader(4, 'int32', (b, p) => b.readInt32BE(p));
+const readUint32 = fixedReader(4, 'uint32', (b, p) => b.readUInt32BE(p));
+const readInt64 = fixedReader(8, 'int64', (b, p) => b.readBigInt64BE(p));
+const readFloat64 = fixedReader(8, 'float64', (b, p) => b.readDoubleBE(p));
 const readUuid: Read = (c) => {
   need(c, 16, 'uuid');
   c.pos += 16;
