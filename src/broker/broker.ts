@@ -16,6 +16,8 @@ import { createLogger, type Logger, type LogLevel } from './logger.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { TopicRegistry } from './topic-registry.js';
 import { AppendNotifier } from './append-notifier.js';
+import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
+import { GroupCoordinator } from './group/coordinator.js';
 
 export interface BrokerOptions {
   /** Data directory; a fresh temp directory (removed on close) when not given. */
@@ -38,6 +40,8 @@ export class Broker {
   readonly topics: TopicRegistry;
   readonly appends = new AppendNotifier();
   readonly producerIds: ProducerIdManager;
+  /** The group coordinator (consumer groups, committed offsets in __consumer_offsets). */
+  readonly groups: GroupCoordinator;
   private readonly handlers = new Map<number, ApiHandler>();
   private readonly caps = new Map<number, number>();
   private readonly connections = new Set<Connection>();
@@ -51,7 +55,8 @@ export class Broker {
     private readonly ownsDataDir: boolean,
     options: BrokerOptions,
   ) {
-    const props = { ...(options.config ?? {}) };
+    // the coordinator's properties (offsets.*, group.*) are parsed by the coordinator
+    const { group: groupProps, rest: props } = takeGroupProperties(options.config ?? {});
     this.config = brokerConfigFromProperties(props, {
       ...DEFAULT_BROKER_CONFIG,
       port: options.port ?? 0,
@@ -75,6 +80,7 @@ export class Broker {
       for (const pid of log.producerStateManager.activeProducers().keys()) if (pid > maxPid) maxPid = pid;
     }
     this.producerIds = new ProducerIdManager(dataDir, maxPid + 1n);
+    this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs));
   }
 
   /** Opens the data directory and starts listening. */
@@ -83,8 +89,10 @@ export class Broker {
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kafkalite-'));
     const broker = new Broker(dataDir, owns, options);
     try {
+      broker.groups.start();
       await broker.listen();
     } catch (e) {
+      broker.groups.close();
       broker.logs.close();
       throw e;
     }
@@ -213,6 +221,8 @@ export class Broker {
     const server = this.server;
     const serverClosed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     this.appends.wakeAll();
+    // waiting JoinGroup/SyncGroup answers must complete before connections can finish
+    this.groups.close();
     await Promise.all([...this.connections].map((c) => c.close()));
     for (const c of this.connections) c.destroy();
     await serverClosed;

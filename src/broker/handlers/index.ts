@@ -11,6 +11,16 @@ import { initProducerIdHandler } from './init-producer-id.js';
 import { listOffsetsHandler } from './list-offsets.js';
 import { metadataHandler } from './metadata.js';
 import { produceHandler } from './produce.js';
+import { joinGroupHandler } from './join-group.js';
+import { syncGroupHandler } from './sync-group.js';
+import { heartbeatHandler } from './heartbeat.js';
+import { leaveGroupHandler } from './leave-group.js';
+import { offsetCommitHandler } from './offset-commit.js';
+import { offsetFetchHandler } from './offset-fetch.js';
+import { listGroupsHandler } from './list-groups.js';
+import { describeGroupsHandler } from './describe-groups.js';
+import { deleteGroupsHandler } from './delete-groups.js';
+import { offsetDeleteHandler } from './offset-delete.js';
 
 export const ALL_HANDLERS: readonly ApiHandler[] = [
   produceHandler,
@@ -24,4 +34,14 @@ export const ALL_HANDLERS: readonly ApiHandler[] = [
   deleteRecordsHandler,
   initProducerIdHandler,
   describeConfigsHandler,
+  joinGroupHandler,
+  syncGroupHandler,
+  heartbeatHandler,
+  leaveGroupHandler,
+  offsetCommitHandler,
+  offsetFetchHandler,
+  listGroupsHandler,
+  describeGroupsHandler,
+  deleteGroupsHandler,
+  offsetDeleteHandler,
 ];
