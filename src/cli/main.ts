@@ -1,10 +1,12 @@
 /** The `kafkalite` command: one module per subcommand. */
+import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
 
 const USAGE = `Usage: kafkalite <command> [options]
 
 Commands:
   dump-log    print the contents of Kafka log segment files (kafka-dump-log.sh compatible)
+  compact     compact the partition logs of a data directory (log cleaner)
 
 Run 'kafkalite <command> --help' for a command's options.`;
 
@@ -22,6 +24,18 @@ export function main(argv: string[]): number {
         return 2;
       }
       return dumpLog(opts);
+    }
+    case 'compact': {
+      const opts = parseCompactArgs(rest);
+      if ('help' in opts) {
+        process.stdout.write(COMPACT_USAGE + '\n');
+        return 0;
+      }
+      if ('error' in opts) {
+        process.stderr.write(`Error: ${opts.error}\n${COMPACT_USAGE}\n`);
+        return 2;
+      }
+      return compact(opts);
     }
     case undefined:
     case '-h':
