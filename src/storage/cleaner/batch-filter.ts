@@ -15,7 +15,7 @@
 import { StorageError } from '../../errors.js';
 import type { RecordBatch } from '../../record/batch.js';
 import { readRecordBatches, type AnyRecordBatch } from '../../record/batches.js';
-import { encodeEmptyBatch, RecordBatchEncoder, type RecordInput } from '../../record/builder.js';
+import { encodeEmptyBatch, RecordBatchEncoder, type EmptyBatchOptions, type RecordInput } from '../../record/builder.js';
 import { ATTRIBUTES_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET } from '../../record/constants.js';
 import { crc32c } from '../../record/crc.js';
 import { encodeLegacyMessageSet } from '../../record/legacy-builder.js';
@@ -50,6 +50,12 @@ export interface FilterResult {
   maxTimestamp: bigint;
   shallowOffsetOfMaxTimestamp: bigint;
 }
+
+/** What `writeEmptyHeader` takes from the original batch (spec §12.6). */
+const EMPTY_HEADER_FIELDS = [
+  'baseOffset', 'lastOffsetDelta', 'maxTimestamp', 'partitionLeaderEpoch', 'timestampType',
+  'isTransactional', 'isControl', 'producerId', 'producerEpoch', 'baseSequence',
+] as const;
 
 interface KeptRecord {
   offset: bigint;
@@ -152,20 +158,7 @@ export class BatchFilter {
         // Kafka throws IllegalStateException for legacy batches here; none of them can carry a
         // producer, and the round's last batch is dropped instead of failing the whole round
         if (batch.kind !== 'v2') continue;
-        this.write(
-          encodeEmptyBatch({
-            baseOffset: batch.baseOffset,
-            lastOffsetDelta: batch.lastOffsetDelta,
-            maxTimestamp: batch.maxTimestamp,
-            partitionLeaderEpoch: batch.partitionLeaderEpoch,
-            timestampType: batch.timestampType,
-            isTransactional: batch.isTransactional,
-            isControl: batch.isControl,
-            producerId: batch.producerId,
-            producerEpoch: batch.producerEpoch,
-            baseSequence: batch.baseSequence,
-          }),
-        );
+        this.write(encodeEmptyBatch(Object.fromEntries(EMPTY_HEADER_FIELDS.map((f) => [f, batch[f]])) as unknown as EmptyBatchOptions));
         retained(batch.maxTimestamp, batch.lastOffset, batch.lastOffset, 0);
       }
     }
