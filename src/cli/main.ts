@@ -1,4 +1,5 @@
 /** The `kafkalite` command: one module per subcommand. */
+import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
 import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
 
@@ -7,6 +8,7 @@ const USAGE = `Usage: kafkalite <command> [options]
 Commands:
   serve       run a single-node Kafka broker (Kafka clients connect to it)
   dump-log    print the contents of Kafka log segment files (kafka-dump-log.sh compatible)
+  compact     compact the partition logs of a data directory (log cleaner)
 
 Run 'kafkalite <command> --help' for a command's options.`;
 
@@ -36,6 +38,18 @@ export function main(argv: string[]): number | Promise<number> {
         return 2;
       }
       return serve(opts);
+    }
+    case 'compact': {
+      const opts = parseCompactArgs(rest);
+      if ('help' in opts) {
+        process.stdout.write(COMPACT_USAGE + '\n');
+        return 0;
+      }
+      if ('error' in opts) {
+        process.stderr.write(`Error: ${opts.error}\n${COMPACT_USAGE}\n`);
+        return 2;
+      }
+      return compact(opts);
     }
     case undefined:
     case '-h':
