@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
 import { LogManager } from '../storage/log-manager.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { Connection } from './connection.js';
@@ -40,6 +41,8 @@ export class Broker {
   readonly topics: TopicRegistry;
   readonly appends = new AppendNotifier();
   readonly producerIds: ProducerIdManager;
+  /** Compacts cleanup.policy=compact topics in the background (Kafka's LogCleaner). */
+  readonly cleaner: LogCleaner;
   /** The group coordinator (consumer groups, committed offsets in __consumer_offsets). */
   readonly groups: GroupCoordinator;
   private readonly handlers = new Map<number, ApiHandler>();
@@ -80,6 +83,10 @@ export class Broker {
       for (const pid of log.producerStateManager.activeProducers().keys()) if (pid > maxPid) maxPid = pid;
     }
     this.producerIds = new ProducerIdManager(dataDir, maxPid + 1n);
+    this.cleaner = new LogCleaner(dataDir, () => this.logs.allLogs(), {
+      config: this.config.cleaner,
+      logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
+    });
     this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs));
   }
 
@@ -97,6 +104,7 @@ export class Broker {
       throw e;
     }
     broker.scheduleLogTasks();
+    broker.cleaner.startup();
     return broker;
   }
 
@@ -218,6 +226,7 @@ export class Broker {
 
   private async doClose(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    this.cleaner.shutdown();
     const server = this.server;
     const serverClosed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     this.appends.wakeAll();

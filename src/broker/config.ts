@@ -5,6 +5,7 @@
  * config from the broker's `log.*` properties when the topic sets no override.
  */
 import { InvalidConfigError } from '../errors.js';
+import { DEFAULT_CLEANER_CONFIG, type LogCleanerConfig } from '../storage/cleaner/log-cleaner.js';
 import { DEFAULT_LOG_CONFIG, logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 
 export interface BrokerConfig {
@@ -30,6 +31,8 @@ export interface BrokerConfig {
   logRetentionCheckIntervalMs: number;
   /** log.flush.scheduler.interval.ms (Kafka default Long.MAX: leave flushing to flush.ms/flush.messages). */
   logFlushSchedulerIntervalMs: number;
+  /** The log cleaner (`log.cleaner.*`): compacts topics with cleanup.policy=compact. */
+  cleaner: LogCleanerConfig;
   /** The broker-wide default topic config (from the `log.*` properties). */
   logConfig: LogConfig;
   /** The properties as given (DescribeConfigs on the broker resource reports them as STATIC_BROKER_CONFIG). */
@@ -48,6 +51,7 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   transactionMaxTimeoutMs: 900000,
   logRetentionCheckIntervalMs: 300000,
   logFlushSchedulerIntervalMs: 1000,
+  cleaner: DEFAULT_CLEANER_CONFIG,
   logConfig: DEFAULT_LOG_CONFIG,
   overrides: {},
 });
@@ -143,6 +147,21 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
         break;
       case 'log.flush.scheduler.interval.ms':
         c.logFlushSchedulerIntervalMs = int(name, raw, 1);
+        break;
+      case 'log.cleaner.enable':
+        c.cleaner = { ...c.cleaner, enable: bool(name, raw) };
+        break;
+      case 'log.cleaner.threads':
+        c.cleaner = { ...c.cleaner, threads: int(name, raw, 1) };
+        break;
+      case 'log.cleaner.dedupe.buffer.size':
+        c.cleaner = { ...c.cleaner, dedupeBufferSize: int(name, raw, 1024 * 1024) };
+        break;
+      case 'log.cleaner.io.buffer.size':
+        c.cleaner = { ...c.cleaner, ioBufferSize: int(name, raw, 1024) };
+        break;
+      case 'log.cleaner.backoff.ms':
+        c.cleaner = { ...c.cleaner, backoffMs: int(name, raw, 0) };
         break;
       case 'advertised.host.name':
         c.advertisedHost = raw;
