@@ -75,7 +75,8 @@ export const describeConfigsHandler: ApiHandler = {
           name: d.name,
           value: d.value,
           readOnly: r.resourceType === BROKER,
-          isDefault: d.source === ConfigSource.DEFAULT_CONFIG,
+          // v0 only (not ignorable); v1+ say the same through configSource
+          ...(ctx.apiVersion === 0 ? { isDefault: d.source === ConfigSource.DEFAULT_CONFIG } : {}),
           configSource: d.source,
           isSensitive: false,
           synonyms: request.includeSynonyms ? d.synonyms : [],

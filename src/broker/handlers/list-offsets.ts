@@ -32,7 +32,8 @@ export const listOffsetsHandler: ApiHandler = {
           if (found !== undefined) {
             out.timestamp = found.timestamp;
             out.offset = found.offset;
-            if (found.leaderEpoch !== undefined) out.leaderEpoch = found.leaderEpoch;
+            // leader_epoch exists from v4 and is not ignorable below it
+            if (found.leaderEpoch !== undefined && ctx.apiVersion >= 4) out.leaderEpoch = found.leaderEpoch;
           }
         } catch (e) {
           out.errorCode = errorCodeOf(e);

@@ -145,10 +145,8 @@ describe('confluent-kafka-python (librdkafka 2.0.2) against the broker', () => {
   });
 
   test('AdminClient creates topics with configs the log honours, describes them, and deletes them', async () => {
-    // WORKAROUND (broker bug, reported): DescribeConfigs v1+ responses fail to encode because the
-    // handler sets the v0-only `isDefault` field (src/broker/handlers/describe-configs.ts), and the
-    // encode error escapes Connection.handleFrame as an unhandled rejection. librdkafka is held to
-    // v0 here; the v1 check is the todo test below. Remove the cap once the handler is fixed.
+    // DescribeConfigs capped at v0 on purpose: librdkafka then reads is_default (v0's only source
+    // information); the uncapped v1 answer with config sources is the next test
     await withBroker({ maxVersions: { 32: 0 } }, async (broker) => {
       const topic = 'ck-admin';
       const configs = { 'segment.bytes': '16384', 'cleanup.policy': 'compact', 'retention.ms': '3600000' };
@@ -205,7 +203,6 @@ describe('confluent-kafka-python (librdkafka 2.0.2) against the broker', () => {
 
   test(
     'DescribeConfigs v1 (librdkafka uncapped) reports config sources',
-    { todo: 'broker bug: describe-configs.ts sets the v0-only isDefault field, so v1+ responses fail to encode' },
     async () => {
       await withBroker({}, async (broker) => {
         const topic = 'ck-describe-v1';

@@ -31,6 +31,10 @@ function records(n: number, partitions = 1): SentMessage[] {
   }));
 }
 
+/** DescribeConfigsResponse ConfigSource values. */
+const DYNAMIC_TOPIC_CONFIG = 1;
+const DEFAULT_CONFIG = 5;
+
 describe('kafka-python 2.0.2 against the broker', () => {
   for (const codec of Object.keys(CODECS)) {
     test(`KafkaProducer with ${codec} at acks 0, 1 and all; assigned consumer reads it back byte for byte`, async () => {
@@ -135,9 +139,8 @@ describe('kafka-python 2.0.2 against the broker', () => {
   });
 
   test('KafkaAdminClient creates topics with configs, describes them, and deletes them', async () => {
-    // WORKAROUND (broker bug, reported): DescribeConfigs v1+ responses fail to encode (the handler
-    // sets the v0-only isDefault field); kafka-python is held to v0 until that is fixed.
-    await withBroker({ maxVersions: { 32: 0 } }, async (broker) => {
+    // kafka-python's admin takes min(its max 2, the broker's max): DescribeConfigs v2, with sources
+    await withBroker({}, async (broker) => {
       const topic = 'kp-admin';
       const configs = { 'segment.bytes': '65536', 'cleanup.policy': 'compact,delete', 'retention.ms': '7200000' };
       const [created, again, described] = await kafkaPython(broker, [
@@ -149,9 +152,10 @@ describe('kafka-python 2.0.2 against the broker', () => {
       assert.match(String(topicError(again!, topic)), /TopicAlreadyExistsError/);
       assert.deepEqual(described!.errors, []);
       for (const [name, value] of Object.entries(configs)) {
-        assert.deepEqual(described!.configs![name], { value, isDefault: false, isReadOnly: false, isSensitive: false }, name);
+        assert.deepEqual(described!.configs![name], { value, isDefault: false, source: DYNAMIC_TOPIC_CONFIG, isReadOnly: false, isSensitive: false }, name);
       }
-      assert.deepEqual(described!.configs!['retention.bytes'], { value: '-1', isDefault: true, isReadOnly: false, isSensitive: false });
+      assert.deepEqual(described!.configs!['retention.bytes'], { value: '-1', isDefault: true, source: DEFAULT_CONFIG, isReadOnly: false, isSensitive: false });
+      assert.equal(described!.version, 2);
       assert.equal(broker.topics.get(topic)?.partitions, 3);
       for (const p of [0, 1, 2]) {
         const c = broker.logs.getLog(topic, p)!.config;

@@ -35,6 +35,8 @@ export interface StepResult {
   positions?: Record<string, number>;
   errors?: Record<string, string | null> | string[];
   configs?: Record<string, { value: string | null; isDefault: boolean; isReadOnly: boolean; isSensitive: boolean; source?: number }>;
+  /** DescribeConfigs version the client used (kafka-python reports it). */
+  version?: number;
   topics?: Record<string, number[]>;
 }
 
