@@ -128,7 +128,16 @@ export class Connection {
     }
     if (response === NO_RESPONSE || this.closed) return;
     const responseVersion = ctx.apiKey === 18 && apiVersion > handler.maxVersion ? 0 : apiVersion;
-    const body = encodeMessage(handler.api.response, responseVersion, response);
+    let body;
+    try {
+      body = encodeMessage(handler.api.response, responseVersion, response);
+    } catch (e) {
+      // a handler built a response its version cannot carry: a broker bug, but it must cost this
+      // connection only — thrown out of drain() it was an unhandled rejection that killed the process
+      this.broker.logger.error(`${handler.api.name} v${apiVersion} response from ${this.remote} cannot be encoded: ${(e as Error)?.stack ?? String(e)}`);
+      this.destroy();
+      return;
+    }
     this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body));
   }
 
