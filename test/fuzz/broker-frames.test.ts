@@ -317,13 +317,7 @@ if (!isMainThread) {
       t.diagnostic(`${total} cases in ${((performance.now() - t0) / 1000).toFixed(1)} s over ${stats.connections} connections (${LANES} at a time); closed ${stats.closed}, parked ${stats.parked}`);
       t.diagnostic(`kinds ${JSON.stringify(stats.kinds)}`);
       await checkStillCorrect(port);
-      // WORKAROUND (broker bug, reported): the DescribeConfigs handler sets configs[].isDefault,
-      // a v0-only field, on v1+ answers, so their encoding fails (the connection is closed). These
-      // lines are counted and reported, not failed on, until handlers/describe-configs.ts is fixed.
-      const knownBug = (l: string) => /DescribeConfigs v\d+ response .*isDefault has a non-default value/.test(l);
-      const known = errorLines.filter(knownBug);
-      if (known.length > 0) t.diagnostic(`KNOWN BUG: ${known.length} DescribeConfigs answers could not be encoded (isDefault on v1+)`);
-      assert.deepEqual(errorLines.filter((l) => !knownBug(l)).map((l) => l.slice(0, 600)), [], 'handlers failed (logged at error level)');
+      assert.deepEqual(errorLines.map((l) => l.slice(0, 600)), [], 'handlers failed (logged at error level)');
     } finally {
       stopWatch = true;
       await watchdog;
