@@ -14,7 +14,7 @@ import type { TopicRegistry } from '../topic-registry.js';
 import type { GroupConfig } from './config.js';
 import { GroupError } from './errors.js';
 import { ClassicGroup } from './group.js';
-import { GroupMember, type GroupProtocol, type JoinGroupResult, type SyncGroupResult } from './member.js';
+import { GroupMember, joinError, syncError, type GroupProtocol, type JoinGroupResult, type SyncGroupResult } from './member.js';
 import { OffsetsTopic, type OffsetsRecord } from './offsets-topic.js';
 import { groupMetadataKey, groupMetadataValue, type StoredGroup } from './records.js';
 import { loadGroups } from './load.js';
@@ -145,15 +145,7 @@ export class GroupCoordinator {
   // ---- JoinGroup ------------------------------------------------------------------------------
 
   join(req: JoinGroupRequest): Promise<JoinGroupResult> | JoinGroupResult {
-    const fail = (errorCode: number, memberId = req.memberId): JoinGroupResult => ({
-      errorCode,
-      generationId: -1,
-      protocolType: null,
-      protocolName: null,
-      leader: '',
-      memberId,
-      members: [],
-    });
+    const fail = (errorCode: number, memberId = req.memberId): JoinGroupResult => joinError(errorCode, memberId);
     if (this.closed) return fail(GroupError.NOT_COORDINATOR);
     if (req.groupId === '') return fail(GroupError.INVALID_GROUP_ID);
     if (req.sessionTimeoutMs < this.config.minSessionTimeoutMs || req.sessionTimeoutMs > this.config.maxSessionTimeoutMs) {
@@ -244,9 +236,9 @@ export class GroupCoordinator {
   private rejoinStaticMember(g: ClassicGroup, oldMemberId: string, newMemberId: string, req: JoinGroupRequest): Promise<JoinGroupResult> | JoinGroupResult {
     const old = g.members.get(oldMemberId)!;
     // a client still waiting under the old id is fenced
-    const fenced = { errorCode: GroupError.FENCED_INSTANCE_ID, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId: oldMemberId, members: [] };
+    const fenced = joinError(GroupError.FENCED_INSTANCE_ID, oldMemberId);
     old.answerJoin(fenced);
-    old.answerSync({ errorCode: GroupError.FENCED_INSTANCE_ID, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+    old.answerSync(syncError(GroupError.FENCED_INSTANCE_ID));
     const member = g.replaceStaticMember(oldMemberId, newMemberId);
     if (g.is('Stable') && member.matches(req.protocols)) {
       member.sessionTimeoutMs = req.sessionTimeoutMs;
@@ -290,7 +282,7 @@ export class GroupCoordinator {
     member.sessionTimeoutMs = req.sessionTimeoutMs;
     member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
     // an older JoinGroup of the same member still waiting is superseded
-    member.answerJoin({ errorCode: GroupError.REBALANCE_IN_PROGRESS, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId: member.memberId, members: [] });
+    member.answerJoin(joinError(GroupError.REBALANCE_IN_PROGRESS, member.memberId));
     const answer = new Promise<JoinGroupResult>((resolve) => (member.awaitingJoin = resolve));
     this.maybePrepareRebalance(g, `Updating metadata for member ${member.memberId}`);
     this.tryCompleteJoin(g);
@@ -398,7 +390,7 @@ export class GroupCoordinator {
   private resetAssignments(g: ClassicGroup, errorCode: number): void {
     for (const m of g.members.values()) {
       m.assignment = Buffer.alloc(0);
-      m.answerSync({ errorCode, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+      m.answerSync(syncError(errorCode));
     }
   }
 
@@ -443,8 +435,8 @@ export class GroupCoordinator {
   }
 
   private removeMemberAndUpdateGroup(g: ClassicGroup, m: GroupMember): void {
-    m.answerJoin({ errorCode: GroupError.UNKNOWN_MEMBER_ID, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId: m.memberId, members: [] });
-    m.answerSync({ errorCode: GroupError.UNKNOWN_MEMBER_ID, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+    m.answerJoin(joinError(GroupError.UNKNOWN_MEMBER_ID, m.memberId));
+    m.answerSync(syncError(GroupError.UNKNOWN_MEMBER_ID));
     g.remove(m.memberId);
     if (g.is('Stable') || g.is('CompletingRebalance')) this.maybePrepareRebalance(g, `removing member ${m.memberId}`);
     else if (g.is('PreparingRebalance')) this.tryCompleteJoin(g);
@@ -453,7 +445,7 @@ export class GroupCoordinator {
   // ---- SyncGroup ------------------------------------------------------------------------------
 
   sync(req: SyncGroupRequest): Promise<SyncGroupResult> | SyncGroupResult {
-    const fail = (errorCode: number): SyncGroupResult => ({ errorCode, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+    const fail = syncError;
     if (this.closed) return fail(GroupError.NOT_COORDINATOR);
     if (req.groupId === '') return fail(GroupError.INVALID_GROUP_ID);
     const g = this.groups.get(req.groupId);
@@ -605,8 +597,8 @@ export class GroupCoordinator {
       for (const t of g.pendingMembers.values()) clearTimeout(t);
       for (const m of g.members.values()) {
         m.stopSessionTimer();
-        m.answerJoin({ errorCode: GroupError.NOT_COORDINATOR, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId: m.memberId, members: [] });
-        m.answerSync({ errorCode: GroupError.NOT_COORDINATOR, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+        m.answerJoin(joinError(GroupError.NOT_COORDINATOR, m.memberId));
+        m.answerSync(syncError(GroupError.NOT_COORDINATOR));
       }
     }
   }

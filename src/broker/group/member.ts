@@ -28,6 +28,16 @@ export interface SyncGroupResult {
 
 const EMPTY = Buffer.alloc(0);
 
+/** A JoinGroup answer carrying only an error (no generation). */
+export function joinError(errorCode: number, memberId: string): JoinGroupResult {
+  return { errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId, members: [] };
+}
+
+/** A SyncGroup answer carrying only an error (no assignment). */
+export function syncError(errorCode: number): SyncGroupResult {
+  return { errorCode, protocolType: null, protocolName: null, assignment: EMPTY };
+}
+
 export class GroupMember {
   assignment: Buffer = EMPTY;
   /** Set while the member's JoinGroup waits for the rebalance to complete. */
