@@ -24,6 +24,8 @@ export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly queue: Buffer[] = [];
   private processing = false;
+  /** The byte stream cannot be framed any further: close once the queued requests are answered. */
+  private closeWhenDrained = false;
   private closed = false;
   private readonly state: ConnectionState = {};
   readonly remote: string;
@@ -56,10 +58,21 @@ export class Connection {
       this.destroy();
       return;
     }
+    const failure = this.decoder.failed;
+    if (failure !== undefined) {
+      // the frames before the bad size prefix are answered first, then the connection closes
+      this.broker.logger.warnThrottled(`frame:${this.remote}`, `closing connection ${this.remote} after ${frames.length} queued request(s): ${failure.message}`);
+      this.closeWhenDrained = true;
+    }
     if (frames.length === 0) return;
     for (const f of frames) this.queue.push(f);
     if (this.queue.length >= MAX_QUEUED_FRAMES) this.socket.pause();
-    if (!this.processing) this.idle = this.drain();
+    if (!this.processing) {
+      this.idle = this.drain().catch((e: unknown) => {
+        this.broker.logger.error(`connection ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
+        this.destroy();
+      });
+    }
   }
 
   private async drain(): Promise<void> {
@@ -74,6 +87,7 @@ export class Connection {
           this.closed = true;
         }
       }
+      if (this.closeWhenDrained && !this.closed) this.destroy();
     } finally {
       this.processing = false;
     }

@@ -17,6 +17,8 @@ export class FrameDecoder {
   private buffered = 0;
   /** Size of the frame being assembled, or -1 before its prefix is complete. */
   private pending = -1;
+  /** Set once a size prefix was out of range: the stream cannot be framed past it. */
+  private failure: FrameTooLargeError | undefined;
 
   constructor(readonly maxFrameBytes: number) {}
 
@@ -25,8 +27,19 @@ export class FrameDecoder {
     return this.buffered;
   }
 
-  /** Adds received bytes; returns every frame they complete (without the size prefix). */
+  /** The error that ended the stream, once a size prefix was out of range. */
+  get failed(): FrameTooLargeError | undefined {
+    return this.failure;
+  }
+
+  /**
+   * Adds received bytes; returns every frame they complete (without the size prefix). A size
+   * prefix out of range throws FrameTooLargeError, unless whole frames came before it in the same
+   * push: those are returned first (Kafka answers the requests it read before the bad one) and
+   * `failed` is set; every later push throws.
+   */
   push(chunk: Buffer): Buffer[] {
+    if (this.failure !== undefined) throw this.failure;
     const frames: Buffer[] = [];
     if (chunk.length > 0) {
       this.chunks.push(chunk);
@@ -37,7 +50,11 @@ export class FrameDecoder {
         if (this.buffered < 4) break;
         const size = this.readSize();
         if (size < 0 || size > this.maxFrameBytes) {
-          throw new FrameTooLargeError(`frame size ${size} is outside [0, ${this.maxFrameBytes}]`);
+          this.failure = new FrameTooLargeError(`frame size ${size} is outside [0, ${this.maxFrameBytes}]`);
+          if (frames.length === 0) throw this.failure;
+          this.chunks = [];
+          this.buffered = 0;
+          break;
         }
         this.pending = size;
       }

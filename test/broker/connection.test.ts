@@ -164,6 +164,20 @@ describe('broker connections (raw protocol)', () => {
     });
   }
 
+  test('requests pipelined before a bad size prefix in the same write are answered, then the connection closes', async () => {
+    await withBroker({}, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      const bad = Buffer.alloc(4);
+      bad.writeInt32BE(-1, 0);
+      const first = c.nextFrame();
+      const second = c.nextFrame();
+      c.send(Buffer.concat([encodeRequestFrame(3, 1, 101, { topics: [] }), encodeRequestFrame(18, 0, 102, {}), bad]));
+      assert.equal(decodeResponseFrame(3, 1, await first).correlationId, 101);
+      assert.equal(decodeResponseFrame(18, 0, await second).correlationId, 102);
+      assert.ok(await c.closesWithin(CLOSE_GUARD_MS));
+    });
+  });
+
   test('frames shorter than a request header close the connection', async () => {
     await withBroker({}, async (broker) => {
       for (const len of [0, 1, 7]) {

@@ -125,3 +125,13 @@ test('FrameDecoder refuses sizes above the cap or negative, before any bytes of 
   assert.deepStrictEqual(ok.push(Buffer.from([0, 0, 0x03, 0xe8, 1])), []);
   assert.equal(ok.bufferedBytes, 1);
 });
+
+test('FrameDecoder returns the whole frames before a bad size prefix, then refuses the stream', () => {
+  const bad = Buffer.alloc(4);
+  bad.writeInt32BE(-5, 0);
+  const d = new FrameDecoder(100);
+  const frames = d.push(Buffer.concat([frame(Buffer.from('one')), frame(Buffer.from('two')), bad, Buffer.from('junk')]));
+  assert.deepStrictEqual(frames.map((f) => f.toString()), ['one', 'two']);
+  assert.ok(d.failed instanceof FrameTooLargeError);
+  assert.throws(() => d.push(frame(Buffer.from('three'))), FrameTooLargeError);
+});
