@@ -70,7 +70,8 @@ export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, top
   const allowed = commitAllowed(c, g, req);
   if (allowed !== GroupError.NONE) return allWith(req.topics, allowed);
   const now = BigInt(Date.now());
-  const expire = req.retentionTimeMs >= 0n ? now + req.retentionTimeMs : -1n;
+  // Java's long sum would wrap a huge retention into the past; saturate instead (never expire)
+  const expire = req.retentionTimeMs >= 0n ? minBigInt(now + req.retentionTimeMs, INT64_MAX) : -1n;
   const out: PartitionErrors = [];
   const accepted: { topic: string; partition: number; value: OffsetAndMetadata; result: { errorCode: number } }[] = [];
   for (const t of req.topics) {
@@ -210,3 +211,6 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
   }
   return expired;
 }
+
+const INT64_MAX = 0x7fffffffffffffffn;
+const minBigInt = (a: bigint, b: bigint): bigint => (a < b ? a : b);

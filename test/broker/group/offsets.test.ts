@@ -121,6 +121,16 @@ describe('committed offsets', () => {
     });
   });
 
+  test('a retention so large that commit time + retention passes Long.MAX is accepted (never expires)', async () => {
+    await withBroker({ config: NO_DELAY }, async (broker) => {
+      broker.topics.create('t', 1, {}, broker.logs);
+      const r = await call(broker, API.OffsetCommit, 2, commit('forever', 't', [[0, 5n, '']], { retentionTimeMs: 0x7fffffffffffffffn - 1000n }));
+      assert.equal(r.topics[0].partitions[0].errorCode, 0);
+      const f = await call(broker, API.OffsetFetch, 1, { groupId: 'forever', topics: [{ name: 't', partitionIndexes: [0] }] });
+      assert.equal(f.topics[0].partitions[0].committedOffset, 5n);
+    });
+  });
+
   test('members commit within their generation; records land in the hashed, compacted __consumer_offsets partition and survive a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kl-groups-'));
     const config = { ...NO_DELAY, 'offsets.topic.num.partitions': '3' };
