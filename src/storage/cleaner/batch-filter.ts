@@ -20,6 +20,18 @@ import { ATTRIBUTES_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET } from '../../r
 import { crc32c } from '../../record/crc.js';
 import { encodeLegacyMessageSet } from '../../record/legacy-builder.js';
 import type { LegacyRecordBatch } from '../../record/legacy.js';
+import type { Record } from '../../record/record.js';
+
+/** Largest base offset whose records' offsets (base + any int32 offsetDelta) are exact numbers. */
+const MAX_SMALL_BASE = BigInt(Number.MAX_SAFE_INTEGER) - (1n << 31n);
+
+/**
+ * Whether a v2 batch's offsets can be handled as numbers (base + offsetDelta, exact below 2^53)
+ * instead of a BigInt per record; Java's wrapping long arithmetic cannot occur there either.
+ */
+export function isSmallBase(baseOffset: bigint): boolean {
+  return baseOffset >= 0n && baseOffset <= MAX_SMALL_BASE;
+}
 
 /** Kafka `RecordFilter.BatchRetention`. */
 export type BatchRetention = 'DELETE' | 'DELETE_EMPTY' | 'RETAIN_EMPTY';
@@ -35,7 +47,8 @@ export interface RecordFilter {
   readonly currentTime: bigint;
   readonly deleteRetentionMs: bigint;
   checkBatchRetention(batch: AnyRecordBatch): BatchRetentionResult;
-  shouldRetainRecord(batch: AnyRecordBatch, offset: bigint, key: Buffer | null, hasValue: boolean): boolean;
+  /** `offset` is a number when the batch's offsets are all below 2^53 (no BigInt per record). */
+  shouldRetainRecord(batch: AnyRecordBatch, offset: bigint | number, key: Buffer | null, hasValue: boolean): boolean;
 }
 
 /** What one `filter` call read and wrote (Kafka `FilterResult`). */
@@ -57,19 +70,20 @@ const EMPTY_HEADER_FIELDS = [
   'isTransactional', 'isControl', 'producerId', 'producerEpoch', 'baseSequence',
 ] as const;
 
+/** A retained record of a legacy batch. */
 interface KeptRecord {
   offset: bigint;
-  offsetDelta: number;
   timestamp: bigint;
   key: Buffer | null;
   value: Buffer | null;
-  headers: { key: string; value: Buffer | null }[] | null;
 }
 
 export class BatchFilter {
   private out = Buffer.allocUnsafe(256 * 1024);
   private used = 0;
   private readonly encoder = new RecordBatchEncoder();
+  /** The current v2 batch's retained records (reused: one array for every batch). */
+  private readonly keptV2: Record[] = [];
 
   private write(bytes: Uint8Array): void {
     if (this.used + bytes.length > this.out.length) {
@@ -106,24 +120,28 @@ export class BatchFilter {
       const { retention, containsMarkerForEmptyTxn } = filter.checkBatchRetention(batch);
       result.bytesRead = reader.position;
       if (retention === 'DELETE') continue;
-      const kept: KeptRecord[] = [];
       let keptAll = true;
       let containsTombstones = false;
       let maxOffset = -1n;
+      // v2 records are kept as the iterator's own Record objects (no copy): a batch whose records
+      // all stay is then copied as bytes without building anything per record
+      const keptV2 = this.keptV2;
+      keptV2.length = 0;
+      const kept: KeptRecord[] = [];
       if (batch.kind === 'v2') {
+        const baseOffset = batch.baseOffset;
+        const small = isSmallBase(baseOffset);
+        const baseNumber = Number(baseOffset);
         const it = batch.recordIterator({ verifyCrc: false });
         for (let r = it.readNext(); r !== null; r = it.readNext()) {
           result.messagesRead++;
-          const offset = r.offset;
-          const key = r.key;
           const hasValue = r.valueSize >= 0;
-          if (!filter.shouldRetainRecord(batch, offset, key, hasValue)) {
+          if (!filter.shouldRetainRecord(batch, small ? baseNumber + r.offsetDelta : r.offset, r.key, hasValue)) {
             keptAll = false;
             continue;
           }
-          if (offset > maxOffset) maxOffset = offset;
           if (!hasValue) containsTombstones = true;
-          kept.push({ offset, offsetDelta: r.offsetDelta, timestamp: r.timestamp, key, value: r.value, headers: r.headerCount > 0 ? [...r.headers] : null });
+          keptV2.push(r);
         }
       } else {
         for (const r of batch.records({ verifyCrc: false })) {
@@ -134,21 +152,23 @@ export class BatchFilter {
             continue;
           }
           if (r.offset > maxOffset) maxOffset = r.offset;
-          kept.push({ offset: r.offset, offsetDelta: 0, timestamp: r.timestamp, key: r.key, value, headers: null });
+          kept.push({ offset: r.offset, timestamp: r.timestamp, key: r.key, value });
         }
       }
-      if (kept.length > 0) {
+      const keptCount = batch.kind === 'v2' ? keptV2.length : kept.length;
+      if (keptCount > 0) {
         const v2 = batch.kind === 'v2' ? batch : undefined;
         const needHorizon = v2 !== undefined && (containsTombstones || containsMarkerForEmptyTxn) && !v2.hasDeleteHorizon;
         if (keptAll && !needHorizon) {
           this.write(batch.bytes);
-          retained(batch.maxTimestamp, batch.lastOffset, batch.lastOffset, kept.length);
+          retained(batch.maxTimestamp, batch.lastOffset, batch.lastOffset, keptCount);
         } else if (v2 !== undefined) {
           const horizon = needHorizon ? filter.currentTime + filter.deleteRetentionMs : v2.deleteHorizonMs;
-          const built = this.rebuildV2(v2, kept, horizon);
+          for (const r of keptV2) if (r.offset > maxOffset) maxOffset = r.offset;
+          const built = this.rebuildV2(v2, keptV2, horizon);
           this.write(built);
           const maxTs = built.readBigInt64BE(35);
-          retained(maxTs, v2.lastOffset, maxOffset, kept.length);
+          retained(maxTs, v2.lastOffset, maxOffset, keptCount);
         } else {
           const built = rebuildLegacy(batch as LegacyRecordBatch, kept);
           this.write(built);
@@ -167,12 +187,12 @@ export class BatchFilter {
   }
 
   /** Kafka `buildRetainedRecordsInto` for magic 2, then `overrideLastOffset(original lastOffset)`. */
-  private rebuildV2(batch: RecordBatch, kept: KeptRecord[], deleteHorizonMs: bigint | undefined): Buffer {
+  private rebuildV2(batch: RecordBatch, kept: readonly Record[], deleteHorizonMs: bigint | undefined): Buffer {
     const logAppendTime = batch.timestampType === 'LogAppendTime' ? batch.maxTimestamp : undefined;
     const records: RecordInput[] = kept.map((r) => ({
       key: r.key,
       value: r.value,
-      headers: r.headers,
+      headers: r.headerCount > 0 ? [...r.headers] : null,
       timestamp: logAppendTime ?? r.timestamp,
       offsetDelta: r.offsetDelta,
     }));

@@ -15,11 +15,12 @@
  * I/O buffers and the largest batch.
  */
 import { rmSync, statSync, utimesSync } from 'node:fs';
-import { StorageError } from '../../errors.js';
+import { KafkaliteError, StorageError } from '../../errors.js';
+import { readRecordBatches } from '../../record/batches.js';
 import { CLEANED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from '../file-names.js';
 import { LogSegment } from '../log-segment.js';
 import type { PartitionLog } from '../partition-log.js';
-import { BatchFilter } from './batch-filter.js';
+import { BatchFilter, isSmallBase } from './batch-filter.js';
 import { segmentsInRange, type LogToClean } from './cleanable-log.js';
 import { OffsetMap } from './offset-map.js';
 import { CleanedTransactionMetadata } from './transaction-metadata.js';
@@ -48,6 +49,8 @@ export interface CleanerStats {
   groups: number;
   /** The map filled up before the dirty section's end: the round stopped early. */
   mapFull: boolean;
+  /** A stepwise round found its log changed under it and stopped: its end must not be checkpointed. */
+  abandoned: boolean;
 }
 
 export interface CleanResult {
@@ -75,6 +78,25 @@ export class Cleaner {
 
   /** Cleans `toClean.log` once (Kafka `doClean`). */
   clean(toClean: LogToClean, onProgress?: CleanProgress): CleanResult {
+    const steps = this.cleanStepwise(toClean, onProgress);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `clean` in steps: the offset map is built in the first step, then each segment group is
+   * rewritten and swapped in its own step, so a caller sharing the event loop (the broker's
+   * background cleaner) can let requests run between groups. Each group's swap is crash-safe on
+   * its own (swap-hint.ts) and the caller records the returned end offset only when the last step
+   * is done: a round abandoned or killed between groups leaves whole cleaned groups and the old
+   * checkpoint, so the next round simply cleans again from there (as after a crash mid-round in
+   * Kafka). The log may change between steps: a group whose segments are no longer all in the log
+   * (retention, truncation, deletion) ends the round with `abandoned` set, and appends only ever
+   * reach segments past the round's end (the round stops below the active segment).
+   */
+  *cleanStepwise(toClean: LogToClean, onProgress?: CleanProgress): Generator<void, CleanResult> {
     const log = toClean.log;
     const stats: CleanerStats = {
       mapMessagesRead: 0,
@@ -86,6 +108,7 @@ export class Cleaner {
       segmentsCleaned: 0,
       groups: 0,
       mapFull: false,
+      abandoned: false,
     };
     const now = this.options.time();
     const deleteRetentionMs = BigInt(log.config.deleteRetentionMs);
@@ -96,14 +119,19 @@ export class Cleaner {
 
     stats.mapFull = this.buildOffsetMap(log, toClean.firstDirtyOffset, toClean.firstUncleanableOffset, stats);
     const endOffset = this.map.latestOffset + 1n;
-    const all = log.segmentList();
     const groups = groupSegmentsBySize(segmentsInRange(log, 0n, endOffset), log.config.segmentBytes, log.config.segmentIndexBytes, toClean.firstUncleanableOffset);
     const total = groups.reduce((n, g) => n + g.reduce((m, s) => m + s.size, 0), 0);
     let done = 0;
     const transactions = new CleanedTransactionMetadata();
     for (const group of groups) {
+      yield;
+      const current = log.segmentList();
+      if (group.some((segment) => !current.includes(segment))) {
+        stats.abandoned = true;
+        return { endOffset, stats };
+      }
       const last = group[group.length - 1]!;
-      const next = all[all.indexOf(last) + 1];
+      const next = current[current.indexOf(last) + 1];
       const groupEnd = next !== undefined ? next.baseOffset : last.readNextOffset();
       this.cleanSegments(log, group, groupEnd, transactions, BigInt(now), deleteRetentionMs, legacyDeleteHorizonMs, endOffset, stats);
       done += group.reduce((m, s) => m + s.size, 0);
@@ -125,38 +153,53 @@ export class Cleaner {
     for (let i = 0; i < dirty.length; i++) {
       const segment = dirty[i]!;
       const nextSegmentStart = dirty[i + 1]?.baseOffset ?? end;
-      const position = segment.offsetIndex.lookup(start).position;
-      for (const { batch } of segment.log.batches(position)) {
-        batch.ensureValid();
-        if (batch.kind === 'v2' && batch.isControl) {
-          transactions.onControlBatchRead(batch);
-          stats.mapMessagesRead++;
-        } else if (batch.kind === 'v2' && transactions.onBatchRead(batch)) {
-          stats.mapMessagesRead += batch.recordsCount; // aborted: not worth mapping
-        } else if (batch.kind === 'v2') {
-          const it = batch.recordIterator({ verifyCrc: false });
-          for (let r = it.readNext(); r !== null; r = it.readNext()) {
-            if (r.keySize >= 0) {
-              const offset = r.offset;
-              if (offset >= start) {
-                if (map.size >= maxDesiredMapSize) return true;
-                map.put(r.key!, offset);
+      let full = false;
+      // whole chunks of the I/O buffer, not a read per batch (FileRecords.batches reads each
+      // batch's header and then the batch: two syscalls per batch)
+      this.readChunks(segment, segment.offsetIndex.lookup(start).position, log.config.maxMessageBytes, (chunk) => {
+        const reader = readRecordBatches(chunk, { verifyCrc: true });
+        for (let batch = reader.nextBatch(); batch !== null; batch = reader.nextBatch()) {
+          if (batch.kind === 'v2' && batch.isControl) {
+            transactions.onControlBatchRead(batch);
+            stats.mapMessagesRead++;
+          } else if (batch.kind === 'v2' && transactions.onBatchRead(batch)) {
+            stats.mapMessagesRead += batch.recordsCount; // aborted: not worth mapping
+          } else if (batch.kind === 'v2') {
+            // offsets as numbers where exact (see isSmallBase): no BigInt per record
+            const small = isSmallBase(batch.baseOffset);
+            const baseNumber = Number(batch.baseOffset);
+            const startNumber = Number(start);
+            const it = batch.recordIterator({ verifyCrc: false });
+            for (let r = it.readNext(); r !== null; r = it.readNext()) {
+              if (r.keySize >= 0 && (small ? baseNumber + r.offsetDelta >= startNumber : r.offset >= start)) {
+                if (map.size >= maxDesiredMapSize) {
+                  full = true;
+                  return -1;
+                }
+                const key = r.key!;
+                if (small) map.putAt(key, 0, key.length, baseNumber + r.offsetDelta);
+                else map.put(key, r.offset);
               }
+              stats.mapMessagesRead++;
             }
-            stats.mapMessagesRead++;
-          }
-        } else {
-          for (const r of batch.records({ verifyCrc: false })) {
-            const key = r.key;
-            if (key !== null && r.offset >= start) {
-              if (map.size >= maxDesiredMapSize) return true;
-              map.put(key, r.offset);
+          } else {
+            for (const r of batch.records({ verifyCrc: false })) {
+              const key = r.key;
+              if (key !== null && r.offset >= start) {
+                if (map.size >= maxDesiredMapSize) {
+                  full = true;
+                  return -1;
+                }
+                map.put(key, r.offset);
+              }
+              stats.mapMessagesRead++;
             }
-            stats.mapMessagesRead++;
           }
+          if (batch.lastOffset >= start) map.updateLatestOffset(batch.lastOffset);
         }
-        if (batch.lastOffset >= start) map.updateLatestOffset(batch.lastOffset);
-      }
+        return reader.position;
+      });
+      if (full) return true;
       // offsets may have gaps: the segment covers everything up to the next one
       map.updateLatestOffset(nextSegmentStart - 1n);
     }
@@ -222,15 +265,39 @@ export class Cleaner {
 
   /** Kafka `cleanInto`: filters one source segment chunk by chunk into `dest`. */
   private cleanInto(source: LogSegment, dest: LogSegment, filter: CleanerRetentionFilter, maxMessageBytes: number, stats: CleanerStats): void {
+    this.readChunks(source, 0, maxMessageBytes, (chunk) => {
+      const result = this.batchFilter.filter(chunk, filter);
+      stats.bytesRead += result.bytesRead;
+      stats.messagesRead += result.messagesRead;
+      stats.messagesRetained += result.messagesRetained;
+      if (result.output.length > 0) {
+        dest.append(result.maxOffset, result.maxTimestamp, result.shallowOffsetOfMaxTimestamp, result.output);
+        stats.bytesWritten += result.output.length;
+      }
+      return result.bytesRead;
+    });
+  }
+
+  /**
+   * Reads `source` from `position` in chunks of the I/O buffer (reused) and hands each to `visit`,
+   * which returns how many bytes of whole batches it used (-1: stop). A chunk holding no whole
+   * batch grows the buffer (Kafka `growBuffersOrFail`), up to max.message.bytes.
+   */
+  private readChunks(source: LogSegment, position: number, maxMessageBytes: number, visit: (chunk: Buffer) => number): void {
     let readSize = this.options.ioBufferSize;
-    let position = 0;
     const size = source.size;
     while (position < size) {
       if (this.readBuffer.length < readSize) this.readBuffer = Buffer.allocUnsafe(readSize);
       const chunk = source.log.readBytes(position, readSize, this.readBuffer);
-      const result = this.batchFilter.filter(chunk, filter);
-      if (result.bytesRead === 0) {
-        // a batch larger than the buffer: grow it (Kafka growBuffersOrFail), up to max.message.bytes
+      let used: number;
+      try {
+        used = visit(chunk);
+      } catch (err) {
+        // positions in the chunk are positions in the segment file shifted by the chunk's start
+        throw err instanceof KafkaliteError ? err.shifted(position) : err;
+      }
+      if (used < 0) return;
+      if (used === 0) {
         if (readSize >= maxMessageBytes || chunk.length < readSize) {
           throw new StorageError(
             `Log segment ${source.log.path} may be corrupt or hold a batch larger than max.message.bytes (${maxMessageBytes}) at byte ${position}`,
@@ -240,14 +307,7 @@ export class Cleaner {
         readSize = Math.min(readSize * 2, Math.max(maxMessageBytes, this.options.ioBufferSize));
         continue;
       }
-      position += result.bytesRead;
-      stats.bytesRead += result.bytesRead;
-      stats.messagesRead += result.messagesRead;
-      stats.messagesRetained += result.messagesRetained;
-      if (result.output.length > 0) {
-        dest.append(result.maxOffset, result.maxTimestamp, result.shallowOffsetOfMaxTimestamp, result.output);
-        stats.bytesWritten += result.output.length;
-      }
+      position += used;
     }
   }
 }

@@ -5,14 +5,18 @@
  * an explicit `compact(log)` that cleans one log now, whatever its dirty ratio.
  *
  * Node runs one JavaScript thread: each cleaner "thread" is a timer loop with its own Cleaner (its
- * own share of the dedupe buffer); a round runs synchronously between appends, so the swap never
- * races a writer. Logs being cleaned are marked in progress so two loops never take the same log.
+ * own share of the dedupe buffer). A background round runs one step per timer tick (the offset
+ * map, then one segment group at a time: Cleaner.cleanStepwise), so a broker in the same process
+ * serves requests between groups instead of stalling for the whole round; each step runs
+ * synchronously between appends, so a swap never races a writer. Logs being cleaned are marked in
+ * progress so two loops (or `compact`) never take the same log.
  */
 import { KafkaliteError } from '../../errors.js';
 import type { LogSink, PartitionLog } from '../partition-log.js';
 import { CleanerCheckpoint } from './cleaner-checkpoint.js';
 import { filthiestLog, isCompacted, logToClean } from './cleanable-log.js';
 import { Cleaner, type CleanProgress, type CleanResult } from './cleaner.js';
+import type { LogToClean } from './cleanable-log.js';
 
 export interface LogCleanerConfig {
   /** log.cleaner.enable */
@@ -45,6 +49,11 @@ export interface LogCleanerOptions {
 }
 
 const INT32_MAX = 0x7fffffff;
+
+interface Round {
+  toClean: LogToClean;
+  steps: Generator<void, CleanResult>;
+}
 const logKey = (log: PartitionLog) => `${log.topic}\u0000${log.partition}`;
 
 export class LogCleaner {
@@ -54,6 +63,8 @@ export class LogCleaner {
   private readonly cleaners: Cleaner[] = [];
   private readonly inProgress = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
+  /** Each background thread's round under way: one step per tick. */
+  private readonly rounds: (Round | undefined)[] = [];
   private running = false;
 
   constructor(
@@ -111,28 +122,68 @@ export class LogCleaner {
 
   /** One pass of a cleaner thread (Kafka `cleanFilthiestLog`): true when a log was cleaned. */
   cleanFilthiestLog(thread = 0): boolean {
-    const now = this.time();
-    const candidates = this.logs().filter((l) => !this.inProgress.has(logKey(l)));
-    const toClean = filthiestLog(candidates, (l) => this.lastClean(l), now, (l, offset) => this.checkpoint.update(l.topic, l.partition, offset));
-    let cleaned = false;
-    if (toClean !== undefined) {
-      const key = logKey(toClean.log);
-      this.inProgress.add(key);
-      try {
-        const result = this.cleaner(thread).clean(toClean);
-        this.checkpoint.update(toClean.log.topic, toClean.log.partition, result.endOffset);
-        cleaned = true;
-      } catch (err) {
-        if (!(err instanceof KafkaliteError)) throw err;
-        // Kafka marks the partition uncleanable and goes on with the others
-        this.options.logger?.('warn', `Unexpected error while cleaning ${toClean.log.topic}-${toClean.log.partition}: ${err.message}`);
-      } finally {
-        this.inProgress.delete(key);
-      }
+    for (;;) {
+      const state = this.step(thread);
+      if (state !== 'working') return state === 'cleaned';
     }
-    // compacted logs with delete also get retention here (Kafka: deletableLogs after each attempt)
-    for (const log of candidates) if (isCompacted(log) && log.config.cleanupPolicy.includes('delete')) log.deleteOldSegments();
-    return cleaned;
+  }
+
+  /**
+   * One step of a background thread: picks the filthiest log and builds its offset map, or
+   * rewrites the next segment group of the round under way, or ends the round (checkpoint, then
+   * retention for compact,delete logs as Kafka does after each attempt).
+   */
+  step(thread = 0): 'working' | 'cleaned' | 'idle' {
+    let round = this.rounds[thread];
+    if (round === undefined) {
+      const now = this.time();
+      const candidates = this.logs().filter((l) => !this.inProgress.has(logKey(l)));
+      const toClean = filthiestLog(candidates, (l) => this.lastClean(l), now, (l, offset) => this.checkpoint.update(l.topic, l.partition, offset));
+      if (toClean === undefined) {
+        this.applyRetention(candidates);
+        return 'idle';
+      }
+      this.inProgress.add(logKey(toClean.log));
+      round = { toClean, steps: this.cleaner(thread).cleanStepwise(toClean) };
+      this.rounds[thread] = round;
+    }
+    const log = round.toClean.log;
+    let cleaned = false;
+    let done = true;
+    try {
+      // a log dropped from the registry between steps (topic deleted) ends its round unrecorded
+      if (!this.logs().includes(log)) {
+        round.steps.return({ endOffset: -1n, stats: undefined as never });
+      } else {
+        const step = round.steps.next();
+        done = step.done === true;
+        if (step.done && !step.value.stats.abandoned) {
+          this.checkpoint.update(log.topic, log.partition, step.value.endOffset);
+          cleaned = true;
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof KafkaliteError)) {
+        this.endRound(thread, round);
+        throw err;
+      }
+      // Kafka marks the partition uncleanable and goes on with the others
+      this.options.logger?.('warn', `Unexpected error while cleaning ${log.topic}-${log.partition}: ${err.message}`);
+    }
+    if (!done) return 'working';
+    this.endRound(thread, round);
+    this.applyRetention(this.logs().filter((l) => !this.inProgress.has(logKey(l))));
+    return cleaned ? 'cleaned' : 'idle';
+  }
+
+  private endRound(thread: number, round: Round): void {
+    this.inProgress.delete(logKey(round.toClean.log));
+    this.rounds[thread] = undefined;
+  }
+
+  /** Compacted logs with delete also get retention (Kafka: deletableLogs after each attempt). */
+  private applyRetention(logs: readonly PartitionLog[]): void {
+    for (const log of logs) if (isCompacted(log) && log.config.cleanupPolicy.includes('delete')) log.deleteOldSegments();
   }
 
   /** Starts the background loops (nothing when log.cleaner.enable is false). */
@@ -146,13 +197,14 @@ export class LogCleaner {
     const timer = setTimeout(() => {
       this.timers = this.timers.filter((t) => t !== timer);
       if (!this.running) return;
-      let cleaned = false;
+      let state: 'working' | 'cleaned' | 'idle' = 'idle';
       try {
-        cleaned = this.cleanFilthiestLog(thread);
+        state = this.step(thread);
       } catch (err) {
         this.options.logger?.('warn', `Log cleaner thread ${thread} failed: ${(err as Error).message}`);
       }
-      this.schedule(thread, cleaned ? 0 : this.config.backoffMs);
+      // one step per tick: timers and I/O callbacks (the broker's requests) run between steps
+      this.schedule(thread, state === 'idle' ? this.config.backoffMs : 0);
     }, delayMs);
     timer.unref();
     this.timers.push(timer);
@@ -161,5 +213,11 @@ export class LogCleaner {
   shutdown(): void {
     this.running = false;
     for (const t of this.timers.splice(0)) clearTimeout(t);
+    // a round under way stops between groups: what was swapped in stays, the checkpoint does not move
+    this.rounds.forEach((round, thread) => {
+      if (round === undefined) return;
+      round.steps.return({ endOffset: -1n, stats: undefined as never });
+      this.endRound(thread, round);
+    });
   }
 }

@@ -1,44 +1,49 @@
 /**
  * The cleaner's key -> latest offset map (storage spec §12.2, Kafka `SkimpyOffsetMap`).
  *
- * A fixed-size open-addressing table in one Buffer: each 24-byte slot holds the MD5 of a key (16
- * bytes) and the int64 offset last put for it. Keys themselves are never stored, so the memory is
- * exactly the configured budget whatever the key sizes; two keys with the same MD5 would share a
- * slot (Kafka accepts that risk too). A slot whose 24 bytes are all zero is empty.
+ * A fixed-size open-addressing table: each 24-byte slot holds a 16-byte hash of a key and the
+ * int64 offset last put for it (as two int32 words). Keys themselves are never stored, so the
+ * memory is exactly the configured budget whatever the key sizes; two keys with the same hash
+ * would share a slot (Kafka accepts that risk too). A slot whose 24 bytes are all zero is empty.
  *
- * Probing follows Kafka so the same keys land in the same slots: attempt `a` reads the int32 at
- * byte `min(a, 12)` of the hash and adds `max(0, a - 12)`; slot = `abs(probe) % slots` with
- * `abs(Int.MIN) = 0` (`Utils.abs`).
+ * The hash is MurmurHash3 x86_128 (key-hash.ts explains why not Kafka's MD5: the map is internal,
+ * so the cleaner's output is the same). Probing follows Kafka's rule over the 16 digest bytes:
+ * attempt `a` reads the big-endian int32 at byte `min(a, 12)` and adds `max(0, a - 12)`;
+ * slot = `abs(probe) % slots` with `abs(Int.MIN) = 0` (`Utils.abs`).
+ *
+ * Hot paths (`putAt`, `getAt`) take the key where it lies (no copy) and offsets as numbers: the
+ * cleaner uses them only for batches whose offsets are below 2^53, and the bigint `put`/`get`
+ * otherwise, so every offset is exact.
  */
-import { hash } from 'node:crypto';
 import { InvalidArgumentError, StorageError } from '../../errors.js';
+import { keyHash128 } from './key-hash.js';
 
 export const HASH_SIZE = 16;
 export const OFFSET_MAP_ENTRY_SIZE = HASH_SIZE + 8;
+const WORDS = OFFSET_MAP_ENTRY_SIZE / 4;
 const INT32_MAX = 0x7fffffff;
+const TWO_32 = 4294967296;
 
 export class OffsetMap {
   readonly slots: number;
-  private readonly bytes: Buffer;
+  /** Slot i is words [6i, 6i + 6): h1..h4, offset high word, offset low word. */
+  private readonly table: Int32Array;
+  /** The hash of the key being put or looked up. */
+  private readonly h = new Int32Array(4);
   private entries = 0;
-  private latest = -1n;
+  private latestNumber = -1;
+  private latestBig: bigint | undefined = undefined;
   /** Statistics Kafka keeps for the cleaner log line. */
   lookups = 0;
   probes = 0;
 
-  /**
-   * @param memory bytes for the table (Kafka: dedupe buffer / threads, capped at Int.MAX); the
-   *   buffer can be handed in to reuse one across rounds (fresh large Buffers cost page faults)
-   */
-  constructor(memory: number, buffer?: Buffer) {
+  /** @param memory bytes for the table (Kafka: dedupe buffer / threads, capped at Int.MAX) */
+  constructor(memory: number) {
     if (!Number.isInteger(memory) || memory < OFFSET_MAP_ENTRY_SIZE) {
       throw new InvalidArgumentError(`Offset map memory ${memory} is below one ${OFFSET_MAP_ENTRY_SIZE}-byte entry`);
     }
-    const size = Math.min(memory, INT32_MAX);
-    this.slots = Math.floor(size / OFFSET_MAP_ENTRY_SIZE);
-    const needed = this.slots * OFFSET_MAP_ENTRY_SIZE;
-    this.bytes = buffer !== undefined && buffer.length >= needed ? buffer.subarray(0, needed) : Buffer.alloc(needed);
-    if (buffer !== undefined) this.bytes.fill(0);
+    this.slots = Math.floor(Math.min(memory, INT32_MAX) / OFFSET_MAP_ENTRY_SIZE);
+    this.table = new Int32Array(this.slots * WORDS);
   }
 
   /** Number of distinct key hashes held. */
@@ -48,7 +53,7 @@ export class OffsetMap {
 
   /** Offset of the last key put, or as advanced by `updateLatestOffset`; -1 when empty. */
   get latestOffset(): bigint {
-    return this.latest;
+    return this.latestBig ?? BigInt(this.latestNumber);
   }
 
   /** Fraction of slots in use (`SkimpyOffsetMap.utilization`). */
@@ -58,76 +63,124 @@ export class OffsetMap {
 
   /** Memory held by the table. */
   get memory(): number {
-    return this.bytes.length;
+    return this.table.byteLength;
   }
 
-  private slotPosition(h: Buffer, attempt: number): number {
-    const probe = (h.readInt32BE(Math.min(attempt, HASH_SIZE - 4)) + Math.max(0, attempt - HASH_SIZE + 4)) | 0;
+  /** Byte `i` of the current digest (the little-endian bytes of h1..h4). */
+  private digestByte(i: number): number {
+    return (this.h[i >> 2]! >>> ((i & 3) * 8)) & 0xff;
+  }
+
+  /** First word of the slot for `attempt` (Kafka's probe sequence, see above). */
+  private slotWord(attempt: number): number {
+    let probe: number;
+    if (attempt === 0) {
+      const w = this.h[0]!; // big-endian int32 of digest bytes 0..3
+      probe = ((w & 0xff) << 24) | ((w >>> 8) & 0xff) << 16 | ((w >>> 16) & 0xff) << 8 | (w >>> 24);
+    } else {
+      const at = Math.min(attempt, HASH_SIZE - 4);
+      const be = (this.digestByte(at) << 24) | (this.digestByte(at + 1) << 16) | (this.digestByte(at + 2) << 8) | this.digestByte(at + 3);
+      probe = (be + Math.max(0, attempt - HASH_SIZE + 4)) | 0;
+    }
     const abs = probe === -0x80000000 ? 0 : Math.abs(probe);
-    return (abs % this.slots) * OFFSET_MAP_ENTRY_SIZE;
+    return (abs % this.slots) * WORDS;
   }
 
-  private isEmpty(pos: number): boolean {
-    const b = this.bytes;
-    for (let i = pos; i < pos + OFFSET_MAP_ENTRY_SIZE; i += 4) if (b.readInt32LE(i) !== 0) return false;
-    return true;
+  /** Whether slot `w` is empty, holds the current hash, or holds another. */
+  private probe(w: number): 'empty' | 'same' | 'other' {
+    const t = this.table;
+    const h = this.h;
+    if (t[w] === h[0] && t[w + 1] === h[1] && t[w + 2] === h[2] && t[w + 3] === h[3]) {
+      // the all-zero hash is possible in theory: an all-zero slot is still empty
+      return (t[w]! | t[w + 1]! | t[w + 2]! | t[w + 3]! | t[w + 4]! | t[w + 5]!) === 0 ? 'empty' : 'same';
+    }
+    return (t[w]! | t[w + 1]! | t[w + 2]! | t[w + 3]! | t[w + 4]! | t[w + 5]!) === 0 ? 'empty' : 'other';
   }
 
-  private sameHash(pos: number, h: Buffer): boolean {
-    return this.bytes.compare(h, 0, HASH_SIZE, pos, pos + HASH_SIZE) === 0;
+  /** Finds the slot of the current hash for a put (its own, or the first empty one). */
+  private slotForPut(): number {
+    if (this.entries >= this.slots) {
+      // Kafka refuses a put on a full map even when the key is already in it
+      throw new StorageError('Attempt to add a new entry to a full offset map.');
+    }
+    this.lookups++;
+    let attempt = 0;
+    let w = this.slotWord(0);
+    for (let state = this.probe(w); state !== 'empty'; state = this.probe(w)) {
+      if (state === 'same') return w;
+      w = this.slotWord(++attempt);
+    }
+    this.probes += attempt + 1;
+    const t = this.table;
+    t[w] = this.h[0]!;
+    t[w + 1] = this.h[1]!;
+    t[w + 2] = this.h[2]!;
+    t[w + 3] = this.h[3]!;
+    this.entries++;
+    return w;
+  }
+
+  /** The slot holding the current hash, or -1. */
+  private slotForGet(): number {
+    this.lookups++;
+    for (let attempt = 0; attempt < this.slots; attempt++) {
+      const w = this.slotWord(attempt);
+      this.probes++;
+      const state = this.probe(w);
+      if (state === 'empty') return -1;
+      if (state === 'same') return w;
+    }
+    return -1;
   }
 
   /** Records `offset` as the latest for `key`. */
   put(key: Uint8Array, offset: bigint): void {
-    if (this.entries >= this.slots) throw new StorageError('Attempt to add a new entry to a full offset map.');
-    const h = keyHash(key);
-    this.lookups++;
-    let attempt = 0;
-    let pos = this.slotPosition(h, attempt);
-    while (!this.isEmpty(pos)) {
-      if (this.sameHash(pos, h)) {
-        this.bytes.writeBigInt64BE(offset, pos + HASH_SIZE);
-        this.latest = offset;
-        return;
-      }
-      attempt++;
-      pos = this.slotPosition(h, attempt);
-    }
-    this.probes += attempt + 1;
-    h.copy(this.bytes, pos);
-    this.bytes.writeBigInt64BE(offset, pos + HASH_SIZE);
-    this.entries++;
-    this.latest = offset;
+    keyHash128(key, 0, key.length, this.h);
+    const w = this.slotForPut();
+    this.table[w + 4] = Number(BigInt.asIntN(32, offset >> 32n));
+    this.table[w + 5] = Number(BigInt.asIntN(32, offset));
+    this.latestBig = offset;
+  }
+
+  /** `put` for the key `data[start, start + length)` and an offset below 2^53. */
+  putAt(data: Uint8Array, start: number, length: number, offset: number): void {
+    keyHash128(data, start, length, this.h);
+    const w = this.slotForPut();
+    this.table[w + 4] = Math.floor(offset / TWO_32);
+    this.table[w + 5] = offset | 0;
+    this.latestNumber = offset;
+    this.latestBig = undefined;
   }
 
   /** The latest offset put for `key`, or -1. */
   get(key: Uint8Array): bigint {
-    const h = keyHash(key);
-    this.lookups++;
-    for (let attempt = 0; attempt < this.slots; attempt++) {
-      const pos = this.slotPosition(h, attempt);
-      this.probes++;
-      if (this.isEmpty(pos)) return -1n;
-      if (this.sameHash(pos, h)) return this.bytes.readBigInt64BE(pos + HASH_SIZE);
-    }
-    return -1n;
+    keyHash128(key, 0, key.length, this.h);
+    const w = this.slotForGet();
+    if (w < 0) return -1n;
+    return (BigInt(this.table[w + 4]!) << 32n) | BigInt(this.table[w + 5]! >>> 0);
+  }
+
+  /**
+   * `get` for the key `data[start, start + length)` as a number (-1 when absent). A stored offset
+   * of 2^53 or more comes back rounded, which still compares correctly with any offset below 2^53.
+   */
+  getAt(data: Uint8Array, start: number, length: number): number {
+    keyHash128(data, start, length, this.h);
+    const w = this.slotForGet();
+    return w < 0 ? -1 : this.table[w + 4]! * TWO_32 + (this.table[w + 5]! >>> 0);
   }
 
   /** Moves the round's end forward over offsets without keys (batch ends, segment ends). */
   updateLatestOffset(offset: bigint): void {
-    this.latest = offset;
+    this.latestBig = offset;
   }
 
   clear(): void {
-    this.bytes.fill(0);
+    this.table.fill(0);
     this.entries = 0;
     this.lookups = 0;
     this.probes = 0;
-    this.latest = -1n;
+    this.latestNumber = -1;
+    this.latestBig = undefined;
   }
-}
-
-/** MD5 of the key bytes, as `SkimpyOffsetMap.hashInto`. */
-function keyHash(key: Uint8Array): Buffer {
-  return hash('md5', key, 'buffer') as unknown as Buffer;
 }

@@ -40,10 +40,15 @@ export class CleanerRetentionFilter implements RecordFilter {
   readonly deleteRetentionMs: bigint;
   /** The current batch's records are all dropped (aborted data, or a marker past its horizon). */
   private discardBatchRecords = false;
+  /** The map's end, fixed while segments are cleaned (a number compares right below 2^53). */
+  private readonly latestOffset: bigint;
+  private readonly latestOffsetNumber: number;
 
   constructor(private readonly ctx: RetentionContext) {
     this.currentTime = ctx.currentTime;
     this.deleteRetentionMs = ctx.deleteRetentionMs;
+    this.latestOffset = ctx.map.latestOffset;
+    this.latestOffsetNumber = Number(this.latestOffset);
   }
 
   checkBatchRetention(batch: AnyRecordBatch): BatchRetentionResult {
@@ -73,16 +78,17 @@ export class CleanerRetentionFilter implements RecordFilter {
     return batch.isControl && batch.producerEpoch === last.producerEpoch;
   }
 
-  shouldRetainRecord(batch: AnyRecordBatch, offset: bigint, key: Buffer | null, hasValue: boolean): boolean {
+  shouldRetainRecord(batch: AnyRecordBatch, offset: bigint | number, key: Buffer | null, hasValue: boolean): boolean {
     if (this.discardBatchRecords) return false;
     if (batch.kind === 'v2' && batch.isControl) return true;
     const map = this.ctx.map;
-    if (offset > map.latestOffset) return true; // beyond this round
+    const small = typeof offset === 'number';
+    if (small ? offset > this.latestOffsetNumber : offset > this.latestOffset) return true; // beyond this round
     if (key === null) {
       this.ctx.onInvalidMessage?.();
       return false;
     }
-    if (offset < map.get(key)) return false;
+    if (small ? offset < map.getAt(key, 0, key.length) : offset < map.get(key)) return false;
     if (hasValue) return true;
     if (batch.kind !== 'v2') return this.ctx.retainLegacyDeletesAndTxnMarkers;
     const horizon = batch.deleteHorizonMs;

@@ -4,14 +4,14 @@
  * LogCleanerManagerTest-style cleanable offsets (checkpoint reset, active segment, min lag, ratio).
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { cleanableOffsets, filthiestLog, logToClean } from '../../../src/storage/cleaner/cleanable-log.js';
+import { keyHash128 } from '../../../src/storage/cleaner/key-hash.js';
 import { OffsetMap } from '../../../src/storage/cleaner/offset-map.js';
 import { groupSegmentsBySize } from '../../../src/storage/cleaner/segment-groups.js';
 import { tempDir } from '../../helpers/storage.js';
-import { appendRecords, compactConfig, openHarness, T0, type Harness } from './harness.js';
+import { appendRecords, compactConfig, diskRecords, openHarness, T0, type Harness } from './harness.js';
 
 describe('offset map (SkimpyOffsetMap)', () => {
   it('put/get, overwrite, absent keys, latest offset, clear', () => {
@@ -38,17 +38,58 @@ describe('offset map (SkimpyOffsetMap)', () => {
     assert.equal(map.get(Buffer.from('k9')), -1n);
   });
 
-  it("first probe is Kafka's slot: abs(int32 at hash[0..4]) % slots, computed here from MD5 independently", () => {
+  // MurmurHash3 x86_128 digests, seed 0x9747b28c, printed by the mmh3 Python package
+  // (mmh3.hash_bytes(key, 0x9747b28c, x64arch=False)): every tail length 0..15 and whole blocks
+  const MMH3_VECTORS: [string, string][] = [
+    ['', 'a1d5bef71c6a575b1c6a575b1c6a575b'],
+    ['61', '44f94e086e18a1216e18a1216e18a121'],
+    ['736f6d652d6b6579', '22e951e3a1fbaae8021d8456021d8456'],
+    ['6b65792d3030303030303031', '0e7c2b642169055f44cd9ef6353b3054'],
+    ['30313233343536373839616263646566', '243f76dc180f0ada1d915739d6a31131'],
+    ['3031323334353637383961626364656658595a', '5937889e8550bd116fd83157154c159c'],
+    ['000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f2021222324', 'e83d383d92df6ffa80fd5855e4eca1fd'],
+    ['808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e', '5128e08f6bf656cae93f721a96a982bf'],
+  ];
+
+  const digestOf = (key: Buffer, start = 0, length = key.length): Buffer => {
+    const words = new Int32Array(4);
+    keyHash128(key, start, length, words);
+    const out = Buffer.alloc(16);
+    for (let i = 0; i < 4; i++) out.writeInt32LE(words[i]!, i * 4);
+    return out;
+  };
+
+  it('key hash is MurmurHash3 x86_128 (vectors from the mmh3 package), also over a key inside a larger buffer', () => {
+    for (const [key, digest] of MMH3_VECTORS) {
+      assert.equal(digestOf(Buffer.from(key, 'hex')).toString('hex'), digest, `key ${key}`);
+      const framed = Buffer.concat([Buffer.from('prefix'), Buffer.from(key, 'hex'), Buffer.from('suffix')]);
+      assert.equal(digestOf(framed, 6, key.length / 2).toString('hex'), digest, `framed key ${key}`);
+    }
+  });
+
+  it("first probe is Kafka's rule over the digest: abs(big-endian int32 at digest[0..4]) % slots", () => {
     const slots = 97;
     const map = new OffsetMap(24 * slots);
     const key = Buffer.from('some-key');
     map.put(key, 42n);
-    const digest = createHash('md5').update(key).digest();
+    const digest = Buffer.from('22e951e3a1fbaae8021d8456021d8456', 'hex'); // mmh3 vector above
     const probe = digest.readInt32BE(0);
     const slot = (probe === -0x80000000 ? 0 : Math.abs(probe)) % slots;
-    const raw = (map as unknown as { bytes: Buffer }).bytes;
-    assert.deepEqual(raw.subarray(slot * 24, slot * 24 + 16), digest);
-    assert.equal(raw.readBigInt64BE(slot * 24 + 16), 42n);
+    const table = (map as unknown as { table: Int32Array }).table;
+    // the slot holds h1..h4 (the digest's little-endian words) then the offset's high and low words
+    assert.deepEqual([...table.subarray(slot * 6, slot * 6 + 4)], [0, 4, 8, 12].map((i) => digest.readInt32LE(i)));
+    assert.deepEqual([...table.subarray(slot * 6 + 4, slot * 6 + 6)], [0, 42]);
+  });
+
+  it('bigint and number paths agree, including offsets past 2^32 and Long.MAX', () => {
+    const map = new OffsetMap(24 * 64);
+    map.put(Buffer.from('a'), (1n << 63n) - 1n);
+    map.putAt(Buffer.from('xxbyy'), 2, 1, 2 ** 40 + 7);
+    assert.equal(map.get(Buffer.from('b')), 2n ** 40n + 7n);
+    assert.equal(map.getAt(Buffer.from('a'), 0, 1), 2 ** 63); // rounded, still above every number offset
+    assert.equal(map.get(Buffer.from('a')), (1n << 63n) - 1n);
+    assert.equal(map.latestOffset, 2n ** 40n + 7n);
+    assert.equal(map.getAt(Buffer.from('zz'), 0, 2), -1);
   });
 });
 
@@ -123,5 +164,50 @@ describe('cleanable offsets and the filthiest log', () => {
     h.log.config = { ...compactConfig(), cleanupPolicy: 'delete' };
     assert.equal(filthiestLog([h.log], () => undefined, T0), undefined, 'delete-only logs are not compacted');
     void join;
+  });
+});
+
+describe('background rounds in steps (LogCleaner.step)', () => {
+  let tmp: { dir: string; cleanup: () => void };
+  let h: Harness;
+  beforeEach(() => (tmp = tempDir('cleaner-steps')));
+  afterEach(() => {
+    h.log.close();
+    tmp.cleanup();
+  });
+
+  it('a round takes one step per segment group; appends between steps land; the checkpoint moves only at the end', () => {
+    // segment.bytes small enough that the round has several groups
+    h = openHarness(tmp.dir, compactConfig({ segmentBytes: 600 }));
+    for (let i = 0; i < 40; i++) appendRecords(h.log, [{ key: `k${i % 3}`, value: `value-${i}-${'p'.repeat(60)}` }]);
+    h.log.roll();
+    const before = h.log.segmentCount;
+    assert.ok(before > 4, `only ${before} segments`);
+    const states: string[] = [];
+    for (let state = h.cleaner.step(); ; state = h.cleaner.step()) {
+      states.push(state);
+      if (state !== 'working') break;
+      assert.equal(h.cleaner.checkpoint.get('t', 0), undefined, 'checkpoint written before the round ended');
+      appendRecords(h.log, [{ key: 'late', value: `x${states.length}` }]); // the broker keeps appending
+    }
+    assert.equal(states.at(-1), 'cleaned');
+    assert.ok(states.length >= 3, `expected the map step and several group steps, got ${states.join(',')}`);
+    assert.equal(h.cleaner.checkpoint.get('t', 0), 40n);
+    const latest = new Map<string, string>();
+    for (const r of diskRecords(join(tmp.dir, 't-0'))) latest.set(r.key!, r.value!);
+    assert.equal(latest.get('k0'), `value-39-${'p'.repeat(60)}`);
+    assert.equal(latest.get('late'), `x${states.length - 1}`);
+  });
+
+  it('a round whose segments vanish between steps (retention, truncation) is abandoned unrecorded', () => {
+    h = openHarness(tmp.dir, compactConfig({ segmentBytes: 600 }));
+    for (let i = 0; i < 40; i++) appendRecords(h.log, [{ key: `k${i % 3}`, value: `value-${i}-${'p'.repeat(60)}` }]);
+    h.log.roll();
+    assert.equal(h.cleaner.step(), 'working'); // the offset map
+    h.log.truncateTo(5n);
+    let state = h.cleaner.step();
+    while (state === 'working') state = h.cleaner.step();
+    assert.equal(state, 'idle');
+    assert.equal(h.cleaner.checkpoint.get('t', 0), undefined);
   });
 });
