@@ -1,6 +1,7 @@
 /** The `kafkalite` command: one module per subcommand. */
 import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
+import { groups, GROUPS_USAGE, parseGroupsArgs } from './groups.js';
 import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
 
 const USAGE = `Usage: kafkalite <command> [options]
@@ -9,6 +10,7 @@ Commands:
   serve       run a single-node Kafka broker (Kafka clients connect to it)
   dump-log    print the contents of Kafka log segment files (kafka-dump-log.sh compatible)
   compact     compact the partition logs of a data directory (log cleaner)
+  groups      list the consumer groups and committed offsets stored in a data directory
 
 Run 'kafkalite <command> --help' for a command's options.`;
 
@@ -50,6 +52,12 @@ export function main(argv: string[]): number | Promise<number> {
         return 2;
       }
       return compact(opts);
+    }
+    case 'groups': {
+      const opts = parseGroupsArgs(rest);
+      if ('help' in opts) return process.stdout.write(GROUPS_USAGE + '\n'), 0;
+      if ('error' in opts) return process.stderr.write(`Error: ${opts.error}\n${GROUPS_USAGE}\n`), 2;
+      return groups(opts);
     }
     case undefined:
     case '-h':

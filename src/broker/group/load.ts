@@ -8,12 +8,23 @@
 import type { GroupCoordinator } from './coordinator.js';
 import { ClassicGroup } from './group.js';
 import { GroupMember } from './member.js';
-import type { OffsetAndMetadata, StoredGroup } from './records.js';
+import type { OffsetAndMetadata, OffsetsTopicRecord, StoredGroup } from './records.js';
 
-export function loadGroups(c: GroupCoordinator): { groups: number; offsets: number } {
+/** One group as the log's last records per key leave it: its metadata (null: none or deleted) and its live offsets. */
+export interface ReplayedGroup {
+  stored: StoredGroup | null;
+  offsets: { topic: string; partition: number; value: OffsetAndMetadata }[];
+}
+
+/**
+ * Replays `__consumer_offsets` records in log order: the last record per key wins, tombstones
+ * remove. Groups left with neither metadata nor offsets are dropped. Shared by the broker's load
+ * and the offline `kafkalite groups`.
+ */
+export function replayOffsetsRecords(records: Iterable<OffsetsTopicRecord>): Map<string, ReplayedGroup> {
   const metadata = new Map<string, StoredGroup | null>();
   const offsets = new Map<string, Map<string, { topic: string; partition: number; value: OffsetAndMetadata | null }>>();
-  for (const r of c.store.load((what) => c.host.logger.warn(`skipping unreadable group record at ${what}`))) {
+  for (const r of records) {
     if (r.type === 'group') {
       metadata.set(r.group, r.value);
       continue;
@@ -22,12 +33,21 @@ export function loadGroups(c: GroupCoordinator): { groups: number; offsets: numb
     if (m === undefined) offsets.set(r.group, (m = new Map()));
     m.set(`${r.partition}:${r.topic}`, { topic: r.topic, partition: r.partition, value: r.value });
   }
-  const now = Date.now();
-  let offsetCount = 0;
+  const out = new Map<string, ReplayedGroup>();
   for (const groupId of new Set([...metadata.keys(), ...offsets.keys()])) {
     const stored = metadata.get(groupId) ?? null;
-    const live = [...(offsets.get(groupId)?.values() ?? [])].filter((o) => o.value !== null);
+    const live = [...(offsets.get(groupId)?.values() ?? [])].flatMap((o) => (o.value === null ? [] : [{ topic: o.topic, partition: o.partition, value: o.value }]));
     if (stored === null && live.length === 0) continue;
+    out.set(groupId, { stored, offsets: live });
+  }
+  return out;
+}
+
+export function loadGroups(c: GroupCoordinator): { groups: number; offsets: number } {
+  const replayed = replayOffsetsRecords(c.store.load((what) => c.host.logger.warn(`skipping unreadable group record at ${what}`)));
+  const now = Date.now();
+  let offsetCount = 0;
+  for (const [groupId, { stored, offsets: live }] of replayed) {
     const g = new ClassicGroup(groupId, now);
     if (stored !== null) {
       g.protocolType = stored.protocolType === '' ? null : stored.protocolType;
@@ -47,7 +67,7 @@ export function loadGroups(c: GroupCoordinator): { groups: number; offsets: numb
         if (g.leaderId === null || !g.members.has(g.leaderId)) g.leaderId = g.members.keys().next().value ?? null;
       }
     }
-    for (const o of live) g.setOffset(o.topic, o.partition, o.value!);
+    for (const o of live) g.setOffset(o.topic, o.partition, o.value);
     offsetCount += live.length;
     c.groups.set(groupId, g);
     for (const m of g.members.values()) c.scheduleSessionExpiry(g, m);

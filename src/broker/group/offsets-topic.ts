@@ -18,6 +18,34 @@ export interface OffsetsRecord {
   value: Buffer | null;
 }
 
+/** The part of a stored batch the replay reads (v2 or legacy). */
+export interface OffsetsTopicBatch {
+  readonly isControl: boolean;
+  records(): Iterable<{ offset: bigint; key: Uint8Array | null; value: Uint8Array | null }>;
+}
+
+/**
+ * The decoded records of one `__consumer_offsets` batch at or after `fromOffset` (Kafka
+ * `GroupMetadataManager.doLoadGroupsAndOffsets`: control batches and keyless records are
+ * skipped; an unreadable record is reported and skipped, so it cannot keep the others from loading).
+ * Shared by the broker's load and the offline `kafkalite groups`.
+ */
+export function* offsetsTopicRecords(batch: OffsetsTopicBatch, fromOffset: bigint, onUnreadable: (offset: bigint, e: KafkaliteError) => void): Generator<OffsetsTopicRecord> {
+  if (batch.isControl) return;
+  for (const rec of batch.records()) {
+    if (rec.offset < fromOffset || rec.key === null) continue;
+    let decoded: OffsetsTopicRecord | undefined;
+    try {
+      decoded = decodeOffsetsTopicRecord(Buffer.from(rec.key), rec.value === null ? null : Buffer.from(rec.value));
+    } catch (e) {
+      if (!(e instanceof KafkaliteError)) throw e;
+      onUnreadable(rec.offset, e);
+      continue;
+    }
+    if (decoded !== undefined) yield decoded;
+  }
+}
+
 /** Bytes read per step while replaying a partition (whole batches; a larger first batch is read whole). */
 const LOAD_CHUNK = 1 << 20;
 
@@ -84,20 +112,7 @@ export class OffsetsTopic {
         let next = offset;
         for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
           next = b.lastOffset + 1n;
-          if (b.isControl) continue;
-          for (const rec of b.records()) {
-            if (rec.offset < offset || rec.key === null) continue;
-            let decoded: OffsetsTopicRecord | undefined;
-            try {
-              decoded = decodeOffsetsTopicRecord(Buffer.from(rec.key), rec.value === null ? null : Buffer.from(rec.value));
-            } catch (e) {
-              // one unreadable record must not keep every other group from loading
-              if (!(e instanceof KafkaliteError)) throw e;
-              onUnreadable(`${OFFSETS_TOPIC}-${p} offset ${rec.offset}: ${e.message}`);
-              continue;
-            }
-            if (decoded !== undefined) yield decoded;
-          }
+          yield* offsetsTopicRecords(b, offset, (at, e) => onUnreadable(`${OFFSETS_TOPIC}-${p} offset ${at}: ${e.message}`));
         }
         if (next <= offset) break;
         offset = next;

@@ -1,0 +1,245 @@
+/**
+ * `kafkalite groups <data-dir>`: the consumer groups stored in a data directory's
+ * `__consumer_offsets` log, offline (no broker): each group's state, protocol, generation and
+ * members with their assignments, and its committed offsets, with the partition's log end offset
+ * and the lag when that partition's log is in the directory (kafka-consumer-groups.sh --describe
+ * columns: CURRENT-OFFSET, LOG-END-OFFSET, LAG).
+ *
+ * The records are replayed as the broker loads them at start (Kafka
+ * `GroupMetadataManager.doLoadGroupsAndOffsets`: last record per key wins, tombstones remove), so
+ * the state shown is the one a broker opening the directory would start from: Stable for a group
+ * stored with members, Empty otherwise. Segment files are only read, never recovered or changed.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { KafkaliteError } from '../errors.js';
+import { replayOffsetsRecords, type ReplayedGroup } from '../broker/group/load.js';
+import { offsetsTopicRecords } from '../broker/group/offsets-topic.js';
+import { OFFSETS_TOPIC, type OffsetsTopicRecord } from '../broker/group/records.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../broker/group/group.js';
+import { decodeMessage } from '../protocol/codec.js';
+import { ConsumerProtocolAssignment } from '../protocol/schemas/internal/consumer-protocol.js';
+import { FileRecords } from '../storage/file-records.js';
+import { offsetFromFileName } from '../storage/file-names.js';
+import { parseTopicPartitionName, partitionDirName } from '../storage/topic.js';
+import { toJson } from './json.js';
+import { LineWriter } from './output.js';
+
+export const GROUPS_USAGE = `Usage: kafkalite groups <data-dir> [options]
+
+Lists the consumer groups stored in the data directory's ${OFFSETS_TOPIC} log (offline):
+state, protocol, generation, members and their assignments, committed offsets with the log end
+offset and lag of each partition whose log is in the directory.
+
+Options:
+  --group <id>   only this group (repeatable)
+  --json         one JSON document: {"groups": [...]}
+  -h, --help     this help`;
+
+export interface GroupsOptions {
+  dir: string;
+  groups: string[];
+  json: boolean;
+}
+
+export function parseGroupsArgs(argv: string[]): GroupsOptions | { help: true } | { error: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { group: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+  if (parsed.values.help) return { help: true };
+  if (parsed.positionals.length !== 1) return { error: 'expected exactly one data directory' };
+  return { dir: parsed.positionals[0]!, groups: parsed.values.group ?? [], json: parsed.values.json === true };
+}
+
+/** The `.log` segment files of a partition directory, by base offset. */
+function segmentFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.log'))
+    .sort((a, b) => {
+      const x = offsetFromFileName(a);
+      const y = offsetFromFileName(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    })
+    .map((n) => join(dir, n));
+}
+
+/** Every record of every `__consumer_offsets` partition in the directory, in log order per partition, CRCs checked. */
+function* storedOffsetsRecords(dataDir: string, warn: (what: string) => void): Generator<OffsetsTopicRecord> {
+  const partitions = readdirSync(dataDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name.startsWith(`${OFFSETS_TOPIC}-`))
+    .map((e) => parseTopicPartitionName(e.name, join(dataDir, e.name)))
+    .filter((p) => p.kind === 'normal' && p.topic === OFFSETS_TOPIC)
+    .sort((a, b) => a.partition - b.partition);
+  for (const { partition } of partitions) {
+    for (const path of segmentFiles(join(dataDir, partitionDirName(OFFSETS_TOPIC, partition)))) {
+      const file = FileRecords.open(path);
+      try {
+        for (const { batch, position } of file.batches()) {
+          // the broker's load reads with CRC checks; a damaged batch is reported, not trusted
+          if (batch.kind === 'v2' && !batch.isValid()) {
+            warn(`${path}: batch at position ${position} fails its CRC check, skipped`);
+            continue;
+          }
+          yield* offsetsTopicRecords(batch, -1n, (at, e) => warn(`${path}: record at offset ${at}: ${e.message}`));
+        }
+      } finally {
+        file.close();
+      }
+    }
+  }
+}
+
+/** The partition's log end offset read from its segments (last batch's lastOffset + 1), undefined when its log is not here. */
+function logEndOffset(dataDir: string, topic: string, partition: number, cache: Map<string, bigint | undefined>): bigint | undefined {
+  const key = `${partition}:${topic}`;
+  if (cache.has(key)) return cache.get(key);
+  let end: bigint | undefined;
+  const dir = join(dataDir, partitionDirName(topic, partition));
+  if (existsSync(dir)) {
+    const segments = segmentFiles(dir);
+    for (let i = segments.length - 1; i >= 0 && end === undefined; i--) {
+      const file = FileRecords.open(segments[i]!);
+      try {
+        for (const h of file.headers()) end = h.lastOffset + 1n;
+      } finally {
+        file.close();
+      }
+    }
+    // no batch in any segment: the log ends at its first segment's base offset
+    if (end === undefined && segments.length > 0) end = offsetFromFileName(segments[segments.length - 1]!.slice(dir.length + 1));
+  }
+  cache.set(key, end);
+  return end;
+}
+
+interface GroupView {
+  groupId: string;
+  state: string;
+  protocolType: string;
+  protocol: string | null;
+  generation: number;
+  leader: string | null;
+  members: { memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; assignment: { topic: string; partitions: number[] }[] | null }[];
+  offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number; metadata: string; commitTimestamp: bigint; logEndOffset: bigint | null; lag: bigint | null; memberId: string | null }[];
+}
+
+/** A consumer-protocol assignment's partitions; null for other protocol types or unreadable bytes. */
+function decodeAssignment(protocolType: string, bytes: Buffer): { topic: string; partitions: number[] }[] | null {
+  if (protocolType !== CONSUMER_PROTOCOL_TYPE || bytes.length < 2) return null;
+  const version = bytes.readInt16BE(0);
+  if (version < 0) return null;
+  try {
+    const a = decodeMessage<{ assignedPartitions: { topic: string; partitions: number[] }[] }>(ConsumerProtocolAssignment, Math.min(version, ConsumerProtocolAssignment.validVersions[1]), bytes, 2).value;
+    return a.assignedPartitions;
+  } catch (e) {
+    if (e instanceof KafkaliteError) return null;
+    throw e;
+  }
+}
+
+function viewOf(dataDir: string, groupId: string, g: ReplayedGroup, ends: Map<string, bigint | undefined>): GroupView {
+  const s = g.stored;
+  const members = (s?.members ?? []).map((m) => ({
+    memberId: m.memberId,
+    groupInstanceId: m.groupInstanceId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    assignment: decodeAssignment(s!.protocolType, m.assignment),
+  }));
+  const owner = new Map<string, string>();
+  for (const m of members) for (const t of m.assignment ?? []) for (const p of t.partitions) owner.set(`${p}:${t.topic}`, m.memberId);
+  const offsets = g.offsets
+    .map((o) => {
+      const end = logEndOffset(dataDir, o.topic, o.partition, ends);
+      const lag = end === undefined ? null : end > o.value.offset ? end - o.value.offset : 0n;
+      return {
+        topic: o.topic,
+        partition: o.partition,
+        offset: o.value.offset,
+        leaderEpoch: o.value.leaderEpoch,
+        metadata: o.value.metadata,
+        commitTimestamp: o.value.commitTimestamp,
+        logEndOffset: end ?? null,
+        lag,
+        memberId: owner.get(`${o.partition}:${o.topic}`) ?? null,
+      };
+    })
+    .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  return {
+    groupId,
+    // what the broker's load makes of it (load.ts): members → Stable, none → Empty
+    state: members.length > 0 ? 'Stable' : 'Empty',
+    protocolType: s?.protocolType ?? '',
+    protocol: s?.protocol ?? null,
+    generation: s?.generation ?? 0,
+    leader: s?.leader ?? null,
+    members,
+    offsets,
+  };
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+}
+
+function printTable(out: LineWriter, views: GroupView[]): void {
+  if (views.length === 0) {
+    out.line(`No consumer groups in ${OFFSETS_TOPIC}.`);
+    return;
+  }
+  for (const [i, v] of views.entries()) {
+    if (i > 0) out.line();
+    out.line(`GROUP ${v.groupId}  state ${v.state}  protocol-type ${v.protocolType || '-'}  protocol ${v.protocol ?? '-'}  generation ${v.generation}  members ${v.members.length}`);
+    if (v.members.length > 0) {
+      const rows = [['MEMBER-ID', 'INSTANCE-ID', 'CLIENT-ID', 'HOST', 'ASSIGNMENT']];
+      for (const m of v.members) {
+        const assignment = m.assignment === null ? '-' : m.assignment.map((t) => `${t.topic}(${t.partitions.join(',')})`).join(' ') || '-';
+        rows.push([`${m.memberId}${m.memberId === v.leader ? ' (leader)' : ''}`, m.groupInstanceId ?? '-', m.clientId, m.clientHost, assignment]);
+      }
+      for (const l of table(rows)) out.line(`  ${l}`);
+    }
+    if (v.offsets.length > 0) {
+      const rows = [['TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LOG-END-OFFSET', 'LAG', 'CONSUMER-ID']];
+      for (const o of v.offsets) rows.push([o.topic, String(o.partition), String(o.offset), o.logEndOffset === null ? '-' : String(o.logEndOffset), o.lag === null ? '-' : String(o.lag), o.memberId ?? '-']);
+      for (const l of table(rows)) out.line(`  ${l}`);
+    } else {
+      out.line('  no committed offsets');
+    }
+  }
+}
+
+export function groups(opts: GroupsOptions): number {
+  try {
+    if (!existsSync(opts.dir)) {
+      process.stderr.write(`Error: data directory ${opts.dir} does not exist\n`);
+      return 1;
+    }
+    const warnings: string[] = [];
+    const replayed = replayOffsetsRecords(storedOffsetsRecords(opts.dir, (w) => warnings.push(w)));
+    const ends = new Map<string, bigint | undefined>();
+    const wanted = new Set(opts.groups);
+    const views = [...replayed]
+      .filter(([id]) => wanted.size === 0 || wanted.has(id))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([id, g]) => viewOf(opts.dir, id, g, ends));
+    const out = new LineWriter(1);
+    if (opts.json) out.line(toJson({ groups: views }));
+    else printTable(out, views);
+    out.flush();
+    for (const w of warnings) process.stderr.write(`Warning: ${w}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof KafkaliteError)) throw err;
+    process.stderr.write(`Error: ${err.message}\n`);
+    return 1;
+  }
+}

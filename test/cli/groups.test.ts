@@ -1,0 +1,123 @@
+/**
+ * `kafkalite groups <data-dir>` run as the built binary on a data directory a broker wrote (the
+ * broker is closed first: the command works offline). The groups are made through the broker's
+ * JoinGroup/SyncGroup/OffsetCommit/DeleteGroups handlers, so what the command prints is what the
+ * test committed: a Stable consumer group with an assigned member (static, so it survives the
+ * broker's close), an Empty group of standalone commits (generation -1) on a topic that was later
+ * deleted (no lag), a group deleted with DeleteGroups (gone: tombstones), a recommitted offset (the
+ * last commit wins), and lag from the log end offsets of what was produced.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { encodeMessageToBuffer } from '../../src/protocol/codec.js';
+import { ConsumerProtocolAssignment } from '../../src/protocol/schemas/internal/consumer-protocol.js';
+import { encodeRecordBatch } from '../../src/record/builder.js';
+import { withBroker } from '../helpers/broker.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { runCommand } from '../helpers/python-peer.js';
+import { API, call, joinRequest, subscription } from '../broker/group/call.js';
+
+const BIN = join(REPO_ROOT, 'bin', 'kafkalite.js');
+
+function assignment(topic: string, partitions: number[]): Buffer {
+  const body = encodeMessageToBuffer(ConsumerProtocolAssignment, 0, { assignedPartitions: [{ topic, partitions }], userData: null });
+  return Buffer.concat([Buffer.from([0, 0]), body]);
+}
+
+async function commit(broker: Parameters<typeof call>[0], groupId: string, generationId: number, memberId: string, groupInstanceId: string | null, topic: string, offsets: [number, bigint][]): Promise<void> {
+  const r = await call(broker, API.OffsetCommit, 8, {
+    groupId,
+    generationIdOrMemberEpoch: generationId,
+    memberId,
+    groupInstanceId,
+    topics: [{ name: topic, partitions: offsets.map(([p, o]) => ({ partitionIndex: p, committedOffset: o, committedLeaderEpoch: -1, committedMetadata: `m${p}` })) }],
+  });
+  for (const p of r.topics[0].partitions) assert.equal(p.errorCode, 0);
+}
+
+describe('kafkalite groups', () => {
+  test('lists groups, members, committed offsets and lag from a data directory a broker wrote', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kl-cli-groups-'));
+    try {
+      await withBroker({ dataDir: dir, config: { 'group.initial.rebalance.delay.ms': '0' } }, async (broker) => {
+        broker.topics.create('orders', 2, {}, broker.logs);
+        broker.topics.create('scratch', 1, {}, broker.logs);
+        const produced = await call(broker, 0, 7, {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 5000,
+          topicData: [{ name: 'orders', partitionData: [0, 1].map((index) => ({ index, records: encodeRecordBatch(Array.from({ length: index === 0 ? 10 : 4 }, (_, i) => ({ value: Buffer.from(`v${i}`) }))) })) }],
+        });
+        for (const p of produced.responses[0].partitionResponses) assert.equal(p.errorCode, 0);
+
+        const join = await call(broker, API.JoinGroup, 5, joinRequest('processors', '', [{ name: 'range', metadata: subscription(['orders']) }], { groupInstanceId: 'worker-1' }), 'cli-client');
+        assert.equal(join.errorCode, 0);
+        const sync = await call(broker, API.SyncGroup, 3, { groupId: 'processors', generationId: join.generationId, memberId: join.memberId, groupInstanceId: 'worker-1', assignments: [{ memberId: join.memberId, assignment: assignment('orders', [0, 1]) }] });
+        assert.equal(sync.errorCode, 0);
+        await commit(broker, 'processors', join.generationId, join.memberId, 'worker-1', 'orders', [[0, 3n], [1, 4n]]);
+        await commit(broker, 'processors', join.generationId, join.memberId, 'worker-1', 'orders', [[0, 7n]]);
+
+        await commit(broker, 'standalone', -1, '', null, 'scratch', [[0, 42n]]);
+        await commit(broker, 'doomed', -1, '', null, 'orders', [[0, 1n]]);
+        const del = await call(broker, API.DeleteGroups, 2, { groupsNames: ['doomed'] });
+        assert.equal(del.results[0].errorCode, 0);
+        // the committed topic disappears from the directory: no log end, no lag
+        const dt = await call(broker, 20, 4, { topicNames: ['scratch'], timeoutMs: 5000 });
+        assert.equal(dt.responses[0].errorCode, 0);
+        return join.memberId as string;
+      }).then(async (memberId) => {
+        const r = await runCommand(process.execPath, [BIN, 'groups', dir, '--json'], { timeoutMs: 30_000 });
+        assert.equal(r.code, 0, r.stderr.toString());
+        assert.equal(r.stderr.toString(), '');
+        const out = JSON.parse(r.stdout.toString()) as { groups: Record<string, unknown>[] };
+        assert.deepEqual(
+          out.groups.map((g) => g.groupId),
+          ['processors', 'standalone'],
+        );
+        const [p, s] = out.groups as { state: string; protocolType: string; protocol: string | null; generation: number; leader: string | null; members: Record<string, unknown>[]; offsets: Record<string, unknown>[] }[];
+        assert.deepEqual([p!.state, p!.protocolType, p!.protocol, p!.generation, p!.leader], ['Stable', 'consumer', 'range', 1, memberId]);
+        assert.deepEqual(p!.members, [{ memberId, groupInstanceId: 'worker-1', clientId: 'cli-client', clientHost: '/127.0.0.1', assignment: [{ topic: 'orders', partitions: [0, 1] }] }]);
+        assert.deepEqual(
+          p!.offsets.map((o) => [o.topic, o.partition, o.offset, o.metadata, o.logEndOffset, o.lag, o.memberId]),
+          [
+            ['orders', 0, 7, 'm0', 10, 3, memberId],
+            ['orders', 1, 4, 'm1', 4, 0, memberId],
+          ],
+        );
+        assert.deepEqual([s!.state, s!.protocolType, s!.protocol, s!.members], ['Empty', '', null, []]);
+        assert.deepEqual(s!.offsets.map((o) => [o.topic, o.partition, o.offset, o.logEndOffset, o.lag]), [['scratch', 0, 42, null, null]]);
+
+        const t = spawnSync(process.execPath, [BIN, 'groups', dir, '--group', 'processors'], { encoding: 'utf8' });
+        assert.equal(t.status, 0, t.stderr);
+        const lines = t.stdout.trimEnd().split('\n');
+        assert.equal(lines[0], 'GROUP processors  state Stable  protocol-type consumer  protocol range  generation 1  members 1');
+        assert.match(lines[1]!, /^ {2}MEMBER-ID +INSTANCE-ID +CLIENT-ID +HOST +ASSIGNMENT$/);
+        assert.match(lines[2]!, new RegExp(`^  ${memberId} \\(leader\\) +worker-1 +cli-client +/127\\.0\\.0\\.1 +orders\\(0,1\\)$`));
+        assert.match(lines[3]!, /^ {2}TOPIC +PARTITION +CURRENT-OFFSET +LOG-END-OFFSET +LAG +CONSUMER-ID$/);
+        assert.match(lines[4]!, new RegExp(`^  orders +0 +7 +10 +3 +${memberId}$`));
+        assert.match(lines[5]!, new RegExp(`^  orders +1 +4 +4 +0 +${memberId}$`));
+        assert.equal(lines.length, 6);
+      });
+
+      const help = spawnSync(process.execPath, [BIN, 'groups', '--help'], { encoding: 'utf8' });
+      assert.equal(help.status, 0);
+      assert.match(help.stdout, /^Usage: kafkalite groups <data-dir>/);
+      const usage = spawnSync(process.execPath, [BIN, 'groups'], { encoding: 'utf8' });
+      assert.equal(usage.status, 2);
+      assert.match(usage.stderr, /expected exactly one data directory/);
+      const missing = spawnSync(process.execPath, [BIN, 'groups', join(dir, 'nope')], { encoding: 'utf8' });
+      assert.equal(missing.status, 1);
+      const empty = mkdtempSync(join(tmpdir(), 'kl-cli-groups-empty-'));
+      const none = spawnSync(process.execPath, [BIN, 'groups', empty], { encoding: 'utf8' });
+      rmSync(empty, { recursive: true, force: true });
+      assert.equal(none.status, 0);
+      assert.equal(none.stdout, 'No consumer groups in __consumer_offsets.\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
