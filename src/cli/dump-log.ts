@@ -18,21 +18,24 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KafkaliteError, StorageError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
 import type { AnyRecordBatch } from '../record/batches.js';
 import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import { parseControlRecordKey, parseEndTransactionMarker } from '../record/control.js';
+import { kraftControlValue } from '../record/kraft-control.js';
 import { decrementSequence } from '../record/sequence.js';
 import type { Record } from '../record/record.js';
 import { FileRecords } from '../storage/file-records.js';
-import { offsetFromFileName } from '../storage/file-names.js';
+import { BOOTSTRAP_SNAPSHOT_FILE, offsetFromFileName, parseKraftSnapshotName } from '../storage/file-names.js';
 import { OffsetIndex } from '../storage/offset-index.js';
 import { decodeProducerSnapshot } from '../storage/producer-snapshot.js';
 import { TimeIndex } from '../storage/time-index.js';
 import { TransactionIndex } from '../storage/transaction-index.js';
+import { cliErrorLine } from './errors.js';
 import { describeBytes, toJson } from './json.js';
 import { LineWriter } from './output.js';
+import { NO_PROGRESS, type ProgressSink } from './progress.js';
 
 export interface DumpLogOptions {
   files: string[];
@@ -47,6 +50,8 @@ export interface DumpLogOptions {
   indexSanityCheck?: boolean;
   /** `.index`: bytes read at an entry's position to find its batch (default 5242880). */
   maxMessageSize?: number;
+  /** Where the dump of each `.log` reports its progress (a bar on a terminal's stderr). */
+  progress?: ProgressSink;
 }
 
 const INT_MAX = 0x7fffffff;
@@ -59,7 +64,8 @@ Parses Kafka log segment files and prints their contents as kafka-dump-log.sh do
 
 Options:
   --files <list>            comma-separated files: .log, .index, .timeindex,
-                            .txnindex, .snapshot (producer state)             (required)
+                            .txnindex, .snapshot (producer state), .checkpoint
+                            (KRaft snapshot)                                  (required)
   --deep-iteration          print one line per record
   --print-data-log          print keys and values (implies --deep-iteration)
   --skip-record-metadata    omit per-record metadata (with --print-data-log)
@@ -139,14 +145,27 @@ function batchLine(b: AnyRecordBatch, position: number): string {
   );
 }
 
-/** The control-record suffix Kafka prints (` endTxnMarker: COMMIT coordinatorEpoch: 7`, ...). */
+/** The names DumpLogSegments prints before a KRaft control record's JSON (spec §14.2). */
+const KRAFT_CONTROL_LABELS: { [type: string]: string } = {
+  SNAPSHOT_HEADER: 'SnapshotHeader',
+  SNAPSHOT_FOOTER: 'SnapshotFooter',
+  KRAFT_VERSION: 'KRaftVersion',
+  KRAFT_VOTERS: 'KRaftVoters',
+};
+
+/**
+ * The control-record suffix Kafka prints: ` endTxnMarker: COMMIT coordinatorEpoch: 7`, the KRaft
+ * records as ` SnapshotHeader {"version":0,...}` (their JsonConverter form), others as
+ * ` controlType: LEADER_CHANGE(2)`.
+ */
 function controlSuffix(r: Record): string {
   const key = parseControlRecordKey(r.key);
   if (key.type === 'ABORT' || key.type === 'COMMIT') {
     const marker = parseEndTransactionMarker(r.key, r.value);
     return ` endTxnMarker: ${marker.type} coordinatorEpoch: ${marker.coordinatorEpoch}`;
   }
-  // KRaft snapshot/voter records print as JSON in Kafka; their decoders come with the KRaft tooling.
+  const value = kraftControlValue(key.type, r.value);
+  if (value !== undefined) return ` ${KRAFT_CONTROL_LABELS[key.type]!} ${toJson(value)}`;
   return ` controlType: ${key.type}(${key.typeId})`;
 }
 
@@ -248,6 +267,8 @@ function batchJson(b: AnyRecordBatch, position: number, opts: DumpLogOptions): o
         if (key.type === 'ABORT' || key.type === 'COMMIT') {
           rec.coordinatorEpoch = parseEndTransactionMarker(r.key, r.value).coordinatorEpoch;
         }
+        const kraftValue = kraftControlValue(key.type, r.value);
+        if (kraftValue !== undefined) rec[KRAFT_CONTROL_LABELS[key.type]!] = kraftValue;
       } else if (opts.printDataLog) {
         Object.assign(rec, payloadJson(r.key, r.value));
         rec.headers = r.headers.map((h) => {
@@ -499,6 +520,20 @@ function printIndexErrors(errors: IndexDumpErrors, err: LineWriter): void {
   }
 }
 
+/**
+ * The line after "Dumping": `Log starting offset: <o>` for a segment, and for KRaft snapshots
+ * (`DumpLogSegments.dumpLog`) `KRaft bootstrap snapshot` or `Snapshot end offset: <o>, epoch: <e>`.
+ */
+function logStartLine(name: string, suffix: string): string {
+  if (suffix === '.log') return `Log starting offset: ${offsetFromFileName(name)}`;
+  if (name === BOOTSTRAP_SNAPSHOT_FILE) return 'KRaft bootstrap snapshot';
+  const id = parseKraftSnapshotName(name);
+  if (id === undefined) {
+    throw new StorageError(`${name} is not a KRaft snapshot name (<20-digit end offset>-<10-digit epoch>.checkpoint)`);
+  }
+  return `Snapshot end offset: ${id.endOffset}, epoch: ${id.epoch}`;
+}
+
 /** Runs the dump; returns the process exit code. */
 export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new LineWriter(2)): number {
   const nonConsecutive = new Map<string, [bigint, bigint][]>();
@@ -509,8 +544,10 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
     offsetsNotFound: new Map(),
   };
   let status = 0;
+  let currentFile: string | undefined;
   try {
     for (const file of opts.files) {
+      currentFile = file;
       if (!opts.json) out.line(`Dumping ${file}`);
       const name = basename(file);
       const suffix = name.lastIndexOf('.') >= 0 ? name.substring(name.lastIndexOf('.')) : '';
@@ -530,14 +567,16 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
         dumpTxnIndex(file, opts, out);
         continue;
       }
-      if (suffix !== '.log') {
+      if (suffix !== '.log' && suffix !== '.checkpoint') {
         out.flush();
         err.line(`Ignoring unknown file ${file}`);
         err.flush();
         continue;
       }
-      if (!opts.json) out.line(`Log starting offset: ${BigInt(name.split('.')[0]!)}`);
+      const startLine = logStartLine(name, suffix);
+      if (!opts.json) out.line(startLine);
       const records = FileRecords.open(file);
+      const progress = opts.progress ?? NO_PROGRESS;
       try {
         let validBytes = 0;
         let lastOffset = -1n;
@@ -561,7 +600,9 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
             }
           }
           validBytes += batch.sizeInBytes;
+          progress.update(validBytes, records.sizeInBytes, name);
         }
+        progress.clear();
         const trailing = Math.min(records.sizeInBytes, opts.maxBytes) - validBytes;
         if (trailing > 0 && opts.maxBytes === INT_MAX) {
           if (opts.json) out.line(toJson({ file, invalidBytesAtEnd: trailing }));
@@ -573,15 +614,11 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
     }
   } catch (e) {
     out.flush();
-    if (e instanceof KafkaliteError) {
-      err.line(`Error: ${e.message} [${e.code}]`);
-      status = 1;
-    } else if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EISDIR') {
-      err.line(`Error: ${(e as Error).message}`);
-      status = 1;
-    } else {
-      throw e;
-    }
+    opts.progress?.clear();
+    const line = cliErrorLine(e, currentFile);
+    if (line === undefined) throw e;
+    err.line(line);
+    status = 1;
   }
   out.flush();
   printIndexErrors(indexErrors, err);
