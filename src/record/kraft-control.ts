@@ -5,6 +5,9 @@
  * (fields in schema order, compact strings/arrays, a tagged-field section closing every struct).
  * The first field of each is its own int16 `Version`, the version the rest is read at.
  *
+ * Errors name the byte inside the record value (`value byte N`): the value's place in a file is
+ * the caller's to add, so no file position is claimed.
+ *
  * The decoded objects use the names Kafka's generated `*JsonConverter.write` prints: the schema
  * names with the first letter lowercased, in schema order; uuids as `Uuid.toString()`; unknown
  * tagged fields dropped. Rendered as JSON, they are kafka-dump-log.sh's text for these records.
@@ -12,7 +15,7 @@
 import { InvalidRecordError } from '../errors.js';
 import { uuidToString } from '../storage/uuid.js';
 
-/** Bounds-checked reader of the flexible-version primitives; errors carry the value's byte position. */
+/** Bounds-checked reader of the flexible-version primitives; errors name the byte inside the value. */
 class SchemaReader {
   pos = 0;
   private readonly view: DataView;
@@ -21,9 +24,7 @@ class SchemaReader {
   }
   private need(n: number, what: string): number {
     if (this.pos + n > this.buf.length) {
-      throw new InvalidRecordError(`KRaft control record value ends inside ${what} (needs ${n} bytes, ${this.buf.length - this.pos} left)`, {
-        position: this.pos,
-      });
+      throw new InvalidRecordError(`KRaft control record value ends inside ${what} at value byte ${this.pos} (needs ${n} bytes, ${this.buf.length - this.pos} left)`);
     }
     const at = this.pos;
     this.pos += n;
@@ -52,7 +53,7 @@ class SchemaReader {
       value += (b & 0x7f) * 2 ** shift;
       if ((b & 0x80) === 0) return value;
     }
-    throw new InvalidRecordError(`Unsigned varint for ${what} is longer than 5 bytes`, { position: this.pos });
+    throw new InvalidRecordError(`Unsigned varint for ${what} is longer than 5 bytes at value byte ${this.pos}`);
   }
   /** Compact array length (N+1 encoding); null arrays are not allowed in these schemas. */
   compactArrayLength(what: string): number {
@@ -60,14 +61,14 @@ class SchemaReader {
     const n = this.unsignedVarint(what) - 1;
     // every element is at least one byte: a larger count is corrupt, never an allocation size
     if (n < 0 || n > this.buf.length - this.pos) {
-      throw new InvalidRecordError(`Invalid compact array length ${n} for ${what}`, { position: at });
+      throw new InvalidRecordError(`Invalid compact array length ${n} for ${what} at value byte ${at}`);
     }
     return n;
   }
   compactString(what: string): string {
     const at = this.pos;
     const n = this.unsignedVarint(what) - 1;
-    if (n < 0) throw new InvalidRecordError(`Null string for non-nullable ${what}`, { position: at });
+    if (n < 0) throw new InvalidRecordError(`Null string for non-nullable ${what} at value byte ${at}`);
     const start = this.need(n, what);
     return this.buf.toString('utf8', start, start + n);
   }
@@ -104,7 +105,7 @@ export interface VotersRecord {
 
 function checkVersion(version: number, name: string): void {
   // every one of these schemas has validVersions "0"
-  if (version !== 0) throw new InvalidRecordError(`Unsupported ${name} version ${version}`, { position: 0 });
+  if (version !== 0) throw new InvalidRecordError(`Unsupported ${name} version ${version} at value byte 0`);
 }
 
 export function parseSnapshotHeaderRecord(value: Buffer): SnapshotHeaderRecord {
