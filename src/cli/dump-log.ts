@@ -169,11 +169,53 @@ function controlSuffix(r: Record): string {
   return ` controlType: ${key.type}(${key.typeId})`;
 }
 
-function recordLine(b: AnyRecordBatch, r: Record | LegacyRecord, opts: DumpLogOptions): string {
+/**
+ * A v2 batch's base offset and timestamp as plain numbers when every record's value stays a safe
+ * integer: record lines of a large segment then cost no BigInt per record (the text is the same).
+ */
+class BatchNumbers {
+  private base = 0;
+  private baseTs = 0;
+  private safe = false;
+  private logAppendTime = false;
+  private maxTs = '';
+
+  reset(b: AnyRecordBatch): void {
+    this.safe = false;
+    if (b.kind !== 'v2') return;
+    const base = Number(b.baseOffset);
+    const baseTs = Number(b.baseTimestamp);
+    // deltas are int32: staying 2^32 inside the safe range keeps base + delta exact
+    const limit = Number.MAX_SAFE_INTEGER - 2 ** 32;
+    this.safe = Math.abs(base) < limit && Math.abs(baseTs) < limit;
+    this.base = base;
+    this.baseTs = baseTs;
+    this.logAppendTime = b.timestampType === 'LogAppendTime';
+    this.maxTs = this.logAppendTime ? String(b.maxTimestamp) : '';
+  }
+
+  offset(r: Record | LegacyRecord): number | bigint {
+    return this.safe ? this.base + (r as Record).offsetDelta : r.offset;
+  }
+
+  timestamp(r: Record | LegacyRecord): string {
+    if (!this.safe) return String(r.timestamp);
+    if (this.logAppendTime) return this.maxTs; // every record reports maxTimestamp (spec §2.4)
+    const delta = (r as Record).timestampDelta;
+    return typeof delta === 'number' ? String(this.baseTs + delta) : String(r.timestamp);
+  }
+}
+
+/** `next` follows `prev` by exactly one (numbers when both are, bigints otherwise). */
+function consecutive(prev: number | bigint, next: number | bigint): boolean {
+  return typeof prev === 'number' && typeof next === 'number' ? next === prev + 1 : BigInt(next) === BigInt(prev) + 1n;
+}
+
+function recordLine(b: AnyRecordBatch, r: Record | LegacyRecord, opts: DumpLogOptions, offset: number | bigint, timestamp: string): string {
   let line = '';
   let prefix = '| ';
   if (!opts.skipRecordMetadata) {
-    line += `${prefix}offset: ${r.offset} ${b.timestampType}: ${r.timestamp} keySize: ${r.keySize} valueSize: ${r.valueSize}`;
+    line += `${prefix}offset: ${offset} ${b.timestampType}: ${timestamp} keySize: ${r.keySize} valueSize: ${r.valueSize}`;
     prefix = ' ';
     if (b.kind === 'v2') {
       line += ` sequence: ${r.sequence} headerKeys: [${r.headers.map((h) => h.key).join(',')}]`;
@@ -579,23 +621,25 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
       const progress = opts.progress ?? NO_PROGRESS;
       try {
         let validBytes = 0;
-        let lastOffset = -1n;
+        let lastOffset: number | bigint | undefined;
+        const numbers = new BatchNumbers();
         for (const { batch } of records.batches(0, opts.maxBytes)) {
           if (opts.json) {
             out.line(toJson({ file, ...batchJson(batch, validBytes, opts) }));
           } else {
             out.line(batchLine(batch, validBytes));
             if (opts.deepIteration) {
+              numbers.reset(batch);
               for (const r of batchRecords(batch)) {
-                const offset = r.offset;
-                if (lastOffset !== -1n && offset !== lastOffset + 1n) {
+                const offset = numbers.offset(r);
+                if (lastOffset !== undefined && !consecutive(lastOffset, offset)) {
                   const abs = resolve(file);
                   const list = nonConsecutive.get(abs) ?? [];
-                  list.push([lastOffset, offset]);
+                  list.push([BigInt(lastOffset), BigInt(offset)]);
                   nonConsecutive.set(abs, list);
                 }
                 lastOffset = offset;
-                out.line(recordLine(batch, r, opts));
+                out.line(recordLine(batch, r, opts, offset, numbers.timestamp(r)));
               }
             }
           }
