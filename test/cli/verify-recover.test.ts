@@ -120,6 +120,25 @@ describe('kafkalite verify: clean directories pass', () => {
     assert.equal(report.segments, 2);
     assert.equal(report.batches, 109 + 2 + 3);
   });
+  it('a batch larger than the scan window (3 MiB) and a 17-byte tail of zeros', () => {
+    const tmp = tempDir('verify-big');
+    try {
+      const log = join(tmp.dir, '00000000000000000000.log');
+      const small = encodeRecordBatch([{ value: 'x', timestamp: 2 }], { baseOffset: 1n });
+      writeFileSync(log, Buffer.concat([encodeRecordBatch([{ value: Buffer.alloc(3 * 1024 * 1024, 0x61), timestamp: 1 }]), small]));
+      let res = verifyJson(log);
+      assert.equal(res.status, 0, JSON.stringify(res.report.problems));
+      assert.equal(res.report.batches, 2);
+      // up to 17 trailing bytes are not even framed by Kafka (FileLogInputStream), but they are not a batch
+      writeFileSync(log, Buffer.concat([readFileSync(log), Buffer.alloc(17)]));
+      res = verifyJson(log);
+      assert.equal(res.status, 1);
+      assert.equal(errors(res.report)[0]!.position, statSync(log).size - 17);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('a kafkalite-written data dir', () => {
     const tmp = tempDir('verify-clean');
     try {
