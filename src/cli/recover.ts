@@ -21,7 +21,6 @@ import { createHash } from 'node:crypto';
 import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { KafkaliteError } from '../errors.js';
 import { readCleanShutdownFile } from '../storage/clean-shutdown.js';
 import { CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT_FILE } from '../storage/file-names.js';
@@ -31,6 +30,7 @@ import { PartitionLog, type RecoveryReport } from '../storage/partition-log.js';
 import { parseTopicPartitionName } from '../storage/topic.js';
 import { cliErrorLine } from './errors.js';
 import { classifyTarget, UsageError } from './data-dir.js';
+import { parseFlagsAndPath, type Parsed } from './args.js';
 import { toJson } from './json.js';
 import { LineWriter } from './output.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
@@ -57,27 +57,9 @@ export interface RecoverOptions {
   progress?: ProgressSink;
 }
 
-export function parseRecoverArgs(argv: string[]): RecoverOptions | { error: string } | { help: true } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        'dry-run': { type: 'boolean', default: false },
-        full: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    return { error: (err as Error).message };
-  }
-  const v = parsed.values;
-  if (v.help) return { help: true };
-  if (parsed.positionals.length !== 1) return { error: 'expected exactly one directory' };
-  return { path: parsed.positionals[0]!, dryRun: v['dry-run'], full: v.full, json: v.json };
+export function parseRecoverArgs(argv: string[]): Parsed<RecoverOptions> {
+  const r = parseFlagsAndPath(argv, ['dry-run', 'full', 'json'] as const, 'directory');
+  return 'path' in r ? { path: r.path, dryRun: r.flags['dry-run'], full: r.flags.full, json: r.flags.json } : r;
 }
 
 interface FileState {

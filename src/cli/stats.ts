@@ -11,13 +11,13 @@
  */
 import { statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { KafkaliteError } from '../errors.js';
 import type { AnyRecordBatch } from '../record/batches.js';
 import { RECORD_BATCH_OVERHEAD } from '../record/constants.js';
 import { FileRecords } from '../storage/file-records.js';
 import { LOG_SUFFIX, logFilePath } from '../storage/file-names.js';
 import { classifyTarget, partitionDirs, segmentBaseOffsets, totalBytes, UsageError } from './data-dir.js';
+import { parseFlagsAndPath, type Parsed } from './args.js';
 import { toJson } from './json.js';
 import { LineWriter } from './output.js';
 import { formatBytes, NO_PROGRESS, type ProgressSink } from './progress.js';
@@ -58,21 +58,9 @@ export interface PartitionStats {
   unreadable: { file: string; position: number; reason: string }[];
 }
 
-export function parseStatsArgs(argv: string[]): StatsOptions | { error: string } | { help: true } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    return { error: (err as Error).message };
-  }
-  if (parsed.values.help) return { help: true };
-  if (parsed.positionals.length !== 1) return { error: 'expected exactly one path' };
-  return { path: parsed.positionals[0]!, json: parsed.values.json };
+export function parseStatsArgs(argv: string[]): Parsed<StatsOptions> {
+  const r = parseFlagsAndPath(argv, ['json'] as const);
+  return 'path' in r ? { path: r.path, json: r.flags.json } : r;
 }
 
 class PartitionAccumulator {

@@ -10,7 +10,6 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { KafkaliteError } from '../errors.js';
 import { readLeaderEpochCheckpoint, readOffsetCheckpoint } from '../storage/checkpoint.js';
 import { readCleanShutdownFile } from '../storage/clean-shutdown.js';
@@ -40,6 +39,7 @@ import { readMetaProperties } from '../storage/meta-properties.js';
 import { readPartitionMetadata } from '../storage/partition-metadata.js';
 import { decodeProducerSnapshot } from '../storage/producer-snapshot.js';
 import { classifyTarget, partitionDirs, segmentBaseOffsets, totalBytes, UsageError } from './data-dir.js';
+import { parseFlagsAndPath, type Parsed } from './args.js';
 import { toJson } from './json.js';
 import { LineWriter } from './output.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
@@ -76,21 +76,9 @@ export interface VerifyReport {
   problems: Problem[];
 }
 
-export function parseVerifyArgs(argv: string[]): VerifyOptions | { error: string } | { help: true } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    return { error: (err as Error).message };
-  }
-  if (parsed.values.help) return { help: true };
-  if (parsed.positionals.length !== 1) return { error: 'expected exactly one path' };
-  return { path: parsed.positionals[0]!, json: parsed.values.json };
+export function parseVerifyArgs(argv: string[]): Parsed<VerifyOptions> {
+  const r = parseFlagsAndPath(argv, ['json'] as const);
+  return 'path' in r ? { path: r.path, json: r.flags.json } : r;
 }
 
 const OFFSET_CHECKPOINTS = [
