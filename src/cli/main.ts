@@ -1,11 +1,13 @@
 /**
  * The `kafkalite` command: one module per subcommand, dispatched through one table (a command is
- * its usage text, its argument parser and its runner).
+ * its summary, its usage text, its argument parser and its runner).
  */
 import { readFileSync } from 'node:fs';
+import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
 import { stderrProgress } from './progress.js';
 import { parseRecoverArgs, recover, RECOVER_USAGE } from './recover.js';
+import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
 import { parseStatsArgs, stats, STATS_USAGE } from './stats.js';
 import { parseVerifyArgs, verify, VERIFY_USAGE } from './verify.js';
 
@@ -13,7 +15,7 @@ interface Command<O> {
   summary: string;
   usage: string;
   parse(argv: string[]): O | { error: string } | { help: true };
-  run(opts: O): number;
+  run(opts: O): number | Promise<number>;
 }
 
 /** Binds a command's parser and runner to the same options type. */
@@ -22,11 +24,23 @@ function command<O extends object>(c: Command<O>): Command<object> {
 }
 
 const COMMANDS: { [name: string]: Command<object> } = {
+  serve: command({
+    summary: 'run a single-node Kafka broker (Kafka clients connect to it)',
+    usage: SERVE_USAGE,
+    parse: parseServeArgs,
+    run: serve,
+  }),
   'dump-log': command({
     summary: 'print the contents of Kafka log segment files (kafka-dump-log.sh compatible)',
     usage: DUMP_LOG_USAGE,
     parse: parseDumpLogArgs,
     run: (opts) => dumpLog({ ...opts, progress: stderrProgress() }),
+  }),
+  compact: command({
+    summary: 'compact the partition logs of a data directory (log cleaner)',
+    usage: COMPACT_USAGE,
+    parse: parseCompactArgs,
+    run: compact,
   }),
   verify: command({
     summary: 'check a data dir, partition dir or file (CRCs, offsets, indexes, checkpoints, snapshots)',
@@ -65,7 +79,7 @@ function version(): string {
   return pkg.version;
 }
 
-export function main(argv: string[]): number {
+export function main(argv: string[]): number | Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '-h' || name === '--help') {
     process.stdout.write(usage() + '\n');

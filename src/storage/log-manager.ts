@@ -6,7 +6,7 @@
  * Opening consumes `.kafka_cleanshutdown` (its presence skips recovery, as in Kafka); closing
  * flushes every log, writes the checkpoints and then the marker.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { StorageError } from '../errors.js';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint.js';
@@ -20,10 +20,11 @@ import {
   REPLICATION_OFFSET_CHECKPOINT_FILE,
 } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
+import { fsyncDirSync } from './fs-util.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
-import { CLUSTER_METADATA_TOPIC, partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
+import { CLUSTER_METADATA_TOPIC, deleteDirName, partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
 import { randomUuid } from './uuid.js';
 
 const META_PROPERTIES = META_PROPERTIES_FILE;
@@ -174,6 +175,22 @@ export class LogManager {
       if (existsSync(path)) return readPartitionMetadata(path).topicId;
     }
     return randomUuid();
+  }
+
+  /**
+   * Deletes a partition as Kafka's `LogManager.asyncDelete` does: close it, rename its directory to
+   * `<topic>-<partition>.<id>-delete` (so a restart never loads it again), then remove the files.
+   */
+  deleteLog(topic: string, partition: number): boolean {
+    const log = this.getLog(topic, partition);
+    if (log === undefined) return false;
+    this.logs.delete(key(topic, partition));
+    log.close();
+    const target = join(this.dir, deleteDirName(topic, partition));
+    renameSync(log.dir, target);
+    fsyncDirSync(this.dir);
+    rmSync(target, { recursive: true, force: true });
+    return true;
   }
 
   allLogs(): PartitionLog[] {

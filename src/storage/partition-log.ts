@@ -25,6 +25,8 @@ import {
   TIME_INDEX_SUFFIX,
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
+import { readSwapEndHints, removeSwapEndHints, writeSwapEndHint } from './cleaner/swap-hint.js';
+import { fsyncDirSync } from './fs-util.js';
 import { LeaderEpochFileCache } from './leader-epoch-cache.js';
 import { messageFormatMagic, type LogConfig } from './log-config.js';
 import { LogSegment, type TimestampAndOffset } from './log-segment.js';
@@ -368,6 +370,7 @@ export class PartitionLog {
     }
     for (const name of cleaned) rmSync(join(this.dir, name), { force: true });
     const swapLogs = keptSwaps.filter((n) => n.endsWith(LOG_SUFFIX + SWAP_SUFFIX));
+    const swapEnds = readSwapEndHints(this.dir);
     if (swapLogs.length > 0) {
       let lo: bigint | undefined;
       let hi: bigint | undefined;
@@ -378,6 +381,9 @@ export class PartitionLog {
         seg.close();
         if (lo === undefined || base < lo) lo = base;
         if (hi === undefined || next > hi) hi = next;
+        // the replaced segments may reach past the cleaned one's last batch (see cleaner/swap-hint.ts)
+        const end = swapEnds.get(base);
+        if (end !== undefined && end > hi) hi = end;
       }
       for (const name of readdirSync(this.dir)) {
         if (name.endsWith(SWAP_SUFFIX) || !/^\d/.test(name)) continue;
@@ -388,6 +394,38 @@ export class PartitionLog {
     for (const name of keptSwaps) {
       renameSync(join(this.dir, name), join(this.dir, name.slice(0, -SWAP_SUFFIX.length)));
     }
+    removeSwapEndHints(this.dir);
+  }
+
+  /**
+   * The cleaner's swap (Kafka `LocalLog.replaceSegments`, spec §12.7): `cleaned` (files suffixed
+   * `.cleaned`, flushed) takes the place of `oldSegments`, whose offsets end before `groupEnd`.
+   * Each step is a rename followed by a directory fsync, so a crash at any point reopens to the old
+   * segments or the new one (spec §10.1).
+   */
+  replaceSegments(cleaned: LogSegment, oldSegments: readonly LogSegment[], groupEnd: bigint): void {
+    const first = this.segments.indexOf(oldSegments[0]!);
+    if (first < 0 || oldSegments.some((s, i) => this.segments[first + i] !== s) || oldSegments.includes(this.activeSegment)) {
+      throw new StorageError(`Cannot replace segments of ${this.topic}-${this.partition}: they are no longer the log's inactive segments`);
+    }
+    writeSwapEndHint(this.dir, cleaned.baseOffset, groupEnd);
+    cleaned.changeFileSuffixes(CLEANED_SUFFIX, SWAP_SUFFIX);
+    fsyncDirSync(this.dir);
+    this.segments.splice(first, oldSegments.length, cleaned);
+    for (const old of oldSegments) {
+      if (old.baseOffset === cleaned.baseOffset) {
+        // its producer snapshot now belongs to the cleaned segment
+        old.changeFileSuffixes('', DELETED_SUFFIX);
+        this.pendingDeletes.push({ segment: old, dueMs: this.time() + this.config.fileDeleteDelayMs, extraFiles: [] });
+      } else {
+        this.scheduleDelete(old);
+      }
+    }
+    fsyncDirSync(this.dir);
+    cleaned.changeFileSuffixes(SWAP_SUFFIX, '');
+    fsyncDirSync(this.dir);
+    removeSwapEndHints(this.dir);
+    this.deleteDueFiles();
   }
 
   // ---- append (spec §7.2, §9) -----------------------------------------------------------------

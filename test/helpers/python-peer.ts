@@ -7,7 +7,7 @@
  * a missing module, a non-zero exit or unparseable output throws: a missing peer fails the test,
  * it never skips it.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './paths.js';
@@ -50,4 +50,59 @@ export function hex(b: Uint8Array | null | undefined): string | null {
 
 export function unhex(s: string | null): Buffer | null {
   return s === null ? null : Buffer.from(s, 'hex');
+}
+
+/**
+ * `runPython` without blocking the event loop: for scripts that talk to a broker running in this
+ * same process (a synchronous child would stall the broker it is waiting for).
+ */
+export async function runPythonAsync<T = unknown>(script: string, input: unknown, options: RunPythonOptions = {}): Promise<T> {
+  const path = join(PY_DIR, script);
+  if (!existsSync(PYTHON)) throw new Error(`interop peer missing: ${PYTHON} does not exist`);
+  if (!existsSync(path)) throw new Error(`interop script missing: ${path}`);
+  const res = await runCommand(PYTHON, [path], {
+    input: JSON.stringify(input),
+    cwd: PY_DIR,
+    timeoutMs: options.timeoutMs ?? 120_000,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' },
+  });
+  if (res.code !== 0) throw new Error(`${script} exited with ${res.code ?? res.signal}:\n${res.stderr.toString()}`);
+  try {
+    return JSON.parse(res.stdout.toString('utf8')) as T;
+  } catch (err) {
+    throw new Error(`${script} printed non-JSON output (${(err as Error).message}):\n${res.stdout.toString().slice(0, 2000)}\n${res.stderr.toString()}`);
+  }
+}
+
+export interface CommandResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+/** Runs a program asynchronously, feeding `input` on stdin; kills it after `timeoutMs`. A missing program throws. */
+export function runCommand(
+  file: string,
+  args: string[],
+  options: { input?: string | Buffer; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(new Error(`could not run ${file}: ${e.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
+  });
 }

@@ -1,0 +1,347 @@
+/**
+ * `npm run bench` (broker part): the kafkalite broker (`bin/kafkalite.js serve`, its own process, writing
+ * to disk) side by side with librdkafka's in-memory mock cluster (C; started by
+ * confluent-kafka-python with test.mock.num.brokers=1, bench/py/rdkafka_mock_cluster.py) and the
+ * physical limit — a null server in another Node process that reads each request frame and answers
+ * it with a bare header, over the same loopback TCP. One load client (this process, the repo's raw
+ * protocol client) drives all three with the same pre-encoded requests.
+ *
+ * Produce: 1 KiB records in batches of 16 KiB and ~1 MiB (the largest batch under Kafka's default
+ * max.message.bytes 1048588), acks=1 and acks=all, from 1 connection and from 8, each connection
+ * keeping 5 requests in flight (librdkafka's max.in.flight default). Reported: MB/s and records/s,
+ * and the latency of each produce request from write to acknowledgement (p50/p99). Consume: Fetch
+ * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced.
+ * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
+ * of that many minutes with the RSS curve. Results: stdout and bench/results/<date>-broker.json.
+ * Environment: BENCH_BROKER_MIB (64: MiB per produce run), BENCH_SOAK_MIN (0).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { FrameDecoder } from '../src/protocol/framing.js';
+import { encodeRecordBatch } from '../src/record/builder.js';
+import { REPO_ROOT } from '../test/helpers/paths.js';
+import { PYTHON } from '../test/helpers/python-peer.js';
+import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '../test/helpers/raw-client.js';
+
+const RUN_MIB = Number(process.env.BENCH_BROKER_MIB ?? 64);
+const SOAK_MIN = Number(process.env.BENCH_SOAK_MIN ?? 0);
+const MiB = 1024 * 1024;
+const RECORD_BYTES = 1024;
+const IN_FLIGHT = 5;
+const PRODUCE_VERSION = 7; // the highest both kafkalite and librdkafka 2.0.2's mock serve
+const FETCH_VERSION = 11;
+const MAX_MESSAGE_BYTES = 1048588;
+
+// ---- the null server (physical limit) -----------------------------------------------------------
+
+/** Reads frames, answers each with an 8-byte frame (size + correlation id): loopback's own cost. */
+function nullServer(): void {
+  const server: Server = createServer((s) => {
+    const decoder = new FrameDecoder(2 * MiB);
+    const answer = Buffer.alloc(8);
+    answer.writeInt32BE(4, 0);
+    s.on('data', (chunk) => {
+      for (const f of decoder.push(chunk)) {
+        const a = Buffer.from(answer);
+        a.writeInt32BE(f.readInt32BE(4), 4);
+        s.write(a);
+      }
+    });
+    s.on('error', () => undefined);
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const a = server.address();
+    process.stdout.write(`null server listening on 127.0.0.1:${typeof a === 'object' && a ? a.port : 0}\n`);
+  });
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.resume();
+}
+
+// ---- peers ----------------------------------------------------------------------------------------
+
+interface Peer {
+  name: string;
+  port: number;
+  pid: number;
+  child: ChildProcess;
+  /** Whether the peer stores what it receives (the null server does not parse it). */
+  stores: boolean;
+}
+
+function startChild(name: string, cmd: string, args: string[], pattern: RegExp, stores: boolean): Promise<Peer> {
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const m = pattern.exec(line);
+      if (m) resolve({ name, port: Number(m[1]), pid: child.pid!, child, stores });
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
+    child.once('error', reject);
+  });
+}
+
+function stopChild(p: Peer): Promise<void> {
+  return new Promise((resolve) => {
+    if (p.child.exitCode !== null) return resolve();
+    p.child.once('exit', () => resolve());
+    p.child.stdin?.end();
+    p.child.kill('SIGTERM');
+  });
+}
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+// ---- workloads ------------------------------------------------------------------------------------
+
+interface ProduceCase {
+  batch: '16KiB' | '1MiB';
+  acks: 1 | -1;
+  connections: 1 | 8;
+}
+
+/** One pre-encoded batch per size, reused for every request (fresh large buffers cost page faults). */
+const BATCHES = new Map<string, { records: Buffer; count: number }>();
+function batchFor(kind: '16KiB' | '1MiB'): { records: Buffer; count: number } {
+  let b = BATCHES.get(kind);
+  if (b) return b;
+  const value = Buffer.alloc(RECORD_BYTES, 0x61);
+  let count = kind === '16KiB' ? 16 : 1024;
+  let records: Buffer;
+  for (;;) {
+    records = encodeRecordBatch(Array.from({ length: count }, () => ({ value })));
+    if (records.length <= Math.min(MAX_MESSAGE_BYTES, kind === '16KiB' ? 16 * 1024 + 1024 : MAX_MESSAGE_BYTES)) break;
+    count--;
+  }
+  b = { records, count };
+  BATCHES.set(kind, b);
+  return b;
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+async function ensureTopic(port: number, topic: string): Promise<void> {
+  const c = await RawClient.connect(port);
+  // Metadata v2: the mock serves up to v2, and before v4 every request may auto-create
+  const r = await c.request(3, 2, { topics: [{ name: topic }] });
+  c.destroy();
+  if (r.topics[0].errorCode !== 0) throw new Error(`topic ${topic}: error ${r.topics[0].errorCode}`);
+}
+
+/** One connection producing `requests` requests, IN_FLIGHT at a time; returns the latencies (ms). */
+async function produceOn(port: number, topic: string, c: ProduceCase, requests: number, checkAnswers: boolean): Promise<number[]> {
+  const client = await RawClient.connect(port);
+  const { records } = batchFor(c.batch);
+  const body: Msg = { transactionalId: null, acks: c.acks, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] };
+  // one frame per in-flight slot, its correlation id patched only after its answer came back
+  const frames = Array.from({ length: IN_FLIGHT }, (_, s) => encodeRequestFrame(0, PRODUCE_VERSION, s, body, 'bench'));
+  const latencies: number[] = [];
+  let sent = 0;
+  const slot = async (s: number): Promise<void> => {
+    while (sent < requests) {
+      const id = sent++;
+      frames[s]!.writeInt32BE(id, 8);
+      const answer = client.nextFrame();
+      const t0 = performance.now();
+      client.send(frames[s]!);
+      const frame = await answer;
+      latencies.push(performance.now() - t0);
+      if (checkAnswers) {
+        const r = decodeResponseFrame(0, PRODUCE_VERSION, frame);
+        const p = r.body.responses[0].partitionResponses[0];
+        if (p.errorCode !== 0) throw new Error(`produce to ${topic} failed with error ${p.errorCode}`);
+      }
+    }
+  };
+  // answers come in order, so awaiting nextFrame() in send order pairs them up
+  await Promise.all(Array.from({ length: IN_FLIGHT }, (_, s) => slot(s)));
+  client.destroy();
+  return latencies;
+}
+
+interface ProduceResult extends ProduceCase {
+  peer: string;
+  requests: number;
+  bytes: number;
+  records: number;
+  seconds: number;
+  mbPerSec: number;
+  recordsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+async function runProduce(peer: Peer, c: ProduceCase, topic: string): Promise<ProduceResult> {
+  const { records, count } = batchFor(c.batch);
+  const total = Math.max(c.connections * IN_FLIGHT, Math.round((RUN_MIB * MiB) / records.length));
+  const perConn = Math.ceil(total / c.connections);
+  const t0 = performance.now();
+  const lats = await Promise.all(Array.from({ length: c.connections }, () => produceOn(peer.port, topic, c, perConn, peer.stores)));
+  const seconds = (performance.now() - t0) / 1000;
+  const all = lats.flat().sort((a, b) => a - b);
+  const requests = perConn * c.connections;
+  return {
+    ...c,
+    peer: peer.name,
+    requests,
+    bytes: requests * records.length,
+    records: requests * count,
+    seconds,
+    mbPerSec: (requests * records.length) / MiB / seconds,
+    recordsPerSec: (requests * count) / seconds,
+    p50Ms: quantile(all, 0.5),
+    p99Ms: quantile(all, 0.99),
+  };
+}
+
+/** Fetches the whole partition from its log start (1 MiB per request) and returns MB/s. */
+async function runConsume(peer: Peer, topic: string): Promise<{ peer: string; topic: string; bytes: number; seconds: number; mbPerSec: number }> {
+  const client = await RawClient.connect(peer.port);
+  // from the log start: librdkafka's mock keeps a bounded number of message sets per partition
+  const lo = await client.request(2, 1, { replicaId: -1, topics: [{ name: topic, partitions: [{ partitionIndex: 0, timestamp: -2n }] }] });
+  let offset = lo.topics[0].partitions[0].offset as bigint;
+  let bytes = 0;
+  const t0 = performance.now();
+  for (;;) {
+    const r = await client.request(1, FETCH_VERSION, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: MiB,
+      isolationLevel: 0,
+      topics: [{ topic, partitions: [{ partition: 0, fetchOffset: offset, partitionMaxBytes: MiB }] }],
+    });
+    const p = r.responses[0].partitions[0];
+    if (p.errorCode !== 0) throw new Error(`fetch ${topic} at ${offset}: error ${p.errorCode}`);
+    const recs = p.records as Buffer | null;
+    if (recs === null || recs.length === 0) break;
+    bytes += recs.length;
+    // walk the batch headers: next offset = last batch's baseOffset + lastOffsetDelta + 1
+    let pos = 0;
+    let next = offset;
+    while (pos + 61 <= recs.length) {
+      const len = recs.readInt32BE(pos + 8);
+      if (pos + 12 + len > recs.length) break;
+      next = recs.readBigInt64BE(pos) + BigInt(recs.readInt32BE(pos + 23)) + 1n;
+      pos += 12 + len;
+    }
+    if (next === offset) break;
+    offset = next;
+    if (offset >= (p.highWatermark as bigint)) break;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  client.destroy();
+  return { peer: peer.name, topic, bytes, seconds, mbPerSec: bytes / MiB / seconds };
+}
+
+// ---- main -----------------------------------------------------------------------------------------
+
+const f = (n: number, d = 1): string => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-bench-broker-'));
+  const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
+  process.on('exit', cleanup);
+  const self = new URL(import.meta.url).pathname;
+  const kafkalite = await startChild('kafkalite', process.execPath, [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], /listening on [^:]+:(\d+)/, true);
+  const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
+  const loopback = await startChild('loopback-limit', process.execPath, [self, 'null-server'], /listening on [^:]+:(\d+)/, false);
+  const peers = [kafkalite, mock, loopback];
+
+  const rss: { t: number; mib: number }[] = [];
+  const t0 = Date.now();
+  const sampler = setInterval(() => rss.push({ t: (Date.now() - t0) / 1000, mib: rssMiB(kafkalite.pid) }), 250);
+
+  const cases: ProduceCase[] = [];
+  for (const batch of ['16KiB', '1MiB'] as const) for (const acks of [1, -1] as const) for (const connections of [1, 8] as const) cases.push({ batch, acks, connections });
+  const produce: ProduceResult[] = [];
+  const consumeTopics: string[] = [];
+  try {
+    for (const c of cases) {
+      const topic = `bench-${c.batch}-acks${c.acks === -1 ? 'all' : '1'}-c${c.connections}`;
+      if (c.acks === 1 && c.connections === 1) consumeTopics.push(topic);
+      // interleaved per case: each peer runs the same case back to back
+      for (const p of peers) {
+        if (p.stores) await ensureTopic(p.port, topic);
+        const r = await runProduce(p, c, topic);
+        produce.push(r);
+        console.log(`produce ${c.batch} acks=${c.acks === -1 ? 'all' : 1} x${c.connections} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s ${f(r.recordsPerSec, 0).padStart(9)} rec/s  p50 ${f(r.p50Ms, 2)} ms  p99 ${f(r.p99Ms, 2)} ms`);
+      }
+    }
+    const consume = [];
+    for (const topic of consumeTopics) {
+      for (const p of peers.filter((x) => x.stores)) {
+        const r = await runConsume(p, topic);
+        consume.push(r);
+        console.log(`consume ${topic.padEnd(24)} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s (${f(r.bytes / MiB, 0)} MiB)`);
+      }
+    }
+    let soak: { minutes: number; rss: { t: number; mib: number }[]; mbPerSec: number } | undefined;
+    if (SOAK_MIN > 0) {
+      const start = rss.length;
+      const until = Date.now() + SOAK_MIN * 60_000;
+      let bytes = 0;
+      const s0 = performance.now();
+      await ensureTopic(kafkalite.port, 'bench-soak');
+      while (Date.now() < until) {
+        const r = await runProduce(kafkalite, { batch: '1MiB', acks: 1, connections: 8 }, 'bench-soak');
+        bytes += r.bytes;
+      }
+      soak = { minutes: SOAK_MIN, rss: rss.slice(start), mbPerSec: bytes / MiB / ((performance.now() - s0) / 1000) };
+    }
+    clearInterval(sampler);
+
+    // ---- table --------------------------------------------------------------------------------
+    console.log('\nproduce (MB/s, rec/s, request latency p50/p99 ms)');
+    console.log('case                      kafkalite                         librdkafka mock                   loopback limit    vs mock  vs limit');
+    for (const c of cases) {
+      const of = (peer: string) => produce.find((r) => r.peer === peer && r.batch === c.batch && r.acks === c.acks && r.connections === c.connections)!;
+      const k = of('kafkalite');
+      const m = of('librdkafka-mock');
+      const l = of('loopback-limit');
+      const cell = (r: ProduceResult) => `${f(r.mbPerSec).padStart(7)} ${f(r.recordsPerSec, 0).padStart(8)} ${f(r.p50Ms, 2).padStart(6)}/${f(r.p99Ms, 2).padEnd(7)}`;
+      console.log(`${`${c.batch} acks=${c.acks === -1 ? 'all' : '1'} x${c.connections}`.padEnd(26)}${cell(k)}   ${cell(m)}   ${f(l.mbPerSec).padStart(8)}    ${f(k.mbPerSec / m.mbPerSec, 2).padStart(5)}x  ${f(k.mbPerSec / l.mbPerSec, 2).padStart(5)}x`);
+    }
+    const rssVals = rss.map((x) => x.mib);
+    console.log(`\nkafkalite RSS over the run: min ${f(Math.min(...rssVals))} MiB, max ${f(Math.max(...rssVals))} MiB, last ${f(rssVals[rssVals.length - 1]!)} MiB (${rss.length} samples)`);
+    if (soak) console.log(`soak ${soak.minutes} min at ${f(soak.mbPerSec)} MB/s: RSS ${f(soak.rss[0]?.mib ?? NaN)} -> ${f(soak.rss[soak.rss.length - 1]?.mib ?? NaN)} MiB (max ${f(Math.max(...soak.rss.map((x) => x.mib)))})`);
+
+    const results = {
+      bench: 'broker',
+      date: new Date().toISOString(),
+      node: process.version,
+      runMiB: RUN_MIB,
+      recordBytes: RECORD_BYTES,
+      inFlight: IN_FLIGHT,
+      produceVersion: PRODUCE_VERSION,
+      batches: Object.fromEntries([...BATCHES].map(([k, v]) => [k, { bytes: v.records.length, records: v.count }])),
+      produce,
+      consume,
+      rss,
+      soak,
+      targets: { vsMock: 1, vsLoopbackLargeBatches: 0.3 },
+      totalSeconds: (Date.now() - t0) / 1000,
+    };
+    const dir = join(REPO_ROOT, 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${results.date}-broker.json`.replace(/:/g, '-'));
+    writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+    console.log(`\ntotal ${f(results.totalSeconds)} s; results written to ${file}`);
+  } finally {
+    clearInterval(sampler);
+    await Promise.all(peers.map(stopChild));
+  }
+}
+
+if (process.argv[2] === 'null-server') nullServer();
+else await main();

@@ -1,0 +1,365 @@
+#!/usr/bin/env node
+/**
+ * Writes kafkalite's protocol schema modules (src/protocol/schemas/**) from Kafka's JSON message
+ * definitions in the shared corpora (apache-kafka-message-schemas, see corpora/SOURCES.md).
+ *
+ *   node scripts/gen-protocol-schemas.mjs [corporaDir]     (default: ../shared/corpora)
+ *
+ * The JSON files are JSON with `//` line comments. Only facts are carried over: names, types,
+ * version ranges, nullability, tags, defaults, ignorable. Kafka's `about` texts and comments are
+ * not copied; each module instead gets version notes computed from the schema itself (which fields
+ * each version adds or drops). test/protocol/schema-drift.test.ts re-runs `generateAll` and checks
+ * the committed modules are what it produces.
+ */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The APIs the broker serves (issue 8), by JSON base name. */
+export const API_NAMES = [
+  'Produce', 'Fetch', 'ListOffsets', 'Metadata', 'OffsetCommit', 'OffsetFetch', 'FindCoordinator', 'JoinGroup',
+  'Heartbeat', 'LeaveGroup', 'SyncGroup', 'DescribeGroups', 'ListGroups', 'SaslHandshake', 'ApiVersions',
+  'CreateTopics', 'DeleteTopics', 'DeleteRecords', 'InitProducerId', 'OffsetForLeaderEpoch', 'AddPartitionsToTxn',
+  'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit', 'DescribeConfigs', 'AlterConfigs',
+  'SaslAuthenticate', 'CreatePartitions', 'DeleteGroups', 'IncrementalAlterConfigs', 'OffsetDelete', 'DescribeCluster',
+];
+
+const CLIENTS = 'apache-kafka-message-schemas/clients/src/main/resources/common/message';
+const GROUP = 'apache-kafka-message-schemas/group-coordinator/src/main/resources/common/message';
+const TXN = 'apache-kafka-message-schemas/transaction-coordinator/src/main/resources/common/message';
+const METADATA = 'apache-kafka-message-schemas/metadata/src/main/resources/common/metadata';
+
+/** Data-type modules: output file -> [folder, JSON names]. */
+const DATA_MODULES = [
+  ['internal/group-coordinator.ts', 'records of __consumer_offsets (offset commits and classic group metadata)', GROUP,
+    ['OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue']],
+  ['internal/transaction-coordinator.ts', 'records of __transaction_state', TXN, ['TransactionLogKey', 'TransactionLogValue']],
+  ['internal/raft.ts', 'KRaft control records (snapshot header/footer, leader change, voters, kraft.version)', CLIENTS,
+    ['SnapshotHeaderRecord', 'SnapshotFooterRecord', 'LeaderChangeMessage', 'VotersRecord', 'KRaftVersionRecord']],
+  ['internal/consumer-protocol.ts', 'the consumer protocol carried as opaque bytes in JoinGroup/SyncGroup', CLIENTS,
+    ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']],
+];
+
+// ---- reading the JSON ------------------------------------------------------------------------
+
+/** Drops `//` comments outside string literals, then parses. */
+export function parseCommentedJson(text) {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      out += ch;
+      if (ch === '\\') out += text[++i];
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') {
+      inString = true;
+      out += ch;
+    } else if (ch === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else out += ch;
+  }
+  return JSON.parse(out);
+}
+
+const lcfirst = (s) => s[0].toLowerCase() + s.slice(1);
+const kebab = (s) => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+const PRIMITIVES = new Set(['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'uuid', 'string', 'bytes', 'records']);
+const INTS = new Set(['int8', 'int16', 'uint16', 'int32', 'uint32']);
+
+function parseRange(v) {
+  if (v === undefined) return undefined;
+  const s = String(v).trim();
+  let m;
+  if (s === 'none') return [1, 0];
+  if ((m = /^(\d+)\+$/.exec(s))) return [Number(m[1]), Infinity];
+  if ((m = /^(\d+)-(\d+)$/.exec(s))) return [Number(m[1]), Number(m[2])];
+  if ((m = /^(\d+)$/.exec(s))) return [Number(m[1]), Number(m[1])];
+  throw new Error(`bad version range ${v}`);
+}
+const inRange = (v, n) => {
+  const r = parseRange(v);
+  return r !== undefined && n >= r[0] && n <= r[1];
+};
+
+/** The field's default in its JS form, or undefined when the JSON gives none. */
+function normaliseDefault(jf, base) {
+  if (!('default' in jf)) return undefined;
+  const d = jf.default;
+  if (d === null || d === 'null') return null;
+  if (base === 'int64') return BigInt(typeof d === 'string' ? d.trim() : d);
+  if (INTS.has(base) || base === 'int8') {
+    const s = String(d).trim();
+    return s.toLowerCase().startsWith('0x') ? parseInt(s, 16) : Number(s);
+  }
+  if (base === 'float64') return Number(d);
+  if (base === 'bool') return d === true || d === 'true';
+  if (base === 'string') return String(d);
+  throw new Error(`default ${JSON.stringify(d)} on a ${base} field`);
+}
+
+/**
+ * Kafka JSON message -> { schema, structs }: `schema` as the MessageSchema literal's data, with
+ * struct types as objects `{ struct, fields }`; common structs become shared objects.
+ */
+export function toSchema(json) {
+  const common = new Map();
+  for (const cs of json.commonStructs ?? []) common.set(cs.name, cs);
+  const built = new Map();
+  const structOf = (name, inlineFields) => {
+    if (inlineFields) return { struct: name, fields: inlineFields.map(toField) };
+    const cs = common.get(name);
+    if (!cs) throw new Error(`${json.name}: unknown struct ${name}`);
+    let s = built.get(name);
+    if (!s) {
+      s = { struct: name, fields: [], common: true };
+      built.set(name, s);
+      s.fields = cs.fields.map(toField);
+    }
+    return s;
+  };
+  function toField(jf) {
+    const t = String(jf.type).trim();
+    let type;
+    if (t.startsWith('[]')) {
+      const inner = t.slice(2);
+      type = { array: PRIMITIVES.has(inner) ? inner : structOf(inner, jf.fields) };
+    } else if (PRIMITIVES.has(t)) type = t;
+    else type = structOf(t, jf.fields);
+    // A tagged field may omit "versions": it then exists exactly in its tagged versions.
+    const versions = jf.versions ?? jf.taggedVersions;
+    if (versions === undefined) throw new Error(`${json.name}.${jf.name}: no versions`);
+    const f = { name: lcfirst(jf.name), type, versions: String(versions).trim() };
+    if (jf.nullableVersions !== undefined) f.nullableVersions = String(jf.nullableVersions).trim();
+    if (jf.tag !== undefined) f.tag = Number(jf.tag);
+    if (jf.taggedVersions !== undefined) f.taggedVersions = String(jf.taggedVersions).trim();
+    if (jf.flexibleVersions !== undefined) f.flexibleVersions = String(jf.flexibleVersions).trim();
+    const d = normaliseDefault(jf, typeof type === 'string' ? type : 'struct-or-array');
+    if (d !== undefined) f.default = d;
+    if (jf.ignorable === true) f.ignorable = true;
+    return f;
+  }
+  const valid = parseRange(json.validVersions);
+  const flex = String(json.flexibleVersions).trim();
+  const schema = {
+    name: json.name,
+    ...(json.apiKey !== undefined ? { apiKey: json.apiKey } : {}),
+    type: json.type,
+    validVersions: [valid[0], valid[1]],
+    flexibleVersions: flex === 'none' ? null : parseRange(flex)[0],
+    fields: json.fields.map(toField),
+  };
+  return { schema, structs: [...built.values()] };
+}
+
+// ---- version notes (computed, not copied) ------------------------------------------------------
+
+function fieldPaths(fields, prefix, out, seen = new Set()) {
+  for (const f of fields) {
+    const path = prefix ? `${prefix}.${f.name}` : f.name;
+    out.push({ path, f });
+    const st = typeof f.type === 'object' ? (f.type.array ?? f.type) : undefined;
+    if (st && typeof st === 'object' && st.fields && !seen.has(st)) {
+      seen.add(st);
+      fieldPaths(st.fields, path + (f.type.array ? '[]' : ''), out, seen);
+      seen.delete(st);
+    }
+  }
+  return out;
+}
+
+function versionNotes(schema) {
+  const [min, max] = schema.validVersions;
+  const paths = fieldPaths(schema.fields, '', []);
+  const lines = [];
+  for (let v = min; v <= max; v++) {
+    const parts = [];
+    if (schema.flexibleVersions === v) parts.push('first flexible version');
+    if (v > min) {
+      const added = paths.filter(({ f }) => inRange(f.versions, v) && !inRange(f.versions, v - 1)).map(({ path, f }) => path + (inRange(f.taggedVersions, v) ? ` (tag ${f.tag})` : ''));
+      const dropped = paths.filter(({ f }) => !inRange(f.versions, v) && inRange(f.versions, v - 1)).map(({ path }) => path);
+      const nulls = paths.filter(({ f }) => inRange(f.versions, v) && inRange(f.versions, v - 1) && inRange(f.nullableVersions, v) && !inRange(f.nullableVersions, v - 1)).map(({ path }) => path);
+      if (added.length) parts.push(`adds ${added.join(', ')}`);
+      if (dropped.length) parts.push(`drops ${dropped.join(', ')}`);
+      if (nulls.length) parts.push(`${nulls.join(', ')} nullable`);
+      if (!parts.length) parts.push('same fields as v' + (v - 1));
+    } else parts.push(`${paths.filter(({ f }) => inRange(f.versions, v)).length} fields`);
+    lines.push(`v${v}: ${parts.join('; ')}`);
+  }
+  return lines;
+}
+
+// ---- emitting TypeScript ---------------------------------------------------------------------
+
+function lit(v) {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return String(v);
+}
+
+function emitType(t, structNames, indent) {
+  if (typeof t === 'string') return lit(t);
+  if (t.array !== undefined) return `{ array: ${emitType(t.array, structNames, indent)} }`;
+  if (t.common) return structNames.get(t);
+  return `{ struct: ${lit(t.struct)}, fields: ${emitFields(t.fields, structNames, indent)} }`;
+}
+
+function emitFields(fields, structNames, indent) {
+  if (fields.length === 0) return '[]';
+  const pad = ' '.repeat(indent + 2);
+  const items = fields.map((f) => {
+    const parts = [`name: ${lit(f.name)}`, `type: ${emitType(f.type, structNames, indent + 2)}`, `versions: ${lit(f.versions)}`];
+    for (const k of ['nullableVersions', 'tag', 'taggedVersions', 'flexibleVersions', 'default', 'ignorable']) {
+      if (f[k] !== undefined) parts.push(`${k}: ${lit(f[k])}`);
+    }
+    return `${pad}{ ${parts.join(', ')} },`;
+  });
+  return `[\n${items.join('\n')}\n${' '.repeat(indent)}]`;
+}
+
+/** `const X: StructType = ...` for the common structs (dependencies first). */
+function emitStructs(owner, structs, structNames) {
+  const out = [];
+  const done = new Set();
+  const visit = (s) => {
+    if (done.has(s)) return;
+    done.add(s);
+    for (const f of s.fields) {
+      const t = typeof f.type === 'object' ? (f.type.array ?? f.type) : undefined;
+      if (t && typeof t === 'object' && t.common) visit(t);
+    }
+    const name = `${owner}${s.struct}Struct`;
+    structNames.set(s, name);
+    out.push(`const ${name}: StructType = { struct: ${lit(s.struct)}, fields: ${emitFields(s.fields, structNames, 0)} };\n`);
+  };
+  for (const s of structs) visit(s);
+  return out.join('\n');
+}
+
+function emitSchema(constName, file, schema, structs, exported) {
+  const structNames = new Map();
+  const structText = emitStructs(schema.name, structs, structNames);
+  const notes = versionNotes(schema).map((l) => ` *   ${l}`).join('\n');
+  const head = [
+    `name: ${lit(schema.name)}`,
+    ...(schema.apiKey !== undefined ? [`apiKey: ${schema.apiKey}`] : []),
+    `type: ${lit(schema.type)}`,
+    `validVersions: [${schema.validVersions[0]}, ${schema.validVersions[1]}]`,
+    `flexibleVersions: ${schema.flexibleVersions === null ? 'null' : schema.flexibleVersions}`,
+  ];
+  return (
+    (structText ? structText + '\n' : '') +
+    `/**\n * ${schema.name} (${file}).\n${notes}\n */\n` +
+    `${exported ? 'export ' : ''}const ${constName}: MessageSchema = {\n  ${head.join(',\n  ')},\n  fields: ${emitFields(schema.fields, structNames, 2)},\n};\n`
+  );
+}
+
+const BANNER = (what) =>
+  `// GENERATED by scripts/gen-protocol-schemas.mjs from Kafka's JSON message definitions\n` +
+  `// (shared corpora, apache-kafka-message-schemas @ 1eb7644). Do not edit; re-run the script.\n` +
+  `// ${what}\n`;
+
+function load(corpora, folder, name) {
+  return parseCommentedJson(readFileSync(join(corpora, folder, `${name}.json`), 'utf8'));
+}
+
+/** Every generated module: relative path under src/protocol/schemas -> file text. */
+export function generateAll(corpora) {
+  const files = new Map();
+  const index = [];
+  for (const api of API_NAMES) {
+    const req = toSchema(load(corpora, CLIENTS, `${api}Request`));
+    const res = toSchema(load(corpora, CLIENTS, `${api}Response`));
+    if (req.schema.apiKey !== res.schema.apiKey) throw new Error(`${api}: request/response api keys differ`);
+    const file = `${kebab(api)}.ts`;
+    const body =
+      emitSchema('request', `${api}Request.json`, req.schema, req.structs, false) + '\n' +
+      emitSchema('response', `${api}Response.json`, res.schema, res.structs, false) + '\n' +
+      `export const ${api}: ApiSchemaPair = { apiKey: ${req.schema.apiKey}, name: ${lit(api)}, request, response };\n`;
+    const types = body.includes(': StructType =') ? 'ApiSchemaPair, MessageSchema, StructType' : 'ApiSchemaPair, MessageSchema';
+    files.set(file, BANNER(`${api}: API key ${req.schema.apiKey}.`) + `import type { ${types} } from '../schema.js';\n\n` + body);
+    index.push({ api, file, apiKey: req.schema.apiKey });
+  }
+
+  // Request and response headers.
+  {
+    const rh = toSchema(load(corpora, CLIENTS, 'RequestHeader'));
+    const sh = toSchema(load(corpora, CLIENTS, 'ResponseHeader'));
+    files.set(
+      'headers.ts',
+      BANNER('Request header v0-v2 and response header v0-v1.') +
+        `import type { MessageSchema } from '../schema.js';\n\n` +
+        emitSchema('RequestHeader', 'RequestHeader.json', rh.schema, rh.structs, true) + '\n' +
+        emitSchema('ResponseHeader', 'ResponseHeader.json', sh.schema, sh.structs, true),
+    );
+  }
+
+  for (const [file, what, folder, names] of DATA_MODULES) {
+    const parts = names.map((n) => {
+      const s = toSchema(load(corpora, folder, n));
+      return emitSchema(n, `${n}.json`, s.schema, s.structs, true);
+    });
+    const text = BANNER(`Data schemas: ${what}.`) + `import type { MessageSchema, StructType } from '../../schema.js';\n\n` + parts.join('\n');
+    files.set(file, text.includes(': StructType =') ? text : text.replace('MessageSchema, StructType', 'MessageSchema'));
+  }
+
+  // KRaft metadata records (__cluster_metadata), every file in the folder, keyed by record type.
+  {
+    const dir = join(corpora, METADATA);
+    const names = METADATA_RECORD_NAMES;
+    const parts = [];
+    const keys = [];
+    for (const n of names) {
+      const s = toSchema(parseCommentedJson(readFileSync(join(dir, `${n}.json`), 'utf8')));
+      parts.push(emitSchema(n, `${n}.json`, s.schema, s.structs, true));
+      keys.push([s.schema.apiKey, n]);
+    }
+    keys.sort((a, b) => a[0] - b[0]);
+    const text =
+      BANNER('KRaft metadata records (the __cluster_metadata log), keyed by their record type (apiKey).') +
+      `import type { MessageSchema, StructType } from '../../schema.js';\n\n` +
+      parts.join('\n') +
+      `\n/** Metadata record type (the JSON apiKey) -> schema. */\nexport const METADATA_RECORD_SCHEMAS: ReadonlyMap<number, MessageSchema> = new Map([\n` +
+      keys.map(([k, n]) => `  [${k}, ${n}],`).join('\n') +
+      `\n]);\n`;
+    files.set('internal/metadata.ts', text.includes(': StructType =') ? text : text.replace('MessageSchema, StructType', 'MessageSchema'));
+  }
+
+  index.sort((a, b) => a.apiKey - b.apiKey);
+  files.set(
+    'index.ts',
+    BANNER('Registry of the APIs kafkalite speaks, by API key.') +
+      `import type { ApiSchemaPair } from '../schema.js';\n` +
+      `export type { ApiSchemaPair, MessageSchema } from '../schema.js';\n` +
+      index.map(({ api, file }) => `import { ${api} } from './${file.replace(/\.ts$/, '.js')}';\n`).join('') +
+      `\nexport { ${index.map((i) => i.api).join(', ')} };\nexport { RequestHeader, ResponseHeader } from './headers.js';\n\n` +
+      `/** API key -> request/response schemas. */\nexport const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, ApiSchemaPair>([\n` +
+      index.map(({ api, apiKey }) => `  [${apiKey}, ${api}],`).join('\n') +
+      `\n]);\n\n/** The schemas of an API key, or undefined when kafkalite does not speak it. */\n` +
+      `export function schemaForApi(apiKey: number): ApiSchemaPair | undefined {\n  return API_SCHEMAS.get(apiKey);\n}\n`,
+  );
+  return files;
+}
+
+/** Every KRaft metadata record definition in the corpora snapshot (kept explicit so drift shows). */
+export const METADATA_RECORD_NAMES = [
+  'TopicRecord', 'PartitionRecord', 'ConfigRecord', 'PartitionChangeRecord', 'FenceBrokerRecord', 'UnfenceBrokerRecord',
+  'RemoveTopicRecord', 'DelegationTokenRecord', 'UserScramCredentialRecord', 'FeatureLevelRecord', 'ClientQuotaRecord',
+  'ProducerIdsRecord', 'BrokerRegistrationChangeRecord', 'AccessControlEntryRecord', 'RemoveAccessControlEntryRecord',
+  'RemoveUserScramCredentialRecord', 'RemoveDelegationTokenRecord', 'NoOpRecord', 'RegisterBrokerRecord',
+  'UnregisterBrokerRecord', 'RegisterControllerRecord', 'ZkMigrationRecord', 'BeginTransactionRecord',
+  'EndTransactionRecord', 'AbortTransactionRecord',
+];
+
+const here = dirname(fileURLToPath(import.meta.url));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const corpora = resolve(process.argv[2] ?? join(here, '..', '..', 'shared', 'corpora'));
+  const outDir = join(here, '..', 'src', 'protocol', 'schemas');
+  for (const [rel, text] of generateAll(corpora)) {
+    const path = join(outDir, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
+  console.log(`wrote ${outDir}`);
+}

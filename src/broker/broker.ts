@@ -1,0 +1,247 @@
+/**
+ * A single-node Kafka broker on the kafkalite log: a TCP listener, the data directory (LogManager),
+ * the topics, the API handlers and the periodic log tasks (retention, flush, checkpoints), as
+ * Kafka's `BrokerServer` + `LogManager` schedulers do on one node.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
+import { LogManager } from '../storage/log-manager.js';
+import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
+import { Connection } from './connection.js';
+import type { ApiHandler } from './handler.js';
+import { ALL_HANDLERS } from './handlers/index.js';
+import { createLogger, type Logger, type LogLevel } from './logger.js';
+import { ProducerIdManager } from './producer-ids.js';
+import { TopicRegistry } from './topic-registry.js';
+import { AppendNotifier } from './append-notifier.js';
+import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
+import { GroupCoordinator } from './group/coordinator.js';
+
+export interface BrokerOptions {
+  /** Data directory; a fresh temp directory (removed on close) when not given. */
+  dataDir?: string;
+  /** Port to listen on; 0 (default) picks a free one. */
+  port?: number;
+  host?: string;
+  /** Kafka broker properties (`num.partitions`, `log.segment.bytes`, `auto.create.topics.enable`, ...). */
+  config?: Record<string, string>;
+  logLevel?: LogLevel;
+  logger?: Logger;
+  /** Highest version advertised per API key (for negotiation tests); can be changed later with capApiVersion. */
+  maxVersions?: Record<number, number>;
+}
+
+export class Broker {
+  readonly config: BrokerConfig;
+  readonly logger: Logger;
+  readonly logs: LogManager;
+  readonly topics: TopicRegistry;
+  readonly appends = new AppendNotifier();
+  readonly producerIds: ProducerIdManager;
+  /** Compacts cleanup.policy=compact topics in the background (Kafka's LogCleaner). */
+  readonly cleaner: LogCleaner;
+  /** The group coordinator (consumer groups, committed offsets in __consumer_offsets). */
+  readonly groups: GroupCoordinator;
+  private readonly handlers = new Map<number, ApiHandler>();
+  private readonly caps = new Map<number, number>();
+  private readonly connections = new Set<Connection>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private server: Server | undefined;
+  private boundPort = 0;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly ownsDataDir: boolean,
+    options: BrokerOptions,
+  ) {
+    // the coordinator's properties (offsets.*, group.*) are parsed by the coordinator
+    const { group: groupProps, rest: props } = takeGroupProperties(options.config ?? {});
+    this.config = brokerConfigFromProperties(props, {
+      ...DEFAULT_BROKER_CONFIG,
+      port: options.port ?? 0,
+      host: options.host ?? DEFAULT_BROKER_CONFIG.host,
+      advertisedHost: options.host ?? DEFAULT_BROKER_CONFIG.advertisedHost,
+    });
+    this.logger = options.logger ?? createLogger(options.logLevel ?? 'warn');
+    for (const h of ALL_HANDLERS) this.handlers.set(h.api.apiKey, h);
+    for (const [k, v] of Object.entries(options.maxVersions ?? {})) this.capApiVersion(Number(k), v);
+    const logger = this.logger;
+    this.logs = LogManager.open(dataDir, {
+      defaultConfig: this.config.logConfig,
+      topicConfigs: TopicRegistry.readStoredConfigs(dataDir, this.config.logConfig),
+      nodeId: this.config.nodeId,
+      logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
+    });
+    this.topics = new TopicRegistry(dataDir, () => this.config.logConfig);
+    this.topics.load(this.logs);
+    let maxPid = -1n;
+    for (const log of this.logs.allLogs()) {
+      for (const pid of log.producerStateManager.activeProducers().keys()) if (pid > maxPid) maxPid = pid;
+    }
+    this.producerIds = new ProducerIdManager(dataDir, maxPid + 1n);
+    this.cleaner = new LogCleaner(dataDir, () => this.logs.allLogs(), {
+      config: this.config.cleaner,
+      logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
+    });
+    this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs));
+  }
+
+  /** Opens the data directory and starts listening. */
+  static async start(options: BrokerOptions = {}): Promise<Broker> {
+    const owns = options.dataDir === undefined;
+    const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kafkalite-'));
+    const broker = new Broker(dataDir, owns, options);
+    try {
+      broker.groups.start();
+      await broker.listen();
+    } catch (e) {
+      broker.groups.close();
+      broker.logs.close();
+      throw e;
+    }
+    broker.scheduleLogTasks();
+    broker.cleaner.startup();
+    return broker;
+  }
+
+  private listen(): Promise<void> {
+    const server = createServer((socket) => this.accept(socket));
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.config.port, this.config.host, () => {
+        server.off('error', reject);
+        const address = server.address();
+        this.boundPort = typeof address === 'object' && address !== null ? address.port : this.config.port;
+        this.logger.info(`kafkalite broker ${this.config.nodeId} listening on ${this.bootstrap}, data in ${this.dataDir}`);
+        resolve();
+      });
+    });
+  }
+
+  private accept(socket: Socket): void {
+    if (this.closing !== undefined) {
+      socket.destroy();
+      return;
+    }
+    const c = new Connection(this, socket);
+    this.connections.add(c);
+    this.logger.debug(`connection from ${c.remote}`);
+  }
+
+  connectionClosed(c: Connection): void {
+    this.connections.delete(c);
+    this.logger.debug(`connection ${c.remote} closed`);
+  }
+
+  /** Kafka's periodic log work: retention, time-based flush, producer expiry, checkpoints. */
+  private scheduleLogTasks(): void {
+    const every = (ms: number, task: () => void): void => {
+      const t = setInterval(() => {
+        try {
+          task();
+        } catch (e) {
+          this.logger.error(`scheduled log task failed: ${(e as Error).stack ?? String(e)}`);
+        }
+      }, ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(this.config.logRetentionCheckIntervalMs, () => {
+      for (const log of this.logs.allLogs()) log.deleteOldSegments();
+    });
+    every(Math.min(this.config.logFlushSchedulerIntervalMs, 60_000), () => {
+      for (const log of this.logs.allLogs()) {
+        log.maybeFlushByTime();
+        log.deleteDueFiles();
+      }
+    });
+    // producer.id.expiration.check.interval.ms (Kafka default 600000)
+    every(600_000, () => {
+      for (const log of this.logs.allLogs()) log.removeExpiredProducers();
+    });
+    // log.flush.offset.checkpoint.interval.ms / log.flush.start.offset.checkpoint.interval.ms (60000)
+    every(60_000, () => this.logs.checkpoint());
+  }
+
+  /** True once close() was called (long polls answer at once). */
+  get isClosing(): boolean {
+    return this.closing !== undefined;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** host:port clients bootstrap from (and are told to reconnect to in Metadata). */
+  get bootstrap(): string {
+    return `${this.config.advertisedHost}:${this.boundPort}`;
+  }
+
+  handlerFor(apiKey: number, version: number): ApiHandler | undefined {
+    const h = this.handlers.get(apiKey);
+    if (h === undefined) return undefined;
+    // ApiVersions answers every version (KIP-511); others only what is advertised
+    if (apiKey === 18) return h;
+    const range = this.versionRange(apiKey);
+    return range !== undefined && version >= range[0] && version <= range[1] ? h : undefined;
+  }
+
+  /** The advertised [min, max] of an API, after runtime caps; undefined when not served. */
+  versionRange(apiKey: number): [number, number] | undefined {
+    const h = this.handlers.get(apiKey);
+    if (h === undefined) return undefined;
+    const max = Math.min(h.maxVersion, this.caps.get(apiKey) ?? h.maxVersion);
+    return max >= h.minVersion ? [h.minVersion, max] : undefined;
+  }
+
+  /** Every served API with its advertised range, sorted by key (ApiVersions). */
+  advertisedApis(): { apiKey: number; minVersion: number; maxVersion: number }[] {
+    const out = [];
+    for (const key of [...this.handlers.keys()].sort((a, b) => a - b)) {
+      const r = this.versionRange(key);
+      if (r !== undefined) out.push({ apiKey: key, minVersion: r[0], maxVersion: r[1] });
+    }
+    return out;
+  }
+
+  /** Caps the advertised max version of an API (below its min: the API is not advertised at all). */
+  capApiVersion(apiKey: number, maxVersion: number | undefined): void {
+    if (maxVersion === undefined) this.caps.delete(apiKey);
+    else this.caps.set(apiKey, maxVersion);
+  }
+
+  /**
+   * Graceful shutdown: stop accepting, let each connection finish its request in progress, then
+   * flush every log and write the checkpoints and the clean-shutdown marker.
+   */
+  readonly close = (): Promise<void> => {
+    this.closing ??= this.doClose();
+    return this.closing;
+  };
+
+  private async doClose(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    this.cleaner.shutdown();
+    const server = this.server;
+    const serverClosed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    this.appends.wakeAll();
+    // waiting JoinGroup/SyncGroup answers must complete before connections can finish
+    this.groups.close();
+    await Promise.all([...this.connections].map((c) => c.close()));
+    for (const c of this.connections) c.destroy();
+    await serverClosed;
+    this.logs.close();
+    this.logger.info(`kafkalite broker ${this.config.nodeId} stopped`);
+    if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Starts an in-process broker: `const { bootstrap, close } = await startBroker()`. */
+export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
+  return Broker.start(options);
+}

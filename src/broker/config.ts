@@ -1,0 +1,175 @@
+/**
+ * Broker configuration: Kafka's broker property names (`KafkaConfig`, `ServerLogConfigs`) parsed
+ * over kafkalite's embedded defaults. Broker-level log settings (`log.segment.bytes`,
+ * `message.max.bytes`, ...) become the default topic config, exactly as Kafka derives a topic's
+ * config from the broker's `log.*` properties when the topic sets no override.
+ */
+import { InvalidConfigError } from '../errors.js';
+import { DEFAULT_CLEANER_CONFIG, type LogCleanerConfig } from '../storage/cleaner/log-cleaner.js';
+import { DEFAULT_LOG_CONFIG, logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
+
+export interface BrokerConfig {
+  /** node.id */
+  nodeId: number;
+  /** Interface to bind (listeners host); 127.0.0.1 by default. */
+  host: string;
+  /** Port to bind; 0 picks a free one (the bound port is advertised). */
+  port: number;
+  /** Host clients are told to connect to (advertised.listeners); defaults to `host`. */
+  advertisedHost: string;
+  /** auto.create.topics.enable (Kafka default true). */
+  autoCreateTopics: boolean;
+  /** num.partitions for auto-created topics and CreateTopics with -1 (Kafka default 1). */
+  numPartitions: number;
+  /** socket.request.max.bytes (Kafka default 104857600). */
+  socketRequestMaxBytes: number;
+  /** group.initial.rebalance.delay.ms (Kafka default 3000). */
+  groupInitialRebalanceDelayMs: number;
+  /** transaction.max.timeout.ms (Kafka default 900000). */
+  transactionMaxTimeoutMs: number;
+  /** log.retention.check.interval.ms (Kafka default 300000). */
+  logRetentionCheckIntervalMs: number;
+  /** log.flush.scheduler.interval.ms (Kafka default Long.MAX: leave flushing to flush.ms/flush.messages). */
+  logFlushSchedulerIntervalMs: number;
+  /** The log cleaner (`log.cleaner.*`): compacts topics with cleanup.policy=compact. */
+  cleaner: LogCleanerConfig;
+  /** The broker-wide default topic config (from the `log.*` properties). */
+  logConfig: LogConfig;
+  /** The properties as given (DescribeConfigs on the broker resource reports them as STATIC_BROKER_CONFIG). */
+  overrides: Record<string, string>;
+}
+
+export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
+  nodeId: 1,
+  host: '127.0.0.1',
+  port: 9092,
+  advertisedHost: '127.0.0.1',
+  autoCreateTopics: true,
+  numPartitions: 1,
+  socketRequestMaxBytes: 104857600,
+  groupInitialRebalanceDelayMs: 3000,
+  transactionMaxTimeoutMs: 900000,
+  logRetentionCheckIntervalMs: 300000,
+  logFlushSchedulerIntervalMs: 1000,
+  cleaner: DEFAULT_CLEANER_CONFIG,
+  logConfig: DEFAULT_LOG_CONFIG,
+  overrides: {},
+});
+
+/** Broker property -> topic config it sets the default of (Kafka `LogConfig.TopicConfigSynonyms`). */
+export const BROKER_SYNONYMS: Readonly<Record<string, string>> = {
+  'log.segment.bytes': 'segment.bytes',
+  'log.roll.ms': 'segment.ms',
+  'log.roll.jitter.ms': 'segment.jitter.ms',
+  'log.index.size.max.bytes': 'segment.index.bytes',
+  'log.index.interval.bytes': 'index.interval.bytes',
+  'log.flush.interval.messages': 'flush.messages',
+  'log.flush.interval.ms': 'flush.ms',
+  'log.retention.ms': 'retention.ms',
+  'log.retention.bytes': 'retention.bytes',
+  'log.cleanup.policy': 'cleanup.policy',
+  'log.cleaner.delete.retention.ms': 'delete.retention.ms',
+  'log.cleaner.min.compaction.lag.ms': 'min.compaction.lag.ms',
+  'log.cleaner.max.compaction.lag.ms': 'max.compaction.lag.ms',
+  'log.cleaner.min.cleanable.ratio': 'min.cleanable.dirty.ratio',
+  'log.segment.delete.delay.ms': 'file.delete.delay.ms',
+  'message.max.bytes': 'max.message.bytes',
+  'compression.type': 'compression.type',
+  'compression.gzip.level': 'compression.gzip.level',
+  'compression.lz4.level': 'compression.lz4.level',
+  'compression.zstd.level': 'compression.zstd.level',
+  'log.message.timestamp.type': 'message.timestamp.type',
+  'log.message.timestamp.before.max.ms': 'message.timestamp.before.max.ms',
+  'log.message.timestamp.after.max.ms': 'message.timestamp.after.max.ms',
+  'log.message.format.version': 'message.format.version',
+  'log.preallocate': 'preallocate',
+};
+
+/** Kafka's coarser retention and roll units (`log.retention.hours` < `.minutes` < `.ms` by precedence). */
+const UNIT_SYNONYMS: readonly [string, string, number][] = [
+  ['log.retention.hours', 'retention.ms', 3600000],
+  ['log.retention.minutes', 'retention.ms', 60000],
+  ['log.roll.hours', 'segment.ms', 3600000],
+  ['log.roll.jitter.hours', 'segment.jitter.ms', 3600000],
+];
+
+function int(name: string, raw: string, min: number, max = 2147483647): number {
+  if (!/^-?\d+$/.test(raw.trim())) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Not a number of type INT`);
+  const v = Number(raw.trim());
+  if (v < min || v > max) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Value must be at least ${min}`);
+  return v;
+}
+
+function bool(name: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (v !== 'true' && v !== 'false') throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Expected value to be either true or false`);
+  return v === 'true';
+}
+
+/** A broker config from Kafka broker properties over kafkalite's defaults; unknown names are refused. */
+export function brokerConfigFromProperties(props: Readonly<Record<string, string>>, base: Readonly<BrokerConfig> = DEFAULT_BROKER_CONFIG): BrokerConfig {
+  const c: BrokerConfig = { ...base, overrides: { ...base.overrides, ...props } };
+  const topicProps: Record<string, string> = {};
+  // coarse units first so the finer property wins, as Kafka's precedence does
+  for (const [name, topicName, factor] of UNIT_SYNONYMS) {
+    const raw = props[name];
+    if (raw !== undefined) topicProps[topicName] = String(int(name, raw, -1, Number.MAX_SAFE_INTEGER) * factor);
+  }
+  for (const [name, raw] of Object.entries(props)) {
+    if (UNIT_SYNONYMS.some(([n]) => n === name)) continue;
+    const synonym = BROKER_SYNONYMS[name];
+    if (synonym !== undefined) {
+      topicProps[synonym] = raw;
+      continue;
+    }
+    switch (name) {
+      case 'node.id':
+      case 'broker.id':
+        c.nodeId = int(name, raw, 0);
+        break;
+      case 'auto.create.topics.enable':
+        c.autoCreateTopics = bool(name, raw);
+        break;
+      case 'num.partitions':
+        c.numPartitions = int(name, raw, 1);
+        break;
+      case 'socket.request.max.bytes':
+        c.socketRequestMaxBytes = int(name, raw, 1);
+        break;
+      case 'group.initial.rebalance.delay.ms':
+        c.groupInitialRebalanceDelayMs = int(name, raw, 0);
+        break;
+      case 'transaction.max.timeout.ms':
+        c.transactionMaxTimeoutMs = int(name, raw, 1);
+        break;
+      case 'log.retention.check.interval.ms':
+        c.logRetentionCheckIntervalMs = int(name, raw, 1);
+        break;
+      case 'log.flush.scheduler.interval.ms':
+        c.logFlushSchedulerIntervalMs = int(name, raw, 1);
+        break;
+      case 'log.cleaner.enable':
+        c.cleaner = { ...c.cleaner, enable: bool(name, raw) };
+        break;
+      case 'log.cleaner.threads':
+        c.cleaner = { ...c.cleaner, threads: int(name, raw, 1) };
+        break;
+      case 'log.cleaner.dedupe.buffer.size':
+        c.cleaner = { ...c.cleaner, dedupeBufferSize: int(name, raw, 1024 * 1024) };
+        break;
+      case 'log.cleaner.io.buffer.size':
+        c.cleaner = { ...c.cleaner, ioBufferSize: int(name, raw, 1024) };
+        break;
+      case 'log.cleaner.backoff.ms':
+        c.cleaner = { ...c.cleaner, backoffMs: int(name, raw, 0) };
+        break;
+      case 'advertised.host.name':
+        c.advertisedHost = raw;
+        break;
+      default:
+        throw new InvalidConfigError(`Unknown broker config name: ${name}`);
+    }
+  }
+  c.logConfig = logConfigFromProperties(topicProps, base.logConfig);
+  return c;
+}

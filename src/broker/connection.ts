@@ -1,0 +1,164 @@
+/**
+ * One client connection: frames in, responses out, in request order.
+ *
+ * Kafka processes one request per connection at a time and answers in order (SocketServer mutes
+ * the channel until the response is sent; kafka-python matches responses FIFO). Pipelined frames
+ * queue here; reading pauses while the queue is long, so a fast client cannot make the broker
+ * buffer without bound. A frame above `socket.request.max.bytes`, a request whose header or body
+ * cannot be parsed, or an API or version this broker does not serve closes the connection, as in
+ * Kafka (`SocketServer.parseRequestHeader`, InvalidReceiveException) — ApiVersions alone accepts
+ * any version (KIP-511).
+ */
+import type { Socket } from 'node:net';
+import { decodeMessage, encodeMessage } from '../protocol/codec.js';
+import { FrameDecoder } from '../protocol/framing.js';
+import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
+import type { Broker } from './broker.js';
+import { NO_RESPONSE, type ConnectionState, type RequestContext } from './handler.js';
+import { errorMessageOf } from './api-error.js';
+
+/** Frames queued beyond this pause reading from the socket (Kafka mutes after one). */
+const MAX_QUEUED_FRAMES = 64;
+
+export class Connection {
+  private readonly decoder: FrameDecoder;
+  private readonly queue: Buffer[] = [];
+  private processing = false;
+  private closed = false;
+  private readonly state: ConnectionState = {};
+  readonly remote: string;
+  /** Resolves when the request in progress (if any) has been answered. */
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly socket: Socket,
+  ) {
+    this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    this.decoder = new FrameDecoder(broker.config.socketRequestMaxBytes);
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('error', (e) => broker.logger.debug(`connection ${this.remote}: ${e.message}`));
+    socket.on('close', () => {
+      this.closed = true;
+      this.queue.length = 0;
+      broker.connectionClosed(this);
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    let frames: Buffer[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (e) {
+      this.broker.logger.warnThrottled(`frame:${this.remote}`, `closing connection ${this.remote}: ${errorMessageOf(e)}`);
+      this.destroy();
+      return;
+    }
+    if (frames.length === 0) return;
+    for (const f of frames) this.queue.push(f);
+    if (this.queue.length >= MAX_QUEUED_FRAMES) this.socket.pause();
+    if (!this.processing) this.idle = this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.processing = true;
+    try {
+      while (!this.closed && this.queue.length > 0) {
+        const frame = this.queue.shift()!;
+        if (this.queue.length < MAX_QUEUED_FRAMES / 2 && this.socket.isPaused()) this.socket.resume();
+        await this.handleFrame(frame);
+        if (this.state.closeAfterResponse) {
+          this.socket.end();
+          this.closed = true;
+        }
+      }
+    } finally {
+      this.processing = false;
+    }
+  }
+
+  private async handleFrame(frame: Buffer): Promise<void> {
+    let header;
+    try {
+      header = readRequestHeader(frame);
+    } catch (e) {
+      this.broker.logger.warnThrottled(`header:${this.remote}`, `closing connection ${this.remote}: unreadable request header (${errorMessageOf(e)})`);
+      this.destroy();
+      return;
+    }
+    const { apiKey, apiVersion, correlationId } = header;
+    const handler = this.broker.handlerFor(apiKey, apiVersion);
+    if (handler === undefined) {
+      this.broker.logger.warnThrottled(
+        `unsupported:${apiKey}:${apiVersion}`,
+        `closing connection ${this.remote}: unsupported API key ${apiKey} version ${apiVersion} (client ${header.clientId})`,
+      );
+      this.destroy();
+      return;
+    }
+    let request;
+    try {
+      request = decodeMessage(handler.api.request, Math.min(apiVersion, handler.api.request.validVersions[1]), frame, header.bodyOffset).value;
+    } catch (e) {
+      this.broker.logger.warnThrottled(
+        `decode:${apiKey}`,
+        `closing connection ${this.remote}: malformed ${handler.api.name} v${apiVersion} request (${errorMessageOf(e)})`,
+      );
+      this.destroy();
+      return;
+    }
+    const ctx: RequestContext = {
+      broker: this.broker,
+      apiKey,
+      apiVersion,
+      correlationId,
+      clientId: header.clientId,
+      remote: this.remote,
+      connection: this.state,
+    };
+    let response;
+    try {
+      response = await handler.handle(request, ctx);
+    } catch (e) {
+      this.broker.logger.error(`${handler.api.name} v${apiVersion} from ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
+      this.destroy();
+      return;
+    }
+    if (response === NO_RESPONSE || this.closed) return;
+    const responseVersion = ctx.apiKey === 18 && apiVersion > handler.maxVersion ? 0 : apiVersion;
+    let body;
+    try {
+      body = encodeMessage(handler.api.response, responseVersion, response);
+    } catch (e) {
+      // a handler built a response its version cannot carry: a broker bug, but it must cost this
+      // connection only — thrown out of drain() it was an unhandled rejection that killed the process
+      this.broker.logger.error(`${handler.api.name} v${apiVersion} response from ${this.remote} cannot be encoded: ${(e as Error)?.stack ?? String(e)}`);
+      this.destroy();
+      return;
+    }
+    this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body));
+  }
+
+  private write(chunks: Buffer[]): void {
+    if (this.closed) return;
+    this.socket.cork();
+    for (const c of chunks) this.socket.write(c);
+    this.socket.uncork();
+  }
+
+  destroy(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    this.socket.destroy();
+  }
+
+  /** Graceful close: finish the request in progress, then end the socket. */
+  async close(): Promise<void> {
+    this.queue.length = 0;
+    await this.idle;
+    this.closed = true;
+    this.socket.end();
+  }
+}

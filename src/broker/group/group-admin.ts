@@ -1,0 +1,76 @@
+/**
+ * The admin views of groups (Kafka `GroupCoordinator.handleListGroups` / `handleDescribeGroups` /
+ * `handleDeleteGroups`). A group that does not exist describes as Dead with no error, as the
+ * classic coordinator answers; deleting one answers GROUP_ID_NOT_FOUND, and only an Empty group
+ * can be deleted (NON_EMPTY_GROUP otherwise): its offsets and metadata get tombstones.
+ */
+import type { GroupCoordinator } from './coordinator.js';
+import { GroupError } from './errors.js';
+import { groupTombstones } from './offset-ops.js';
+
+/** Kafka's group type name for classic groups (ListGroups v5). */
+export const CLASSIC_GROUP_TYPE = 'classic';
+
+export interface ListedGroup {
+  groupId: string;
+  protocolType: string;
+  groupState: string;
+  groupType: string;
+}
+
+/** ListGroups with the v4 state filter and v5 type filter (both case-insensitive, as Kafka matches them). */
+export function listGroups(c: GroupCoordinator, statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
+  const states = new Set(statesFilter.map((s) => s.toLowerCase()));
+  const types = new Set(typesFilter.map((s) => s.toLowerCase()));
+  if (types.size > 0 && !types.has(CLASSIC_GROUP_TYPE)) return [];
+  const out: ListedGroup[] = [];
+  for (const g of c.groups.values()) {
+    if (g.is('Dead') || (states.size > 0 && !states.has(g.state.toLowerCase()))) continue;
+    out.push({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: CLASSIC_GROUP_TYPE });
+  }
+  return out.sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
+}
+
+export interface DescribedGroup {
+  errorCode: number;
+  groupId: string;
+  groupState: string;
+  protocolType: string;
+  protocolData: string;
+  members: { memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; memberMetadata: Buffer; memberAssignment: Buffer }[];
+}
+
+/** Kafka `GroupMetadata.summary`: member metadata and assignments only once the group is Stable. */
+export function describeGroup(c: GroupCoordinator, groupId: string): DescribedGroup {
+  if (!c.isActive) return { errorCode: GroupError.NOT_COORDINATOR, groupId, groupState: '', protocolType: '', protocolData: '', members: [] };
+  const g = c.group(groupId);
+  if (g === undefined) return { errorCode: GroupError.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] };
+  const stable = g.is('Stable');
+  const empty = Buffer.alloc(0);
+  return {
+    errorCode: GroupError.NONE,
+    groupId,
+    groupState: g.state,
+    protocolType: g.protocolType ?? '',
+    protocolData: stable ? (g.protocolName ?? '') : '',
+    members: [...g.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      memberMetadata: stable ? m.metadataFor(g.protocolName) : empty,
+      memberAssignment: stable ? m.assignment : empty,
+    })),
+  };
+}
+
+export function deleteGroup(c: GroupCoordinator, groupId: string): number {
+  if (!c.isActive) return GroupError.NOT_COORDINATOR;
+  const g = c.group(groupId);
+  if (g === undefined || g.is('Dead')) return GroupError.GROUP_ID_NOT_FOUND;
+  if (!g.is('Empty')) return GroupError.NON_EMPTY_GROUP;
+  const code = c.write(groupId, groupTombstones(g));
+  if (code !== GroupError.NONE) return code;
+  c.removeGroup(g);
+  return GroupError.NONE;
+}

@@ -1,0 +1,56 @@
+/**
+ * Rebuilding the coordinator's groups from __consumer_offsets when the broker opens (Kafka
+ * `GroupMetadataManager.loadGroupsAndOffsets`): the last record per key wins, tombstones remove.
+ * A group stored with members comes back Stable at its generation, so its consumers' heartbeats,
+ * commits and syncs carry on after a restart; each member's session timer starts, so members
+ * that do not come back expire. Groups known only through offsets come back Empty.
+ */
+import type { GroupCoordinator } from './coordinator.js';
+import { ClassicGroup } from './group.js';
+import { GroupMember } from './member.js';
+import type { OffsetAndMetadata, StoredGroup } from './records.js';
+
+export function loadGroups(c: GroupCoordinator): { groups: number; offsets: number } {
+  const metadata = new Map<string, StoredGroup | null>();
+  const offsets = new Map<string, Map<string, { topic: string; partition: number; value: OffsetAndMetadata | null }>>();
+  for (const r of c.store.load((what) => c.host.logger.warn(`skipping unreadable group record at ${what}`))) {
+    if (r.type === 'group') {
+      metadata.set(r.group, r.value);
+      continue;
+    }
+    let m = offsets.get(r.group);
+    if (m === undefined) offsets.set(r.group, (m = new Map()));
+    m.set(`${r.partition}:${r.topic}`, { topic: r.topic, partition: r.partition, value: r.value });
+  }
+  const now = Date.now();
+  let offsetCount = 0;
+  for (const groupId of new Set([...metadata.keys(), ...offsets.keys()])) {
+    const stored = metadata.get(groupId) ?? null;
+    const live = [...(offsets.get(groupId)?.values() ?? [])].filter((o) => o.value !== null);
+    if (stored === null && live.length === 0) continue;
+    const g = new ClassicGroup(groupId, now);
+    if (stored !== null) {
+      g.protocolType = stored.protocolType === '' ? null : stored.protocolType;
+      g.generationId = stored.generation;
+      g.protocolName = stored.protocol;
+      g.leaderId = stored.leader;
+      if (stored.currentStateTimestamp >= 0n) g.currentStateTimestamp = stored.currentStateTimestamp;
+      for (const sm of stored.members) {
+        const protocols = g.protocolName === null ? [] : [{ name: g.protocolName, metadata: sm.subscription }];
+        const member = new GroupMember(sm.memberId, sm.groupInstanceId, sm.clientId, sm.clientHost, sm.rebalanceTimeout < 0 ? sm.sessionTimeout : sm.rebalanceTimeout, sm.sessionTimeout, stored.protocolType, protocols);
+        member.assignment = sm.assignment;
+        g.members.set(member.memberId, member);
+        if (member.groupInstanceId !== null) g.staticMembers.set(member.groupInstanceId, member.memberId);
+      }
+      if (g.members.size > 0) {
+        g.state = 'Stable';
+        if (g.leaderId === null || !g.members.has(g.leaderId)) g.leaderId = g.members.keys().next().value ?? null;
+      }
+    }
+    for (const o of live) g.setOffset(o.topic, o.partition, o.value!);
+    offsetCount += live.length;
+    c.groups.set(groupId, g);
+    for (const m of g.members.values()) c.scheduleSessionExpiry(g, m);
+  }
+  return { groups: c.groups.size, offsets: offsetCount };
+}

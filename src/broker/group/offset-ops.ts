@@ -1,0 +1,212 @@
+/**
+ * Committed offsets (Kafka `GroupCoordinator.handleCommitOffsets` / `handleFetchOffsets` /
+ * `handleDeleteOffsets` and `GroupMetadataManager.cleanupGroupMetadata`): who may commit to a
+ * group in which state, the write to __consumer_offsets before the in-memory update, fetches
+ * (unknown partitions answer offset -1 without error), OffsetDelete, and retention expiry with
+ * tombstones.
+ */
+import type { GroupCoordinator } from './coordinator.js';
+import { GroupError } from './errors.js';
+import { CONSUMER_PROTOCOL_TYPE, type ClassicGroup } from './group.js';
+import type { OffsetsRecord } from './offsets-topic.js';
+import { groupMetadataKey, offsetCommitKey, offsetCommitValue, type OffsetAndMetadata } from './records.js';
+
+export interface OffsetCommitRequest {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  /** OffsetCommit v2-4 retentionTimeMs; -1 means the broker's offsets.retention.minutes. */
+  retentionTimeMs: bigint;
+  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null }[] }[];
+}
+
+export type PartitionErrors = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
+
+/** Kafka's mapping of a failed offset write (`GroupMetadataManager.storeOffsets`). */
+function commitWriteError(code: number): number {
+  switch (code) {
+    case GroupError.UNKNOWN_TOPIC_OR_PARTITION:
+    case 19:
+    case 20:
+      return GroupError.COORDINATOR_NOT_AVAILABLE;
+    case 6:
+    case 56:
+      return GroupError.NOT_COORDINATOR;
+    case 10:
+    case 18:
+    case 4:
+      return GroupError.INVALID_COMMIT_OFFSET_SIZE;
+    default:
+      return code;
+  }
+}
+
+function allWith(topics: OffsetCommitRequest['topics'], errorCode: number): PartitionErrors {
+  return topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+}
+
+/** Whether a commit from this member/generation is accepted now; the error code otherwise. */
+function commitAllowed(c: GroupCoordinator, g: ClassicGroup, req: OffsetCommitRequest): number {
+  if (g.is('Dead')) return GroupError.COORDINATOR_NOT_AVAILABLE;
+  if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return GroupError.FENCED_INSTANCE_ID;
+  // generation -1 with an empty group: a "simple" consumer committing without membership
+  if (req.generationId < 0 && g.is('Empty')) return GroupError.NONE;
+  if (g.is('CompletingRebalance')) return GroupError.REBALANCE_IN_PROGRESS;
+  const member = g.members.get(req.memberId);
+  if (member === undefined) return GroupError.UNKNOWN_MEMBER_ID;
+  if (req.generationId !== g.generationId) return GroupError.ILLEGAL_GENERATION;
+  c.scheduleSessionExpiry(g, member);
+  return GroupError.NONE;
+}
+
+export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, topicExists: (name: string, partition: number) => boolean): PartitionErrors {
+  if (!c.isActive) return allWith(req.topics, GroupError.NOT_COORDINATOR);
+  let g = c.group(req.groupId);
+  if (g === undefined) {
+    if (req.generationId >= 0) return allWith(req.topics, GroupError.ILLEGAL_GENERATION);
+    g = c.getOrCreateGroup(req.groupId);
+  }
+  const allowed = commitAllowed(c, g, req);
+  if (allowed !== GroupError.NONE) return allWith(req.topics, allowed);
+  const now = BigInt(Date.now());
+  const expire = req.retentionTimeMs >= 0n ? now + req.retentionTimeMs : -1n;
+  const out: PartitionErrors = [];
+  const accepted: { topic: string; partition: number; value: OffsetAndMetadata; result: { errorCode: number } }[] = [];
+  for (const t of req.topics) {
+    const partitions: PartitionErrors[number]['partitions'] = [];
+    out.push({ name: t.name, partitions });
+    for (const p of t.partitions) {
+      const result: { partitionIndex: number; errorCode: number } = { partitionIndex: p.partitionIndex, errorCode: GroupError.NONE };
+      partitions.push(result);
+      const metadata = p.committedMetadata ?? '';
+      if (!topicExists(t.name, p.partitionIndex)) result.errorCode = GroupError.UNKNOWN_TOPIC_OR_PARTITION;
+      else if (Buffer.byteLength(metadata, 'utf8') > c.config.offsetMetadataMaxBytes) result.errorCode = GroupError.OFFSET_METADATA_TOO_LARGE;
+      else {
+        const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp: now, expireTimestamp: expire };
+        accepted.push({ topic: t.name, partition: p.partitionIndex, value, result });
+      }
+    }
+  }
+  if (accepted.length === 0) return out;
+  const code = c.write(
+    g.groupId,
+    accepted.map((a) => ({ key: offsetCommitKey(g.groupId, a.topic, a.partition), value: offsetCommitValue(a.value) })),
+  );
+  for (const a of accepted) {
+    if (code === GroupError.NONE) g.setOffset(a.topic, a.partition, a.value);
+    else a.result.errorCode = commitWriteError(code);
+  }
+  return out;
+}
+
+export interface FetchedOffset {
+  partitionIndex: number;
+  committedOffset: bigint;
+  committedLeaderEpoch: number;
+  metadata: string;
+  errorCode: number;
+}
+
+/**
+ * The group's committed offsets for the given partitions, or all of them when `topics` is null
+ * (OffsetFetch v2+). Unknown partitions and groups answer offset -1, empty metadata, no error.
+ */
+export function fetchOffsets(c: GroupCoordinator, groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): { name: string; partitions: FetchedOffset[] }[] {
+  const g = c.group(groupId);
+  const entry = (topic: string, partition: number): FetchedOffset => {
+    const o = g?.offset(topic, partition);
+    return o === undefined
+      ? { partitionIndex: partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: GroupError.NONE }
+      : { partitionIndex: partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata, errorCode: GroupError.NONE };
+  };
+  if (topics !== null) return topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => entry(t.name, p)) }));
+  if (g === undefined) return [];
+  return [...g.offsets].map(([name, parts]) => ({ name, partitions: [...parts.keys()].sort((a, b) => a - b).map((p) => entry(name, p)) }));
+}
+
+/** OffsetDelete: removes offsets of topics the group's members do not subscribe to. */
+export function deleteOffsets(
+  c: GroupCoordinator,
+  groupId: string,
+  topics: { name: string; partitions: { partitionIndex: number }[] }[],
+  topicExists: (name: string, partition: number) => boolean,
+): { errorCode: number; topics: PartitionErrors } {
+  if (!c.isActive) return { errorCode: GroupError.NOT_COORDINATOR, topics: [] };
+  if (groupId === '') return { errorCode: GroupError.INVALID_GROUP_ID, topics: [] };
+  const g = c.group(groupId);
+  if (g === undefined || g.is('Dead')) return { errorCode: GroupError.GROUP_ID_NOT_FOUND, topics: [] };
+  let subscribed: Set<string> | undefined = new Set();
+  if (!g.is('Empty')) {
+    if (g.protocolType !== CONSUMER_PROTOCOL_TYPE) return { errorCode: GroupError.NON_EMPTY_GROUP, topics: [] };
+    subscribed = g.subscribedTopics();
+  }
+  const out: PartitionErrors = [];
+  const removed: { topic: string; partition: number }[] = [];
+  for (const t of topics) {
+    const partitions: PartitionErrors[number]['partitions'] = [];
+    out.push({ name: t.name, partitions });
+    for (const p of t.partitions) {
+      let errorCode: number = GroupError.NONE;
+      if (!topicExists(t.name, p.partitionIndex)) errorCode = GroupError.UNKNOWN_TOPIC_OR_PARTITION;
+      else if (subscribed === undefined || subscribed.has(t.name)) errorCode = GroupError.GROUP_SUBSCRIBED_TO_TOPIC;
+      else if (g.offset(t.name, p.partitionIndex) !== undefined) removed.push({ topic: t.name, partition: p.partitionIndex });
+      partitions.push({ partitionIndex: p.partitionIndex, errorCode });
+    }
+  }
+  const code = c.write(groupId, removed.map((r) => ({ key: offsetCommitKey(groupId, r.topic, r.partition), value: null })));
+  if (code !== GroupError.NONE) return { errorCode: commitWriteError(code), topics: [] };
+  for (const r of removed) g.deleteOffset(r.topic, r.partition);
+  return { errorCode: GroupError.NONE, topics: out };
+}
+
+/** Tombstones for every offset of a group and for the group itself (DeleteGroups, expiry). */
+export function groupTombstones(g: ClassicGroup): OffsetsRecord[] {
+  const out: OffsetsRecord[] = [];
+  for (const [topic, parts] of g.offsets) for (const p of parts.keys()) out.push({ key: offsetCommitKey(g.groupId, topic, p), value: null });
+  out.push({ key: groupMetadataKey(g.groupId), value: null });
+  return out;
+}
+
+/**
+ * Kafka `GroupMetadata.removeExpiredOffsets` + `cleanupGroupMetadata`: an empty consumer group's
+ * offsets expire `offsets.retention.minutes` after the group became empty; a group without a
+ * protocol (standalone commits) expires each offset that long after its commit; an explicit
+ * expire timestamp (OffsetCommit v2-4 retention) wins. A group left empty with no offsets dies.
+ */
+export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
+  let expired = 0;
+  const retention = BigInt(c.config.offsetsRetentionMs);
+  const nowN = BigInt(now);
+  for (const g of [...c.groups.values()]) {
+    let baseOf: ((o: OffsetAndMetadata) => bigint) | undefined;
+    let subscribed: Set<string> | undefined;
+    if (g.protocolType === null || g.protocolType === '') baseOf = (o) => o.commitTimestamp;
+    else if (g.is('Empty')) baseOf = () => g.currentStateTimestamp;
+    else if (g.is('Stable') && (subscribed = g.subscribedTopics()) !== undefined) baseOf = (o) => o.commitTimestamp;
+    const records: OffsetsRecord[] = [];
+    const gone: [string, number][] = [];
+    if (baseOf !== undefined) {
+      for (const [topic, parts] of g.offsets) {
+        if (subscribed?.has(topic)) continue;
+        for (const [p, o] of parts) {
+          const due = o.expireTimestamp >= 0n ? nowN >= o.expireTimestamp : nowN - baseOf(o) >= retention;
+          if (due) {
+            gone.push([topic, p]);
+            records.push({ key: offsetCommitKey(g.groupId, topic, p), value: null });
+          }
+        }
+      }
+    }
+    let remaining = -gone.length;
+    for (const parts of g.offsets.values()) remaining += parts.size;
+    const dies = g.is('Empty') && remaining === 0;
+    if (dies) records.push({ key: groupMetadataKey(g.groupId), value: null });
+    if (records.length === 0) continue;
+    if (c.write(g.groupId, records) !== GroupError.NONE) continue;
+    for (const [t, p] of gone) g.deleteOffset(t, p);
+    expired += gone.length;
+    if (dies) c.removeGroup(g);
+  }
+  return expired;
+}

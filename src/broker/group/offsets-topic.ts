@@ -1,0 +1,107 @@
+/**
+ * The `__consumer_offsets` topic as the coordinator's store (Kafka `GroupMetadataManager`):
+ * created on first use with cleanup.policy=compact, written one batch per commit or group
+ * change, and replayed from its start when the broker opens, the last record per key winning
+ * (what compaction will also keep). Tombstones remove offsets and groups.
+ */
+import { KafkaliteError } from '../../errors.js';
+import { encodeRecordBatch } from '../../record/builder.js';
+import { readRecordBatches } from '../../record/batches.js';
+import type { LogManager } from '../../storage/log-manager.js';
+import type { PartitionLog } from '../../storage/partition-log.js';
+import type { TopicRegistry } from '../topic-registry.js';
+import type { GroupConfig } from './config.js';
+import { decodeOffsetsTopicRecord, OFFSETS_TOPIC, partitionForGroup, type OffsetsTopicRecord } from './records.js';
+
+export interface OffsetsRecord {
+  key: Buffer;
+  value: Buffer | null;
+}
+
+/** Bytes read per step while replaying a partition (whole batches; a larger first batch is read whole). */
+const LOAD_CHUNK = 1 << 20;
+
+export class OffsetsTopic {
+  private readBuffer: Buffer | undefined;
+
+  constructor(
+    private readonly topics: TopicRegistry,
+    private readonly logs: LogManager,
+    private readonly config: GroupConfig,
+    /** Called after each append (wakes fetch long polls on the topic). */
+    private readonly onAppend: () => void,
+  ) {}
+
+  /** Partition count: the topic's own once it exists (Kafka fixes it at creation), else the config's. */
+  get partitions(): number {
+    return this.topics.get(OFFSETS_TOPIC)?.partitions ?? this.config.offsetsTopicPartitions;
+  }
+
+  partitionFor(groupId: string): number {
+    return partitionForGroup(groupId, this.partitions);
+  }
+
+  /** Creates the topic as Kafka's `AutoTopicCreationManager` does for the coordinator: compacted. */
+  private ensureTopic(): void {
+    if (this.topics.get(OFFSETS_TOPIC) !== undefined) return;
+    this.topics.create(
+      OFFSETS_TOPIC,
+      this.config.offsetsTopicPartitions,
+      { 'cleanup.policy': 'compact', 'compression.type': 'producer', 'segment.bytes': String(this.config.offsetsTopicSegmentBytes) },
+      this.logs,
+    );
+  }
+
+  private log(partition: number): PartitionLog {
+    const log = this.logs.getLog(OFFSETS_TOPIC, partition);
+    if (log === undefined) throw new Error(`${OFFSETS_TOPIC}-${partition} is not open`);
+    return log;
+  }
+
+  /** Appends the group's records as one batch to its partition; throws the log's typed errors. */
+  append(groupId: string, records: readonly OffsetsRecord[]): void {
+    if (records.length === 0) return;
+    this.ensureTopic();
+    const now = Date.now();
+    const batch = encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp: now })));
+    this.log(this.partitionFor(groupId)).append(batch, { origin: 'coordinator' });
+    this.onAppend();
+  }
+
+  /** Every record of every partition in log order (Kafka `GroupMetadataManager.doLoadGroupsAndOffsets`). */
+  *load(onUnreadable: (what: string) => void): Generator<OffsetsTopicRecord> {
+    const info = this.topics.get(OFFSETS_TOPIC);
+    if (info === undefined) return;
+    for (let p = 0; p < info.partitions; p++) {
+      const log = this.logs.getLog(OFFSETS_TOPIC, p);
+      if (log === undefined) continue;
+      let offset = log.logStartOffset;
+      while (offset < log.logEndOffset) {
+        this.readBuffer ??= Buffer.allocUnsafe(LOAD_CHUNK);
+        const r = log.read(offset, { maxBytes: LOAD_CHUNK, minOneMessage: true, into: this.readBuffer });
+        if (r.records.length === 0) break;
+        const reader = readRecordBatches(r.records, { verifyCrc: true });
+        let next = offset;
+        for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
+          next = b.lastOffset + 1n;
+          if (b.isControl) continue;
+          for (const rec of b.records()) {
+            if (rec.offset < offset || rec.key === null) continue;
+            let decoded: OffsetsTopicRecord | undefined;
+            try {
+              decoded = decodeOffsetsTopicRecord(Buffer.from(rec.key), rec.value === null ? null : Buffer.from(rec.value));
+            } catch (e) {
+              // one unreadable record must not keep every other group from loading
+              if (!(e instanceof KafkaliteError)) throw e;
+              onUnreadable(`${OFFSETS_TOPIC}-${p} offset ${rec.offset}: ${e.message}`);
+              continue;
+            }
+            if (decoded !== undefined) yield decoded;
+          }
+        }
+        if (next <= offset) break;
+        offset = next;
+      }
+    }
+  }
+}

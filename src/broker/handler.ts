@@ -1,0 +1,42 @@
+/**
+ * What an API handler is: the API's schemas, the version range it serves, and a function from a
+ * decoded request to a response body. One module per API registers one of these
+ * (src/broker/handlers/); ApiVersions is built from the registry, so what is advertised is
+ * exactly what is served.
+ */
+import type { ApiSchemaPair } from '../protocol/schemas/index.js';
+import type { Broker } from './broker.js';
+
+/** A handler returns this when Kafka sends no response (Produce with acks=0). */
+export const NO_RESPONSE: unique symbol = Symbol('no response');
+
+export interface RequestContext {
+  readonly broker: Broker;
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  readonly clientId: string;
+  /** host:port of the client, for logs. */
+  readonly remote: string;
+  /** The connection's own state (SASL, client software), shared by its requests. */
+  readonly connection: ConnectionState;
+}
+
+export interface ConnectionState {
+  clientSoftwareName?: string;
+  clientSoftwareVersion?: string;
+  /** Set when the connection must close after the current response (Kafka closes on some errors). */
+  closeAfterResponse?: boolean;
+}
+
+// Requests and responses are the codec's plain objects (camelCase fields of Kafka's JSON schemas).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Message = Record<string, any>;
+
+export interface ApiHandler {
+  readonly api: ApiSchemaPair;
+  /** Versions served (ApiVersions advertises this range, capped by the broker's runtime caps). */
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  handle(request: Message, ctx: RequestContext): Message | typeof NO_RESPONSE | Promise<Message | typeof NO_RESPONSE>;
+}

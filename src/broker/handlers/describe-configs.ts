@@ -1,0 +1,90 @@
+/**
+ * DescribeConfigs (32), v0-4: topic resources list every topic config (value, source, synonyms
+ * when asked); the broker resource lists the broker properties kafkalite honours.
+ */
+import { ApiErrorCode } from '../api-error.js';
+import type { Broker } from '../broker.js';
+import { ConfigSource, ConfigType, describeTopicConfigs, type DescribedConfig } from '../topic-configs.js';
+import type { ApiHandler, Message } from '../handler.js';
+import { apiSchemas } from './api.js';
+
+/** ConfigResource.Type */
+const TOPIC = 2;
+const BROKER = 4;
+
+function brokerConfigs(broker: Broker): DescribedConfig[] {
+  const c = broker.config;
+  const entries: [string, string, number][] = [
+    ['node.id', String(c.nodeId), ConfigType.INT],
+    ['auto.create.topics.enable', String(c.autoCreateTopics), ConfigType.BOOLEAN],
+    ['num.partitions', String(c.numPartitions), ConfigType.INT],
+    ['socket.request.max.bytes', String(c.socketRequestMaxBytes), ConfigType.INT],
+    ['group.initial.rebalance.delay.ms', String(c.groupInitialRebalanceDelayMs), ConfigType.INT],
+    ['transaction.max.timeout.ms', String(c.transactionMaxTimeoutMs), ConfigType.INT],
+    ['log.retention.check.interval.ms', String(c.logRetentionCheckIntervalMs), ConfigType.LONG],
+  ];
+  const out: DescribedConfig[] = entries.map(([name, value, type]) => {
+    const source = c.overrides[name] !== undefined ? ConfigSource.STATIC_BROKER_CONFIG : ConfigSource.DEFAULT_CONFIG;
+    return { name, value, type, source, synonyms: [{ name, value, source }] };
+  });
+  // the broker-level log defaults, under their broker names
+  for (const t of describeTopicConfigs({}, c.logConfig, c.overrides)) {
+    const brokerSynonym = t.synonyms.find((s) => s.name !== t.name) ?? t.synonyms[0]!;
+    if (brokerSynonym.name === t.name) continue;
+    out.push({ name: brokerSynonym.name, value: t.value, type: t.type, source: t.source, synonyms: t.synonyms });
+  }
+  return out;
+}
+
+export const describeConfigsHandler: ApiHandler = {
+  api: apiSchemas(32),
+  minVersion: 0,
+  maxVersion: 4,
+  handle(request, ctx) {
+    const broker = ctx.broker;
+    const results: Message[] = [];
+    for (const r of request.resources as Message[]) {
+      const result: Message = { errorCode: 0, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] };
+      results.push(result);
+      let described: DescribedConfig[];
+      if (r.resourceType === TOPIC) {
+        const t = broker.topics.get(r.resourceName as string);
+        if (t === undefined) {
+          result.errorCode = ApiErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          result.errorMessage = `Topic ${r.resourceName} does not exist`;
+          continue;
+        }
+        described = describeTopicConfigs(t.overrides, t.config, broker.config.overrides);
+      } else if (r.resourceType === BROKER) {
+        if (r.resourceName !== '' && r.resourceName !== String(broker.config.nodeId)) {
+          result.errorCode = ApiErrorCode.INVALID_REQUEST;
+          result.errorMessage = `Unexpected broker id, expected ${broker.config.nodeId} or empty string, but received ${r.resourceName}`;
+          continue;
+        }
+        described = brokerConfigs(broker);
+      } else {
+        result.errorCode = ApiErrorCode.INVALID_REQUEST;
+        result.errorMessage = `Unsupported resource type ${r.resourceType}`;
+        continue;
+      }
+      const keys = r.configurationKeys as string[] | null;
+      const wanted = keys === null || keys.length === 0 ? undefined : new Set(keys);
+      for (const d of described) {
+        if (wanted !== undefined && !wanted.has(d.name)) continue;
+        result.configs.push({
+          name: d.name,
+          value: d.value,
+          readOnly: r.resourceType === BROKER,
+          // v0 only (not ignorable); v1+ say the same through configSource
+          ...(ctx.apiVersion === 0 ? { isDefault: d.source === ConfigSource.DEFAULT_CONFIG } : {}),
+          configSource: d.source,
+          isSensitive: false,
+          synonyms: request.includeSynonyms ? d.synonyms : [],
+          configType: d.type,
+          documentation: null,
+        });
+      }
+    }
+    return { throttleTimeMs: 0, results };
+  },
+};

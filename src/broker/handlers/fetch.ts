@@ -1,0 +1,105 @@
+/**
+ * Fetch (1), v4-12 (v13+ addresses topics by id).
+ *
+ * Kafka's read rules (`ReplicaManager.readFromLog`, `LogSegment.read`; protocol notes §4.3):
+ * - the batch holding fetch_offset is returned whole, even when fetch_offset is mid-batch;
+ * - the first batch of the first non-empty partition is returned whole even when it exceeds
+ *   max_bytes / partition_max_bytes (KIP-74); after that the response budget applies, and a
+ *   partition's records may end with a partial batch that clients drop;
+ * - read_committed stops at the last stable offset and lists the aborted transactions in range;
+ * - records are never null (an empty partition carries zero bytes: librdkafka rejects -1).
+ * Long poll: until min_bytes are available or max_wait_ms passes, woken by appends (DelayedFetch);
+ * any partition error answers at once. Fetch sessions (KIP-227) are answered sessionless (id 0).
+ */
+import { OffsetOutOfRangeError } from '../../errors.js';
+import { errorCodeOf } from '../api-error.js';
+import type { Broker } from '../broker.js';
+import type { ApiHandler, Message } from '../handler.js';
+import { apiSchemas } from './api.js';
+import { partitionLog } from './partitions.js';
+
+const EMPTY = Buffer.alloc(0);
+const INT32_MAX = 2147483647;
+
+interface FetchPlan {
+  isolation: 'read_uncommitted' | 'read_committed';
+  maxBytes: number;
+  topics: Message[];
+}
+
+function readAll(broker: Broker, plan: FetchPlan): { responses: Message[]; bytes: number; anyError: boolean } {
+  let remaining = plan.maxBytes;
+  let minOneMessage = true;
+  let bytes = 0;
+  let anyError = false;
+  const responses: Message[] = [];
+  for (const topic of plan.topics) {
+    const partitions: Message[] = [];
+    for (const p of topic.partitions as Message[]) {
+      const out: Message = {
+        partitionIndex: p.partition,
+        errorCode: 0,
+        highWatermark: -1n,
+        lastStableOffset: -1n,
+        logStartOffset: -1n,
+        abortedTransactions: null,
+        preferredReadReplica: -1,
+        records: EMPTY,
+      };
+      partitions.push(out);
+      try {
+        const log = partitionLog(broker, topic.topic, p.partition);
+        out.highWatermark = log.highWatermark;
+        out.lastStableOffset = log.lastStableOffset;
+        out.logStartOffset = log.logStartOffset;
+        const limit = Math.min(p.partitionMaxBytes as number, remaining);
+        if (limit <= 0 && !minOneMessage) continue;
+        const r = log.read(p.fetchOffset as bigint, { maxBytes: Math.max(0, limit), minOneMessage, isolation: plan.isolation });
+        out.highWatermark = r.highWatermark;
+        out.lastStableOffset = r.lastStableOffset;
+        out.logStartOffset = r.logStartOffset;
+        out.records = r.records;
+        if (r.abortedTransactions !== undefined) {
+          out.abortedTransactions = r.abortedTransactions.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
+        }
+        if (r.records.length > 0) {
+          minOneMessage = false;
+          remaining -= r.records.length;
+          bytes += r.records.length;
+        }
+      } catch (e) {
+        out.errorCode = errorCodeOf(e);
+        anyError = true;
+        if (!(e instanceof OffsetOutOfRangeError)) {
+          broker.logger.debug(`Fetch ${topic.topic}-${p.partition}: ${(e as Error).message}`);
+        }
+      }
+    }
+    responses.push({ topic: topic.topic, partitions });
+  }
+  return { responses, bytes, anyError };
+}
+
+export const fetchHandler: ApiHandler = {
+  api: apiSchemas(1),
+  minVersion: 4,
+  maxVersion: 12,
+  async handle(request, ctx) {
+    const broker = ctx.broker;
+    const plan: FetchPlan = {
+      isolation: request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted',
+      maxBytes: request.maxBytes > 0 ? (request.maxBytes as number) : INT32_MAX,
+      topics: request.topics as Message[],
+    };
+    const deadline = Date.now() + Math.max(0, request.maxWaitMs as number);
+    const minBytes = Math.max(0, request.minBytes as number);
+    for (;;) {
+      const r = readAll(broker, plan);
+      const wait = deadline - Date.now();
+      if (r.anyError || r.bytes >= minBytes || wait <= 0 || broker.isClosing) {
+        return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: r.responses };
+      }
+      await broker.appends.waitForAppend(wait);
+    }
+  },
+};

@@ -1,0 +1,47 @@
+/** Every API the broker serves: one handler module per API key. */
+import type { ApiHandler } from '../handler.js';
+import { apiVersionsHandler } from './api-versions.js';
+import { createTopicsHandler } from './create-topics.js';
+import { deleteRecordsHandler } from './delete-records.js';
+import { deleteTopicsHandler } from './delete-topics.js';
+import { describeConfigsHandler } from './describe-configs.js';
+import { fetchHandler } from './fetch.js';
+import { findCoordinatorHandler } from './find-coordinator.js';
+import { initProducerIdHandler } from './init-producer-id.js';
+import { listOffsetsHandler } from './list-offsets.js';
+import { metadataHandler } from './metadata.js';
+import { produceHandler } from './produce.js';
+import { joinGroupHandler } from './join-group.js';
+import { syncGroupHandler } from './sync-group.js';
+import { heartbeatHandler } from './heartbeat.js';
+import { leaveGroupHandler } from './leave-group.js';
+import { offsetCommitHandler } from './offset-commit.js';
+import { offsetFetchHandler } from './offset-fetch.js';
+import { listGroupsHandler } from './list-groups.js';
+import { describeGroupsHandler } from './describe-groups.js';
+import { deleteGroupsHandler } from './delete-groups.js';
+import { offsetDeleteHandler } from './offset-delete.js';
+
+export const ALL_HANDLERS: readonly ApiHandler[] = [
+  produceHandler,
+  fetchHandler,
+  listOffsetsHandler,
+  metadataHandler,
+  findCoordinatorHandler,
+  apiVersionsHandler,
+  createTopicsHandler,
+  deleteTopicsHandler,
+  deleteRecordsHandler,
+  initProducerIdHandler,
+  describeConfigsHandler,
+  joinGroupHandler,
+  syncGroupHandler,
+  heartbeatHandler,
+  leaveGroupHandler,
+  offsetCommitHandler,
+  offsetFetchHandler,
+  listGroupsHandler,
+  describeGroupsHandler,
+  deleteGroupsHandler,
+  offsetDeleteHandler,
+];

@@ -1,0 +1,84 @@
+/**
+ * Produce (0), advertised 0-9 (Kafka 4 advertises from 0 too, because librdkafka 2.0.2 enables
+ * gzip/snappy/lz4 only when Produce v0 is advertised — protocol notes §2.1, KAFKA-18659).
+ *
+ * Unlike Kafka 4, which rejects v0-2, kafkalite serves them: their magic 0/1 message sets go through
+ * the same validator as any append and are up-converted to the topic's format (Kafka 3.x
+ * behaviour), so old clients keep working. v3+ must carry exactly one magic-2 batch per partition
+ * (`ProduceRequest.validateRecords`: INVALID_RECORD otherwise).
+ *
+ * acks: 0 (no response; on any error the connection is closed so the client notices, as
+ * `KafkaApis.handleProduceRequest` does), 1 and -1 (the single node is the whole ISR, so both
+ * answer after the append). Appends are written to the OS before the answer, so a killed broker
+ * process loses nothing acknowledged.
+ */
+import { ApiErrorCode, errorCodeOf, errorMessageOf } from '../api-error.js';
+import { NO_RESPONSE, type ApiHandler, type Message } from '../handler.js';
+import { apiSchemas } from './api.js';
+import { partitionLog } from './partitions.js';
+
+/** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
+const MAGIC_OFFSET = 16;
+const LOG_OVERHEAD = 12;
+
+function checkV3Records(records: Buffer | null): string | undefined {
+  if (records === null || records.length < LOG_OVERHEAD + 5) return 'Produce requests with version 3 or above must have exactly one record batch';
+  if (records[MAGIC_OFFSET] !== 2) return 'Produce requests with version 3 or above must use record batches of magic 2';
+  if (LOG_OVERHEAD + records.readInt32BE(8) !== records.length) {
+    return 'Produce requests with version 3 or above must have exactly one record batch per partition';
+  }
+  return undefined;
+}
+
+export const produceHandler: ApiHandler = {
+  api: apiSchemas(0),
+  minVersion: 0,
+  maxVersion: 9,
+  handle(request, ctx) {
+    const broker = ctx.broker;
+    const acks = request.acks as number;
+    let anyError = false;
+    let appended = false;
+    const responses: Message[] = [];
+    for (const topic of request.topicData as Message[]) {
+      const partitionResponses: Message[] = [];
+      for (const p of topic.partitionData as Message[]) {
+        const out: Message = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+        partitionResponses.push(out);
+        try {
+          if (acks !== 0 && acks !== 1 && acks !== -1) {
+            out.errorCode = ApiErrorCode.INVALID_REQUIRED_ACKS;
+            continue;
+          }
+          const log = partitionLog(broker, topic.name, p.index);
+          if (ctx.apiVersion >= 3) {
+            const invalid = checkV3Records(p.records);
+            if (invalid !== undefined) {
+              out.errorCode = 87; // INVALID_RECORD
+              out.errorMessage = invalid;
+              continue;
+            }
+          }
+          const r = log.append(p.records ?? Buffer.alloc(0));
+          appended = true;
+          out.baseOffset = r.firstOffset;
+          out.logAppendTimeMs = r.logAppendTime;
+          out.logStartOffset = r.logStartOffset;
+        } catch (e) {
+          out.errorCode = errorCodeOf(e);
+          out.errorMessage = errorMessageOf(e);
+          broker.logger.warnThrottled(`produce:${out.errorCode}`, `Produce to ${topic.name}-${p.index} from ${ctx.remote} failed (error ${out.errorCode}): ${out.errorMessage}`);
+        } finally {
+          if (out.errorCode !== 0) anyError = true;
+        }
+      }
+      responses.push({ name: topic.name, partitionResponses });
+    }
+    if (appended) broker.appends.notify();
+    if (acks === 0) {
+      if (anyError) ctx.connection.closeAfterResponse = true;
+      return NO_RESPONSE;
+    }
+    return { responses, throttleTimeMs: 0 };
+  },
+};

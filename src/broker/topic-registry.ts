@@ -1,0 +1,162 @@
+/**
+ * The broker's topics: name, id, partition count and config overrides.
+ *
+ * Kafka keeps these in the KRaft metadata log; a single kafkalite node keeps them in
+ * `kafkalite-topics.json` in the data directory (a file Kafka's LogManager ignores, so the
+ * directory stays one Kafka can open). Topics found as partition directories without an entry
+ * (a Kafka-written data dir) are adopted with the broker's default config.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidConfigError, InvalidTopicError } from '../errors.js';
+import { ApiError, ApiErrorCode } from './api-error.js';
+import { atomicWriteFileSync } from '../storage/fs-util.js';
+import { logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
+import type { LogManager } from '../storage/log-manager.js';
+import { parseUuid } from '../storage/uuid.js';
+import { invalidTopicReason } from '../storage/topic.js';
+
+export const TOPICS_FILE = 'kafkalite-topics.json';
+
+export interface TopicInfo {
+  readonly name: string;
+  /** Kafka's base64url form, as in partition.metadata. */
+  readonly topicId: string;
+  readonly topicIdBytes: Buffer;
+  readonly partitions: number;
+  /** Only the configs set on the topic (DescribeConfigs reports them as DYNAMIC_TOPIC_CONFIG). */
+  readonly overrides: Readonly<Record<string, string>>;
+  readonly config: LogConfig;
+}
+
+interface StoredTopic {
+  partitions: number;
+  configs: Record<string, string>;
+}
+
+/** Topic names that collide once '.' and '_' are treated alike (Kafka `Topic.hasCollision`: metric names). */
+function collisionKey(name: string): string {
+  return name.replaceAll('.', '_');
+}
+
+export class TopicRegistry {
+  private readonly topics = new Map<string, TopicInfo>();
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly defaults: () => LogConfig,
+  ) {}
+
+  /** The stored topics' configs, for opening the LogManager before the logs load. */
+  static readStoredConfigs(dataDir: string, defaults: LogConfig): Map<string, LogConfig> {
+    const out = new Map<string, LogConfig>();
+    for (const [name, t] of Object.entries(readStored(dataDir))) out.set(name, logConfigFromProperties(t.configs, defaults));
+    return out;
+  }
+
+  /** Loads the stored topics and adopts partition directories that have no entry. */
+  load(logs: LogManager): void {
+    const stored = readStored(this.dataDir);
+    const counts = new Map<string, number>();
+    for (const log of logs.allLogs()) counts.set(log.topic, Math.max(counts.get(log.topic) ?? 0, log.partition + 1));
+    for (const [name, t] of Object.entries(stored)) {
+      this.put(name, Math.max(t.partitions, counts.get(name) ?? 0), t.configs, logs);
+      for (let p = 0; p < t.partitions; p++) logs.getOrCreateLog(name, p, this.topics.get(name)!.config);
+    }
+    for (const [name, n] of counts) if (!this.topics.has(name)) this.put(name, n, {}, logs);
+    this.persist();
+  }
+
+  private put(name: string, partitions: number, overrides: Record<string, string>, logs: LogManager): TopicInfo {
+    const config = logConfigFromProperties(overrides, this.defaults());
+    const topicId = logs.topicId(name);
+    const info: TopicInfo = { name, topicId, topicIdBytes: parseUuid(topicId), partitions, overrides: { ...overrides }, config };
+    this.topics.set(name, info);
+    return info;
+  }
+
+  get(name: string): TopicInfo | undefined {
+    return this.topics.get(name);
+  }
+
+  byId(id: Buffer): TopicInfo | undefined {
+    for (const t of this.topics.values()) if (t.topicIdBytes.equals(id)) return t;
+    return undefined;
+  }
+
+  all(): TopicInfo[] {
+    return [...this.topics.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * Checks a CreateTopics entry as Kafka's controller does (name, collision, partitions, replication
+   * factor, configs); returns the config it would get.
+   */
+  validateCreate(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): LogConfig {
+    const reason = invalidTopicReason(name);
+    if (reason !== undefined) throw new InvalidTopicError(reason);
+    if (this.topics.has(name)) throw new ApiError(ApiErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    const key = collisionKey(name);
+    for (const other of this.topics.keys()) {
+      if (collisionKey(other) === key) {
+        throw new InvalidTopicError(`Topic '${name}' collides with existing topic: ${other}`);
+      }
+    }
+    if (partitions < 1 && partitions !== -1) throw new ApiError(ApiErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.');
+    if (partitions > 100000) throw new ApiError(ApiErrorCode.INVALID_PARTITIONS, `Number of partitions ${partitions} is above this broker's limit of 100000.`);
+    if (replicationFactor !== -1 && replicationFactor !== 1) {
+      if (replicationFactor < 1) throw new ApiError(ApiErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
+      throw new ApiError(ApiErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`);
+    }
+    try {
+      return logConfigFromProperties(configs, this.defaults());
+    } catch (e) {
+      if (e instanceof InvalidConfigError) throw e;
+      throw new InvalidConfigError(String((e as Error).message));
+    }
+  }
+
+  create(name: string, partitions: number, configs: Record<string, string>, logs: LogManager): TopicInfo {
+    const config = this.validateCreate(name, partitions, -1, configs);
+    for (let p = 0; p < partitions; p++) logs.getOrCreateLog(name, p, config);
+    const info = this.put(name, partitions, configs, logs);
+    this.persist();
+    return info;
+  }
+
+  delete(name: string, logs: LogManager): boolean {
+    const info = this.topics.get(name);
+    if (info === undefined) return false;
+    this.topics.delete(name);
+    this.persist();
+    for (let p = 0; p < info.partitions; p++) logs.deleteLog(name, p);
+    return true;
+  }
+
+  private persist(): void {
+    const out: Record<string, StoredTopic> = {};
+    for (const t of this.all()) out[t.name] = { partitions: t.partitions, configs: { ...t.overrides } };
+    atomicWriteFileSync(join(this.dataDir, TOPICS_FILE), `${JSON.stringify({ version: 1, topics: out }, null, 1)}\n`);
+  }
+}
+
+function readStored(dataDir: string): Record<string, StoredTopic> {
+  const path = join(dataDir, TOPICS_FILE);
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new InvalidConfigError(`${path}: not valid JSON (${(e as Error).message})`);
+  }
+  const topics = (parsed as { topics?: unknown }).topics;
+  if (typeof topics !== 'object' || topics === null) throw new InvalidConfigError(`${path}: no "topics" object`);
+  const out: Record<string, StoredTopic> = {};
+  for (const [name, t] of Object.entries(topics as Record<string, unknown>)) {
+    const partitions = (t as StoredTopic).partitions;
+    const configs = (t as StoredTopic).configs ?? {};
+    if (!Number.isInteger(partitions) || partitions < 1) throw new InvalidConfigError(`${path}: topic ${name} has no valid partition count`);
+    out[name] = { partitions, configs };
+  }
+  return out;
+}

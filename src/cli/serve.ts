@@ -1,0 +1,100 @@
+/**
+ * `kafkalite serve`: a single-node Kafka broker on a data directory, until SIGINT/SIGTERM, which
+ * shut it down cleanly (flush, checkpoints, clean-shutdown marker).
+ */
+import { Broker } from '../broker/broker.js';
+import { createLogger, isLogLevel, type LogLevel } from '../broker/logger.js';
+
+export const SERVE_USAGE = `Usage: kafkalite serve [options]
+
+Runs a single-node Kafka broker that Kafka clients (librdkafka, kafkajs, kafka-python, ...) connect to.
+
+Options:
+  --port <n>           port to listen on (default 9092; 0 picks a free port)
+  --host <addr>        address to bind and advertise (default 127.0.0.1)
+  --data-dir <dir>     Kafka log directory to serve (default ./kafkalite-data, created if missing)
+  --config <k=v>       a Kafka broker property, repeatable (num.partitions=4, log.segment.bytes=..., 
+                       auto.create.topics.enable=false, message.max.bytes=..., log.retention.ms=...)
+  --log-level <level>  debug | info | warn | error | silent (default info)
+  -h, --help           this help`;
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  config: Record<string, string>;
+  logLevel: LogLevel;
+}
+
+export function parseServeArgs(args: string[]): ServeOptions | { help: true } | { error: string } {
+  const o: ServeOptions = { port: 9092, host: '127.0.0.1', dataDir: './kafkalite-data', config: {}, logLevel: 'info' };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const value = (): string | undefined => args[++i];
+    switch (a) {
+      case '-h':
+      case '--help':
+        return { help: true };
+      case '--port': {
+        const v = value();
+        if (v === undefined || !/^\d+$/.test(v) || Number(v) > 65535) return { error: `--port needs a port number, got ${v ?? 'nothing'}` };
+        o.port = Number(v);
+        break;
+      }
+      case '--host': {
+        const v = value();
+        if (v === undefined) return { error: '--host needs an address' };
+        o.host = v;
+        break;
+      }
+      case '--data-dir': {
+        const v = value();
+        if (v === undefined) return { error: '--data-dir needs a directory' };
+        o.dataDir = v;
+        break;
+      }
+      case '--config': {
+        const v = value();
+        const eq = v?.indexOf('=') ?? -1;
+        if (v === undefined || eq <= 0) return { error: `--config needs key=value, got ${v ?? 'nothing'}` };
+        o.config[v.slice(0, eq)] = v.slice(eq + 1);
+        break;
+      }
+      case '--log-level': {
+        const v = value();
+        if (v === undefined || !isLogLevel(v)) return { error: `--log-level must be one of debug, info, warn, error, silent` };
+        o.logLevel = v;
+        break;
+      }
+      default:
+        return { error: `unknown option ${a}` };
+    }
+  }
+  return o;
+}
+
+export async function serve(o: ServeOptions): Promise<number> {
+  const logger = createLogger(o.logLevel);
+  let broker: Broker;
+  try {
+    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger });
+  } catch (e) {
+    process.stderr.write(`kafkalite serve: ${(e as Error).message}\n`);
+    return 1;
+  }
+  process.stdout.write(`kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
+  return new Promise((resolve) => {
+    const stop = (signal: string): void => {
+      logger.info(`${signal}: shutting down`);
+      broker.close().then(
+        () => resolve(0),
+        (e: unknown) => {
+          process.stderr.write(`kafkalite serve: shutdown failed: ${(e as Error).message}\n`);
+          resolve(1);
+        },
+      );
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

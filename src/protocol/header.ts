@@ -1,0 +1,80 @@
+/**
+ * Request and response headers (RequestHeader.json v0-2, ResponseHeader.json v0-1; protocol
+ * notes §1.2-1.3).
+ *
+ * - Request header v1 = apiKey int16, apiVersion int16, correlationId int32, clientId nullable
+ *   string with an int16 length even in v2 (the field's flexibleVersions is "none", so that any
+ *   broker can read any ApiVersions request); v2 adds a tag buffer. v2 is used exactly when the
+ *   request's version is flexible for its API (Kafka's ApiMessageTypeGenerator header rule). v0
+ *   belongs to ControlledShutdown v0 only, which kafkalite does not speak.
+ * - Response header v0 = correlationId; v1 adds a tag buffer, used when the response version is
+ *   flexible, except for ApiVersions, whose response header is always v0 (KIP-511) because a
+ *   client must parse it before it knows what the broker speaks.
+ */
+import { decodeMessage } from './codec.js';
+import { ProtocolError } from './errors.js';
+import { isFlexibleVersion, isValidVersion } from './schema.js';
+import { RequestHeader } from './schemas/headers.js';
+import { schemaForApi } from './schemas/index.js';
+
+export const API_VERSIONS_KEY = 18;
+/** ApiVersions' first flexible version: the header rule for versions above the schema's max. */
+const API_VERSIONS_FIRST_FLEXIBLE = 3;
+
+export interface RequestHeaderValue {
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+  /** '' when the client sent null (Kafka's RequestHeader treats null as empty). */
+  clientId: string;
+  headerVersion: 1 | 2;
+  /** Offset of the request body in the frame. */
+  bodyOffset: number;
+}
+
+/**
+ * The request header version for (apiKey, apiVersion): 2 when that version of the API is
+ * flexible. Unknown APIs and versions outside the API's range parse as v1, so the broker still
+ * gets the correlation id to answer or close as Kafka does; ApiVersions above its max uses v2 from
+ * its first flexible version on (a newer client's ApiVersions must still be answered).
+ */
+export function requestHeaderVersion(apiKey: number, apiVersion: number): 1 | 2 {
+  const api = schemaForApi(apiKey);
+  if (!api) return 1;
+  if (isValidVersion(api.request, apiVersion)) return isFlexibleVersion(api.request, apiVersion) ? 2 : 1;
+  if (apiKey === API_VERSIONS_KEY && apiVersion > api.request.validVersions[1]) return apiVersion >= API_VERSIONS_FIRST_FLEXIBLE ? 2 : 1;
+  return 1;
+}
+
+/** Parses the header of one frame (without its 4-byte size prefix). Throws ProtocolError. */
+export function readRequestHeader(buf: Buffer): RequestHeaderValue {
+  if (buf.length < 8) throw new ProtocolError(`request frame of ${buf.length} bytes is shorter than a request header`, { position: buf.length });
+  const apiKey = buf.readInt16BE(0);
+  const apiVersion = buf.readInt16BE(2);
+  const headerVersion = requestHeaderVersion(apiKey, apiVersion);
+  const { value, offset } = decodeMessage<{ correlationId: number; clientId: string | null }>(RequestHeader, headerVersion, buf, 0);
+  return { apiKey, apiVersion, correlationId: value.correlationId, clientId: value.clientId ?? '', headerVersion, bodyOffset: offset };
+}
+
+/** Response header version: 1 when the response version is flexible, ApiVersions always 0. */
+export function responseHeaderVersion(apiKey: number, apiVersion: number): 0 | 1 {
+  if (apiKey === API_VERSIONS_KEY) return 0;
+  const api = schemaForApi(apiKey);
+  return api && isFlexibleVersion(api.response, apiVersion) ? 1 : 0;
+}
+
+/**
+ * A response frame as chunks: [int32 size + response header, ...body]. The size counts the
+ * header and the body, not itself; the body chunks are not copied.
+ */
+export function encodeResponseFrame(apiKey: number, apiVersion: number, correlationId: number, body: Buffer[]): Buffer[] {
+  const headerVersion = responseHeaderVersion(apiKey, apiVersion);
+  const headerSize = headerVersion === 1 ? 5 : 4; // v1: correlationId + an empty tag buffer
+  let bodySize = 0;
+  for (const b of body) bodySize += b.length;
+  const prefix = Buffer.allocUnsafe(4 + headerSize);
+  prefix.writeInt32BE(headerSize + bodySize, 0);
+  prefix.writeInt32BE(correlationId, 4);
+  if (headerVersion === 1) prefix[8] = 0;
+  return [prefix, ...body];
+}

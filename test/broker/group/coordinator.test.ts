@@ -1,0 +1,173 @@
+/**
+ * The classic group coordinator driven through its handlers (no sockets): the KIP-394 join
+ * handshake, leader election and protocol selection, SyncGroup waiting for the leader,
+ * REBALANCE_IN_PROGRESS heartbeats, batch LeaveGroup, static membership, session expiry, and the
+ * error codes Kafka answers bad joins, stale generations and unknown members with.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, test } from 'node:test';
+import type { Broker } from '../../../src/broker/broker.js';
+import { withBroker } from '../../helpers/broker.js';
+import { API, call, joinRequest, subscription } from './call.js';
+
+const NO_DELAY = { 'group.initial.rebalance.delay.ms': '0' };
+
+async function state(broker: Broker, groupId: string): Promise<string> {
+  const r = await call(broker, API.DescribeGroups, 5, { groups: [groupId], includeAuthorizedOperations: false });
+  return r.groups[0].groupState as string;
+}
+
+/** Polls until the group reaches `want` (session and rebalance timers run on their own). */
+async function waitForState(broker: Broker, groupId: string, want: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await state(broker, groupId)) === want) return;
+    await sleep(50);
+  }
+  assert.equal(await state(broker, groupId), want);
+}
+
+describe('group coordinator: join, sync, heartbeat, leave', () => {
+  test('MEMBER_ID_REQUIRED handshake, leader gets the members, followers wait for the leader’s assignment', async () => {
+    await withBroker({ config: NO_DELAY }, async (broker) => {
+      broker.topics.create('t', 6, {}, broker.logs);
+      const meta = subscription(['t']);
+      const protocols = [{ name: 'range', metadata: meta }];
+      const first = await call(broker, API.JoinGroup, 5, joinRequest('g', '', protocols));
+      assert.equal(first.errorCode, 79); // MEMBER_ID_REQUIRED
+      assert.match(first.memberId, /^unit-client-[0-9a-f-]{36}$/);
+      const a = await call(broker, API.JoinGroup, 5, joinRequest('g', first.memberId, protocols));
+      assert.equal(a.errorCode, 0);
+      assert.equal(a.generationId, 1);
+      assert.equal(a.protocolName, 'range');
+      assert.equal(a.leader, first.memberId);
+      assert.deepEqual(a.members.map((m: { memberId: string; metadata: Buffer }) => [m.memberId, m.metadata.toString('hex')]), [[first.memberId, meta.toString('hex')]]);
+      const aId = a.memberId as string;
+      const s1 = await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null, assignments: [{ memberId: aId, assignment: Buffer.from('all') }] });
+      assert.deepEqual([s1.errorCode, s1.assignment.toString()], [0, 'all']);
+      assert.equal(await state(broker, 'g'), 'Stable');
+      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode, 0);
+
+      // a second member (JoinGroup v2: no handshake) starts a rebalance; the first learns it from its heartbeat
+      const bJoin = call(broker, API.JoinGroup, 2, { groupId: 'g', sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', protocolType: 'consumer', protocols: [{ name: 'roundrobin', metadata: meta }, { name: 'range', metadata: meta }] }, 'other');
+      await sleep(10);
+      assert.equal(await state(broker, 'g'), 'PreparingRebalance');
+      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode, 27);
+      const [aj, bj] = await Promise.all([call(broker, API.JoinGroup, 5, joinRequest('g', aId, protocols)), bJoin]);
+      // range is the only protocol both support
+      assert.deepEqual([aj.errorCode, aj.generationId, aj.protocolName, aj.leader, aj.members.length], [0, 2, 'range', aId, 2]);
+      assert.deepEqual([bj.errorCode, bj.generationId, bj.protocolName, bj.leader, bj.members.length], [0, 2, 'range', aId, 0]);
+      const bId = bj.memberId as string;
+      assert.match(bId, /^other-/);
+      assert.equal(await state(broker, 'g'), 'CompletingRebalance');
+      // heartbeats between JoinGroup and SyncGroup are fine
+      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 2, memberId: bId, groupInstanceId: null })).errorCode, 0);
+      const bSync = call(broker, API.SyncGroup, 1, { groupId: 'g', generationId: 2, memberId: bId, assignments: [] });
+      const aSync = call(broker, API.SyncGroup, 4, {
+        groupId: 'g',
+        generationId: 2,
+        memberId: aId,
+        groupInstanceId: null,
+        assignments: [
+          { memberId: aId, assignment: Buffer.from('p0-2') },
+          { memberId: bId, assignment: Buffer.from('p3-5') },
+        ],
+      });
+      const [as, bs] = await Promise.all([aSync, bSync]);
+      assert.deepEqual([as.errorCode, as.assignment.toString(), bs.errorCode, bs.assignment.toString()], [0, 'p0-2', 0, 'p3-5']);
+
+      // stale generation and unknown members
+      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode, 22);
+      assert.equal((await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null, assignments: [] })).errorCode, 22);
+      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 2, memberId: 'nobody', groupInstanceId: null })).errorCode, 25);
+      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'none', generationId: 2, memberId: aId, groupInstanceId: null })).errorCode, 25);
+      const stale = await call(broker, API.OffsetCommit, 5, { groupId: 'g', generationIdOrMemberEpoch: 1, memberId: aId, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }] });
+      assert.equal(stale.topics[0].partitions[0].errorCode, 22);
+
+      // LeaveGroup v3 batch: one known, one unknown; the group rebalances around the rest
+      const leave = await call(broker, API.LeaveGroup, 3, { groupId: 'g', members: [{ memberId: bId, groupInstanceId: null }, { memberId: 'ghost', groupInstanceId: null }] });
+      assert.equal(leave.errorCode, 0);
+      assert.deepEqual(leave.members.map((m: { errorCode: number }) => m.errorCode), [0, 25]);
+      assert.equal(await state(broker, 'g'), 'PreparingRebalance');
+      const again = await call(broker, API.JoinGroup, 5, joinRequest('g', aId, protocols));
+      assert.deepEqual([again.errorCode, again.generationId, again.members.length], [0, 3, 1]);
+      // LeaveGroup v1 (single member) of the last member empties the group
+      assert.equal((await call(broker, API.LeaveGroup, 1, { groupId: 'g', memberId: aId })).errorCode, 0);
+      assert.equal(await state(broker, 'g'), 'Empty');
+      assert.equal((await call(broker, API.LeaveGroup, 1, { groupId: 'g', memberId: aId })).errorCode, 25);
+    });
+  });
+
+  test('bad joins get Kafka’s error codes and leave the group as it was', async () => {
+    await withBroker({ config: { ...NO_DELAY, 'message.max.bytes': '20000' } }, async (broker) => {
+      const meta = subscription(['t']);
+      const protocols = [{ name: 'range', metadata: meta }];
+      const a = await call(broker, API.JoinGroup, 4, joinRequest('g', '', protocols));
+      const joined = await call(broker, API.JoinGroup, 4, joinRequest('g', a.memberId, protocols));
+      const aId = joined.memberId as string;
+      await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null, assignments: [{ memberId: aId, assignment: Buffer.from('x') }] });
+      const before = await call(broker, API.DescribeGroups, 0, { groups: ['g'] });
+
+      const code = async (req: Record<string, unknown>, version = 4) => (await call(broker, API.JoinGroup, version, req)).errorCode as number;
+      assert.equal(await code(joinRequest('g', '', [{ name: 'unknown-assignor', metadata: meta }])), 23); // INCONSISTENT_GROUP_PROTOCOL
+      assert.equal(await code(joinRequest('g', '', protocols, { protocolType: 'connect' })), 23);
+      assert.equal(await code(joinRequest('fresh', '', [])), 23); // no protocols at all
+      assert.equal(await code(joinRequest('fresh', '', protocols, { protocolType: '' })), 23);
+      assert.equal(await code(joinRequest('g', 'made-up-member', protocols)), 25); // UNKNOWN_MEMBER_ID
+      assert.equal(await code(joinRequest('absent', 'made-up-member', protocols)), 25);
+      assert.equal(await code(joinRequest('g', '', protocols, { sessionTimeoutMs: 1000 })), 26); // INVALID_SESSION_TIMEOUT
+      assert.equal(await code(joinRequest('g', '', protocols, { sessionTimeoutMs: 1800001 })), 26);
+      assert.equal(await code(joinRequest('', '', protocols)), 24); // INVALID_GROUP_ID
+      assert.deepEqual(await call(broker, API.DescribeGroups, 0, { groups: ['g'] }), before);
+      assert.equal((await call(broker, API.DescribeGroups, 0, { groups: ['fresh'] })).groups[0].groupState, 'Dead');
+
+      // metadata too large for __consumer_offsets (max.message.bytes from message.max.bytes): the
+      // join succeeds, the leader's SyncGroup cannot be stored (UNKNOWN_SERVER_ERROR, as Kafka maps
+      // RECORD_LIST_TOO_LARGE) and the group rebalances; a sane rejoin recovers it
+      const big = [{ name: 'range', metadata: Buffer.alloc(50_000, 7) }];
+      const bigJoin = await call(broker, API.JoinGroup, 4, joinRequest('g', aId, big));
+      assert.deepEqual([bigJoin.errorCode, bigJoin.generationId], [0, 2]);
+      const bigSync = await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 2, memberId: aId, groupInstanceId: null, assignments: [{ memberId: aId, assignment: Buffer.from('x') }] });
+      assert.equal(bigSync.errorCode, -1);
+      assert.equal(await state(broker, 'g'), 'PreparingRebalance');
+      const rejoin = await call(broker, API.JoinGroup, 4, joinRequest('g', aId, protocols));
+      assert.deepEqual([rejoin.errorCode, rejoin.generationId], [0, 3]);
+      const sync = await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 3, memberId: aId, groupInstanceId: null, assignments: [{ memberId: aId, assignment: Buffer.from('y') }] });
+      assert.deepEqual([sync.errorCode, sync.assignment.toString()], [0, 'y']);
+      assert.equal(await state(broker, 'g'), 'Stable');
+    });
+  });
+
+  test('static membership: a restarted instance takes its old place without a rebalance; the old id is fenced', async () => {
+    await withBroker({ config: NO_DELAY }, async (broker) => {
+      const protocols = [{ name: 'range', metadata: subscription(['t']) }];
+      const a = await call(broker, API.JoinGroup, 5, joinRequest('s', '', protocols, { groupInstanceId: 'instance-1' }));
+      assert.deepEqual([a.errorCode, a.generationId], [0, 1]); // static members skip MEMBER_ID_REQUIRED
+      await call(broker, API.SyncGroup, 3, { groupId: 's', generationId: 1, memberId: a.memberId, groupInstanceId: 'instance-1', assignments: [{ memberId: a.memberId, assignment: Buffer.from('mine') }] });
+      const back = await call(broker, API.JoinGroup, 5, joinRequest('s', '', protocols, { groupInstanceId: 'instance-1' }));
+      assert.equal(back.errorCode, 0);
+      assert.equal(back.generationId, 1);
+      assert.notEqual(back.memberId, a.memberId);
+      assert.equal(await state(broker, 's'), 'Stable');
+      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 's', generationId: 1, memberId: a.memberId, groupInstanceId: 'instance-1' })).errorCode, 82); // FENCED_INSTANCE_ID
+      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 's', generationId: 1, memberId: back.memberId, groupInstanceId: 'instance-1' })).errorCode, 0);
+      const sync = await call(broker, API.SyncGroup, 3, { groupId: 's', generationId: 1, memberId: back.memberId, groupInstanceId: 'instance-1', assignments: [] });
+      assert.deepEqual([sync.errorCode, sync.assignment.toString()], [0, 'mine']);
+      // leaving by instance id alone (KIP-345 batch leave)
+      const leave = await call(broker, API.LeaveGroup, 4, { groupId: 's', members: [{ memberId: '', groupInstanceId: 'instance-1' }, { memberId: '', groupInstanceId: 'instance-9' }] });
+      assert.deepEqual(leave.members.map((m: { errorCode: number }) => m.errorCode), [0, 25]);
+      assert.equal(await state(broker, 's'), 'Empty');
+    });
+  });
+
+  test('a member that stops heartbeating is removed after its session timeout', async () => {
+    await withBroker({ config: { ...NO_DELAY, 'group.min.session.timeout.ms': '100' } }, async (broker) => {
+      const protocols = [{ name: 'range', metadata: subscription(['t']) }];
+      const a = await call(broker, API.JoinGroup, 1, { groupId: 'e', sessionTimeoutMs: 300, rebalanceTimeoutMs: 300, memberId: '', protocolType: 'consumer', protocols });
+      assert.equal(a.errorCode, 0);
+      await call(broker, API.SyncGroup, 0, { groupId: 'e', generationId: 1, memberId: a.memberId, assignments: [] });
+      await waitForState(broker, 'e', 'Empty');
+      assert.equal((await call(broker, API.Heartbeat, 0, { groupId: 'e', generationId: 1, memberId: a.memberId })).errorCode, 25);
+    });
+  });
+});

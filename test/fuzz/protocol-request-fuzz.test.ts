@@ -1,0 +1,45 @@
+/**
+ * Hostile-input fuzzing of the request path: FrameDecoder, readRequestHeader and decodeMessage
+ * over >= 100,000 random and mutated request frames of every API and version (see
+ * protocol-request-fuzz-worker.ts). Every case must decode or throw a KafkaliteError with a
+ * declared code (ProtocolError: Kafka 42) and a position inside the input; pristine frames must
+ * decode to the generated values. The loop runs in a worker that is killed if it stops making
+ * progress, so a hang fails the test too.
+ *
+ * Seed: KAFKALITE_FUZZ_SEED (default below); replay one case with KAFKALITE_FUZZ_CASE.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ProtocolFuzzConfig } from './protocol-request-fuzz-worker.js';
+import { runFuzzWorker } from './harness.js';
+
+const SEED = Number(process.env.KAFKALITE_FUZZ_SEED ?? 0x6b61666c);
+const ONLY_CASE = Number(process.env.KAFKALITE_FUZZ_CASE ?? -1);
+const TIME_BUDGET_MS = 45_000;
+const STALL_MS = 10_000;
+
+test(`protocol request fuzz: >= 100,000 hostile frames decode or throw ProtocolError (seed ${SEED})`, { timeout: 150_000 }, async (t) => {
+  const cfg: ProtocolFuzzConfig = {
+    kind: 'protocol-request-fuzz',
+    seed: SEED,
+    plainCases: 100_000,
+    truncationFrames: 25,
+    onlyCase: ONLY_CASE,
+    progress: new SharedArrayBuffer(8),
+  };
+  const result = await runFuzzWorker(t, {
+    label: 'protocol request fuzz',
+    workerUrl: new URL('./protocol-request-fuzz-worker.js', import.meta.url),
+    cfg,
+    budgetMs: TIME_BUDGET_MS,
+    stallMs: STALL_MS,
+  });
+  if (ONLY_CASE < 0) {
+    assert.ok(result.cases >= 100_000, `only ${result.cases} cases ran`);
+    assert.ok(result.ms < TIME_BUDGET_MS, `fuzz took ${result.ms} ms, budget ${TIME_BUDGET_MS} ms (seed ${SEED})`);
+    // the mutations must reach the body decoder, and not all be refused
+    const errors = Object.entries(result.outcomes).filter(([k]) => k !== 'decoded').reduce((n, [, v]) => n + v, 0);
+    assert.ok(errors > 20_000, `too few refused frames: ${JSON.stringify(result.outcomes)}`);
+    assert.ok((result.outcomes.decoded ?? 0) > 20_000, `too few decoded frames: ${JSON.stringify(result.outcomes)}`);
+  }
+});

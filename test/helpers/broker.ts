@@ -1,0 +1,64 @@
+/** Starting a broker for a test, and reading what it stored, straight from its data directory. */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Broker, type BrokerOptions } from '../../src/broker/broker.js';
+import { readRecordBatches } from '../../src/record/batches.js';
+import { partitionDirName } from '../../src/storage/topic.js';
+import { readFileSync } from 'node:fs';
+
+export async function withBroker<T>(options: BrokerOptions, body: (broker: Broker) => Promise<T>): Promise<T> {
+  const broker = await Broker.start({ logLevel: process.env.KAFKALITE_TEST_LOG === '1' ? 'debug' : 'silent', ...options });
+  try {
+    return await body(broker);
+  } finally {
+    await broker.close();
+  }
+}
+
+export interface StoredRecord {
+  offset: bigint;
+  timestamp: bigint;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: { key: string; value: Buffer | null }[];
+}
+
+export interface StoredBatch {
+  baseOffset: bigint;
+  lastOffset: bigint;
+  compression: number;
+  producerId: bigint;
+  isControl: boolean;
+  records: StoredRecord[];
+}
+
+/**
+ * Every batch of a partition as stored in its segment files (read from disk with the record
+ * codec, CRCs checked), for comparing what a client produced with what landed in the log.
+ */
+export function storedBatches(dataDir: string, topic: string, partition: number): StoredBatch[] {
+  const dir = join(dataDir, partitionDirName(topic, partition));
+  const out: StoredBatch[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.log')).sort()) {
+    const reader = readRecordBatches(readFileSync(join(dir, f)), { verifyCrc: true });
+    for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
+      if (b.kind !== 'v2') throw new Error(`unexpected legacy batch in ${f}`);
+      const records: StoredRecord[] = [];
+      for (const r of b.records({ verifyCrc: false })) {
+        records.push({
+          offset: r.offset,
+          timestamp: r.timestamp,
+          key: r.key === null ? null : Buffer.from(r.key),
+          value: r.value === null ? null : Buffer.from(r.value),
+          headers: r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : Buffer.from(h.value) })),
+        });
+      }
+      out.push({ baseOffset: b.baseOffset, lastOffset: b.lastOffset, compression: b.compressionType, producerId: b.producerId, isControl: b.isControl, records });
+    }
+  }
+  return out;
+}
+
+export function storedRecords(dataDir: string, topic: string, partition: number): StoredRecord[] {
+  return storedBatches(dataDir, topic, partition).flatMap((b) => (b.isControl ? [] : b.records));
+}

@@ -1,0 +1,127 @@
+/**
+ * Request/response header rules (protocol notes §1.2-1.3, §4.1) and FrameDecoder (§1.1). The
+ * expected header bytes are written out by hand from the notes' layouts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FrameDecoder } from '../../src/protocol/framing.js';
+import { encodeResponseFrame, readRequestHeader, requestHeaderVersion } from '../../src/protocol/header.js';
+import { FrameTooLargeError, ProtocolError } from '../../src/protocol/errors.js';
+import { Rng } from '../helpers/ref.js';
+
+function header(apiKey: number, apiVersion: number, correlationId: number, clientId: string | null, tagBuffer?: number[]): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeInt16BE(apiKey, 0);
+  b.writeInt16BE(apiVersion, 2);
+  b.writeInt32BE(correlationId, 4);
+  const id = clientId === null ? Buffer.from([0xff, 0xff]) : Buffer.concat([Buffer.from([clientId.length >> 8, clientId.length & 0xff]), Buffer.from(clientId)]);
+  return Buffer.concat([b, id, Buffer.from(tagBuffer ?? [])]);
+}
+
+test('request header v1 for non-flexible versions: int16 client id, body right after it', () => {
+  const frame = Buffer.concat([header(0, 7, 42, 'rdkafka'), Buffer.from([1, 2, 3])]);
+  assert.deepStrictEqual(readRequestHeader(frame), { apiKey: 0, apiVersion: 7, correlationId: 42, clientId: 'rdkafka', headerVersion: 1, bodyOffset: 17 });
+});
+
+test('request header v2 for flexible versions: client id still int16-prefixed, then a tag buffer (tags skipped)', () => {
+  const plain = Buffer.concat([header(18, 3, 7, 'kcat', [0]), Buffer.from([0xaa])]);
+  assert.deepStrictEqual(readRequestHeader(plain), { apiKey: 18, apiVersion: 3, correlationId: 7, clientId: 'kcat', headerVersion: 2, bodyOffset: 15 });
+  // one unknown tag (tag 5, 2 bytes) in the header's tag buffer
+  const tagged = Buffer.concat([header(1, 12, 8, 'c', [1, 5, 2, 0xde, 0xad]), Buffer.from([0xbb])]);
+  const h = readRequestHeader(tagged);
+  assert.equal(h.headerVersion, 2);
+  assert.equal(tagged[h.bodyOffset], 0xbb);
+});
+
+test('a null client id reads as the empty string', () => {
+  assert.equal(readRequestHeader(header(3, 1, 1, null)).clientId, '');
+  assert.equal(readRequestHeader(header(3, 9, 1, null, [0])).clientId, '');
+});
+
+test('header version follows the API: Produce 8 v1 / 9 v2, Fetch 11 v1 / 12 v2, Metadata 9 v2, ApiVersions 2 v1 / 3 v2', () => {
+  const cases: [number, number, 1 | 2][] = [[0, 8, 1], [0, 9, 2], [1, 11, 1], [1, 12, 2], [3, 8, 1], [3, 9, 2], [18, 2, 1], [18, 3, 2], [22, 1, 1], [22, 2, 2], [17, 1, 1]];
+  for (const [k, v, hv] of cases) assert.equal(requestHeaderVersion(k, v), hv, `api ${k} v${v}`);
+});
+
+test('unknown API keys and versions outside the range still give apiKey, apiVersion and correlation id (parsed as v1)', () => {
+  const unknown = readRequestHeader(header(999, 3, 77, 'x'));
+  assert.deepStrictEqual([unknown.apiKey, unknown.apiVersion, unknown.correlationId, unknown.headerVersion], [999, 3, 77, 1]);
+  const tooNew = readRequestHeader(header(0, 99, 78, 'x'));
+  assert.deepStrictEqual([tooNew.apiKey, tooNew.apiVersion, tooNew.correlationId, tooNew.headerVersion], [0, 99, 78, 1]);
+  // ApiVersions above its max: flexible rule "3+" (notes §4.1)
+  const av = readRequestHeader(header(18, 42, 79, 'x', [0]));
+  assert.deepStrictEqual([av.apiVersion, av.correlationId, av.headerVersion, av.bodyOffset], [42, 79, 2, 12]);
+});
+
+test('truncated or malformed headers throw ProtocolError with a position', () => {
+  for (const bad of [Buffer.alloc(0), Buffer.alloc(7), header(0, 7, 1, 'abc').subarray(0, 12), Buffer.concat([header(0, 7, 1, null).subarray(0, 8), Buffer.from([0xff, 0xfe])])]) {
+    assert.throws(() => readRequestHeader(bad), (e: unknown) => e instanceof ProtocolError && e.kafkaErrorCode === 42 && typeof e.position === 'number');
+  }
+  // v2 header whose tag buffer is missing
+  assert.throws(() => readRequestHeader(header(18, 3, 1, 'a')), ProtocolError);
+});
+
+test('response frame: size + correlation id (v0); flexible responses add an empty tag buffer (v1); ApiVersions always v0', () => {
+  const body = [Buffer.from([1, 2]), Buffer.from([3])];
+  const v0 = Buffer.concat(encodeResponseFrame(3, 8, 0x01020304, body));
+  assert.deepStrictEqual([...v0], [0, 0, 0, 7, 1, 2, 3, 4, 1, 2, 3]);
+  const v1 = Buffer.concat(encodeResponseFrame(3, 9, 5, body));
+  assert.deepStrictEqual([...v1], [0, 0, 0, 8, 0, 0, 0, 5, 0, 1, 2, 3]);
+  for (const v of [0, 3, 4]) {
+    const av = Buffer.concat(encodeResponseFrame(18, v, 6, body));
+    assert.deepStrictEqual([...av], [0, 0, 0, 7, 0, 0, 0, 6, 1, 2, 3], `ApiVersions v${v}`);
+  }
+  const chunks = encodeResponseFrame(1, 12, 1, body);
+  assert.equal(chunks[1], body[0], 'body chunks are passed through, not copied');
+});
+
+function frame(payload: Buffer): Buffer {
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(payload.length);
+  return Buffer.concat([size, payload]);
+}
+
+test('FrameDecoder returns the same frames for every way of splitting the stream', () => {
+  const rng = new Rng(0x5eed);
+  const payloads = [Buffer.alloc(0), Buffer.from('a'), rng.bytes(3), rng.bytes(100), rng.bytes(5000), Buffer.from('last')];
+  const stream = Buffer.concat(payloads.map(frame));
+  // every single split point, then random multi-way splits
+  const splits: number[][] = [];
+  for (let p = 0; p <= stream.length; p++) splits.push([p]);
+  for (let i = 0; i < 300; i++) {
+    const cuts = new Set<number>();
+    const k = 1 + rng.int(40);
+    for (let j = 0; j < k; j++) cuts.add(rng.int(stream.length + 1));
+    splits.push([...cuts].sort((a, b) => a - b));
+  }
+  for (const cuts of splits) {
+    const d = new FrameDecoder(1 << 20);
+    const got: Buffer[] = [];
+    let from = 0;
+    for (const c of [...cuts, stream.length]) {
+      got.push(...d.push(stream.subarray(from, c)));
+      from = c;
+    }
+    assert.deepStrictEqual(got, payloads, `cuts ${cuts.join(',')}`);
+    assert.equal(d.bufferedBytes, 0);
+  }
+});
+
+test('FrameDecoder hands out a frame inside one chunk as a zero-copy view', () => {
+  const stream = Buffer.concat([frame(Buffer.from('hello')), frame(Buffer.from('world'))]);
+  const [a, b] = new FrameDecoder(100).push(stream);
+  assert.equal(a!.buffer, stream.buffer);
+  assert.equal(b!.toString(), 'world');
+});
+
+test('FrameDecoder refuses sizes above the cap or negative, before any bytes of the frame arrive', () => {
+  const d = new FrameDecoder(1000);
+  assert.deepStrictEqual(d.push(Buffer.from([0, 0])), []);
+  assert.throws(() => d.push(Buffer.from([0x03, 0xe9])), FrameTooLargeError); // 1001
+  assert.throws(() => new FrameDecoder(1000).push(Buffer.from([0xff, 0xff, 0xff, 0xff])), FrameTooLargeError);
+  assert.throws(() => new FrameDecoder(104857600).push(Buffer.from([0x7f, 0xff, 0xff, 0xff])), (e: unknown) => e instanceof FrameTooLargeError && e.kafkaErrorCode === 42);
+  // exactly the cap is fine and waits for the bytes
+  const ok = new FrameDecoder(1000);
+  assert.deepStrictEqual(ok.push(Buffer.from([0, 0, 0x03, 0xe8, 1])), []);
+  assert.equal(ok.bufferedBytes, 1);
+});

@@ -1,0 +1,95 @@
+/**
+ * Crash safety of the cleaner (storage spec §10.1, §12.7): a child builds a compacted log and is
+ * SIGKILLed at a random moment of a cleaning round, at least 30 times. Reopening must give exactly
+ * one of the states the round passes through: the old segments, or the old ones with the first j
+ * groups swapped for their cleaned segments (each group's swap is atomic, as in Kafka), or the
+ * fully cleaned log; never a mix inside a group, never a lost record. No `.cleaned`, `.swap` or
+ * swap-end hint file survives the reopening.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { PartitionLog } from '../../../src/storage/partition-log.js';
+import { REPO_ROOT } from '../../helpers/paths.js';
+import { tempDir } from '../../helpers/storage.js';
+import { buildBeforeFinalRound, CRASH_CONFIG } from './crash-workload.js';
+import { readDisk } from './harness.js';
+
+const CHILD = join(REPO_ROOT, 'dist', 'test', 'storage', 'cleaner', 'crash-child.js');
+const KILLS = Number(process.env.KAFKALITE_CLEANER_CRASH_KILLS ?? 30);
+
+/** A log's content as a comparable string: batch boundaries and records. */
+function signature(partitionDir: string): string {
+  return readDisk(partitionDir)
+    .map((b) => `${b.baseOffset}-${b.lastOffset}/${b.count}:` + b.records.map((r) => `${r.offset}=${r.key}=${r.value}`).join(','))
+    .join('|');
+}
+
+/** Every state the final round can leave, and how long the round takes here. */
+function expectedStates(variant: number): { states: string[]; durationMs: number } {
+  const tmp = tempDir('cleaner-crash-ref');
+  try {
+    const h = buildBeforeFinalRound(tmp.dir, variant);
+    const pdir = join(tmp.dir, 't-0');
+    const states = [signature(pdir)];
+    const start = process.hrtime.bigint();
+    h.cleaner.compact(h.log, () => states.push(signature(pdir)));
+    const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
+    h.log.close();
+    return { states, durationMs };
+  } finally {
+    tmp.cleanup();
+  }
+}
+
+function runAndKill(dir: string, variant: number, delayMs: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CHILD, dir, String(variant)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let done = false;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      if (!out.includes('ready') && (out + d).includes('ready')) setTimeout(() => child.kill('SIGKILL'), delayMs);
+      out += d;
+      if (out.includes('done')) done = true;
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(done) : reject(new Error(`child exited ${code}: ${err}`))));
+  });
+}
+
+describe('cleaner crash safety (SIGKILL during cleaning)', () => {
+  it(`${KILLS} kills at random points of a cleaning round: reopening yields a whole state, never a mix`, async () => {
+    let seed = 4242;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const refs = new Map<number, { states: string[]; durationMs: number }>();
+    let midRound = 0;
+    for (let i = 0; i < KILLS; i++) {
+      const variant = i % 3;
+      if (!refs.has(variant)) refs.set(variant, expectedStates(variant));
+      const { states, durationMs } = refs.get(variant)!;
+      assert.ok(states.length >= 3, 'the final round swaps at least two groups');
+      const tmp = tempDir('cleaner-crash');
+      try {
+        const finished = await runAndKill(tmp.dir, variant, Math.floor(rand() * durationMs * 1.3));
+        if (!finished) midRound++;
+        const pdir = join(tmp.dir, 't-0');
+        const log = PartitionLog.open(pdir, 't', 0, { config: CRASH_CONFIG });
+        try {
+          const got = signature(pdir);
+          const at = states.indexOf(got);
+          assert.ok(at >= 0, `kill ${i}: the reopened log is one of the round's ${states.length} states`);
+          assert.deepEqual(readdirSync(pdir).filter((n) => /\.(cleaned|swap|swapend)$/.test(n)), []);
+        } finally {
+          log.close();
+        }
+      } finally {
+        tmp.cleanup();
+      }
+    }
+    assert.ok(midRound >= KILLS / 3, `most kills land inside the round (${midRound} of ${KILLS})`);
+  });
+});
