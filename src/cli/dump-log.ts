@@ -23,7 +23,6 @@ import type { RecordBatch } from '../record/batch.js';
 import type { AnyRecordBatch } from '../record/batches.js';
 import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import { parseControlRecordKey, parseEndTransactionMarker } from '../record/control.js';
-import { kraftControlValue } from '../record/kraft-control.js';
 import { decrementSequence } from '../record/sequence.js';
 import type { Record } from '../record/record.js';
 import { FileRecords } from '../storage/file-records.js';
@@ -33,6 +32,7 @@ import { decodeProducerSnapshot } from '../storage/producer-snapshot.js';
 import { TimeIndex } from '../storage/time-index.js';
 import { TransactionIndex } from '../storage/transaction-index.js';
 import { cliErrorLine } from './errors.js';
+import { decodeInternalRecord, kraftControlJson, type InternalDecoder } from './internal-decoders.js';
 import { describeBytes, toJson } from './json.js';
 import { LineWriter } from './output.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
@@ -50,6 +50,8 @@ export interface DumpLogOptions {
   indexSanityCheck?: boolean;
   /** `.index`: bytes read at an entry's position to find its batch (default 5242880). */
   maxMessageSize?: number;
+  /** Decode keys and values as records of an internal topic (implies printDataLog). */
+  decoder?: InternalDecoder;
   /** Where the dump of each `.log` reports its progress (a bar on a terminal's stderr). */
   progress?: ProgressSink;
 }
@@ -73,6 +75,10 @@ Options:
   --verify-index-only       .index/.timeindex: check entries against the .log, print none
   --index-sanity-check      .index/.timeindex: run the broker's startup sanity check only
   --max-message-size <n>    .index: bytes read at an entry's position (default ${DEFAULT_MAX_MESSAGE_SIZE})
+  --offsets-decoder         decode __consumer_offsets keys and values (JSON)
+  --transaction-log-decoder decode __transaction_state keys and values
+  --cluster-metadata-decoder
+                            decode KRaft __cluster_metadata record values (JSON)
   --json                    one JSON object per batch or index/snapshot entry (NDJSON),
                             records under "records"
   -h, --help                this text`;
@@ -92,6 +98,9 @@ export function parseDumpLogArgs(argv: string[]): DumpLogOptions | { error: stri
         'index-sanity-check': { type: 'boolean', default: false },
         'max-message-size': { type: 'string' },
         json: { type: 'boolean', default: false },
+        'offsets-decoder': { type: 'boolean', default: false },
+        'transaction-log-decoder': { type: 'boolean', default: false },
+        'cluster-metadata-decoder': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -110,7 +119,10 @@ export function parseDumpLogArgs(argv: string[]): DumpLogOptions | { error: stri
   if (!Number.isInteger(maxMessageSize) || maxMessageSize < 0 || maxMessageSize > INT_MAX) {
     return { error: `--max-message-size must be an integer between 0 and ${INT_MAX}` };
   }
-  const printDataLog = v['print-data-log'];
+  const decoders = (['offsets', 'transaction-log', 'cluster-metadata'] as const).filter((d) => v[`${d}-decoder`]);
+  if (decoders.length > 1) return { error: 'give at most one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder' };
+  // a decoder prints keys and values, as --print-data-log does (DumpLogSegments)
+  const printDataLog = v['print-data-log'] || decoders.length > 0;
   return {
     files: v.files.split(',').filter((f) => f.length > 0),
     printDataLog,
@@ -121,6 +133,7 @@ export function parseDumpLogArgs(argv: string[]): DumpLogOptions | { error: stri
     verifyIndexOnly: v['verify-index-only'],
     indexSanityCheck: v['index-sanity-check'],
     maxMessageSize,
+    ...(decoders[0] !== undefined ? { decoder: decoders[0] } : {}),
   };
 }
 
@@ -145,14 +158,6 @@ function batchLine(b: AnyRecordBatch, position: number): string {
   );
 }
 
-/** The names DumpLogSegments prints before a KRaft control record's JSON (spec §14.2). */
-const KRAFT_CONTROL_LABELS: { [type: string]: string } = {
-  SNAPSHOT_HEADER: 'SnapshotHeader',
-  SNAPSHOT_FOOTER: 'SnapshotFooter',
-  KRAFT_VERSION: 'KRaftVersion',
-  KRAFT_VOTERS: 'KRaftVoters',
-};
-
 /**
  * The control-record suffix Kafka prints: ` endTxnMarker: COMMIT coordinatorEpoch: 7`, the KRaft
  * records as ` SnapshotHeader {"version":0,...}` (their JsonConverter form), others as
@@ -164,8 +169,8 @@ function controlSuffix(r: Record): string {
     const marker = parseEndTransactionMarker(r.key, r.value);
     return ` endTxnMarker: ${marker.type} coordinatorEpoch: ${marker.coordinatorEpoch}`;
   }
-  const value = kraftControlValue(key.type, r.value);
-  if (value !== undefined) return ` ${KRAFT_CONTROL_LABELS[key.type]!} ${toJson(value)}`;
+  const kraft = kraftControlJson(key.type, r.value);
+  if (kraft !== undefined) return ` ${kraft.label} ${toJson(kraft.json)}`;
   return ` controlType: ${key.type}(${key.typeId})`;
 }
 
@@ -225,7 +230,14 @@ function recordLine(b: AnyRecordBatch, r: Record | LegacyRecord, opts: DumpLogOp
       line += ` isValid: ${(r as LegacyRecord).isValid()} crc: ${(r as LegacyRecord).crc}}`;
     }
   }
-  if (opts.printDataLog && !b.isControl) {
+  if (opts.printDataLog && !b.isControl && opts.decoder !== undefined) {
+    const decoded = decodeInternalRecord(opts.decoder, r.key, r.value);
+    if (decoded.key !== undefined) {
+      line += `${prefix}key: ${decoded.key}`;
+      prefix = ' ';
+    }
+    if (decoded.payload !== undefined) line += ` payload: ${decoded.payload}`;
+  } else if (opts.printDataLog && !b.isControl) {
     const key = r.key;
     if (key !== null) {
       line += `${prefix}key: ${key.toString('utf8')}`;
@@ -309,8 +321,12 @@ function batchJson(b: AnyRecordBatch, position: number, opts: DumpLogOptions): o
         if (key.type === 'ABORT' || key.type === 'COMMIT') {
           rec.coordinatorEpoch = parseEndTransactionMarker(r.key, r.value).coordinatorEpoch;
         }
-        const kraftValue = kraftControlValue(key.type, r.value);
-        if (kraftValue !== undefined) rec[KRAFT_CONTROL_LABELS[key.type]!] = kraftValue;
+        const kraft = kraftControlJson(key.type, r.value);
+        if (kraft !== undefined) rec[kraft.label] = kraft.json;
+      } else if (opts.printDataLog && opts.decoder !== undefined) {
+        const decoded = decodeInternalRecord(opts.decoder, r.key, r.value);
+        if (decoded.keyJson !== undefined) rec.key = decoded.keyJson;
+        rec.payload = decoded.payloadJson ?? null;
       } else if (opts.printDataLog) {
         Object.assign(rec, payloadJson(r.key, r.value));
         rec.headers = r.headers.map((h) => {
