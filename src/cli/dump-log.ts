@@ -449,9 +449,10 @@ function dumpTimeIndex(file: string, opts: DumpLogOptions, out: LineWriter, erro
     for (let i = 0; i < timeIndex.entries; i++) {
       const entry = timeIndex.entry(i);
       if (entry.offset === timeIndex.baseOffset && i > 0) return;
+      // a damaged .index can hold a negative position: no batch is found there
       const position = offsetIndex ? offsetIndex.lookup(entry.offset).position : 0;
       let found: { position: number; sizeInBytes: number; lastOffset: bigint } | undefined;
-      for (const h of records.headers(position)) {
+      for (const h of position < 0 ? [] : records.headers(position)) {
         if (h.lastOffset >= entry.offset) {
           found = h;
           break;
