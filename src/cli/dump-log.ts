@@ -207,8 +207,19 @@ class BatchNumbers {
     if (!this.safe) return String(r.timestamp);
     if (this.logAppendTime) return this.maxTs; // every record reports maxTimestamp (spec §2.4)
     const delta = (r as Record).timestampDelta;
-    return typeof delta === 'number' ? String(this.baseTs + delta) : String(r.timestamp);
+    return typeof delta === 'number' ? decimal(this.baseTs + delta) : String(r.timestamp);
   }
+}
+
+/**
+ * A safe integer in decimal. Millisecond timestamps are beyond the small-integer range, where
+ * number-to-string is slow; two small halves convert fast and concatenate to the same text.
+ */
+function decimal(n: number): string {
+  if (n < 1e9 || n >= 1e15) return String(n);
+  const high = Math.floor(n / 1e6);
+  const low = n - high * 1e6;
+  return `${high}${low < 100000 ? String(low).padStart(6, '0') : low}`;
 }
 
 /** `next` follows `prev` by exactly one (numbers when both are, bigints otherwise). */
@@ -223,7 +234,8 @@ function recordLine(b: AnyRecordBatch, r: Record | LegacyRecord, opts: DumpLogOp
     line += `${prefix}offset: ${offset} ${b.timestampType}: ${timestamp} keySize: ${r.keySize} valueSize: ${r.valueSize}`;
     prefix = ' ';
     if (b.kind === 'v2') {
-      line += ` sequence: ${r.sequence} headerKeys: [${r.headers.map((h) => h.key).join(',')}]`;
+      const rec = r as Record;
+      line += ` sequence: ${rec.sequence} headerKeys: [${rec.headerCount === 0 ? '' : rec.headerKeys().join(',')}]`;
       if (b.isControl) line += controlSuffix(r as Record);
     } else {
       // Kafka prints a stray '}' here (DumpLogSegments); kept for line-for-line compatibility
@@ -341,13 +353,14 @@ function batchJson(b: AnyRecordBatch, position: number, opts: DumpLogOptions): o
 }
 
 /** Records without a CRC check (Kafka's dump lists the records of corrupt batches too). */
-function* batchRecords(batch: AnyRecordBatch): Generator<Record | LegacyRecord> {
+function forEachRecord(batch: AnyRecordBatch, visit: (r: Record | LegacyRecord) => void): void {
   if (batch.kind === 'legacy') {
-    yield* batch.records({ verifyCrc: false });
+    for (const r of batch.records({ verifyCrc: false })) visit(r);
     return;
   }
+  // the iterator itself, not a generator around it: dumps visit millions of records
   const it = batch.recordIterator({ verifyCrc: false });
-  for (let r = it.readNext(); r !== null; r = it.readNext()) yield r;
+  for (let r = it.readNext(); r !== null; r = it.readNext()) visit(r);
 }
 
 /** Diagnostics kafka-dump-log.sh collects while dumping `.index`/`.timeindex` files, printed at the end. */
@@ -465,7 +478,9 @@ function dumpTimeIndex(file: string, opts: DumpLogOptions, out: LineWriter, erro
       } else {
         let maxTimestamp = -1n;
         for (const { batch } of records.batches(found.position, found.position + found.sizeInBytes)) {
-          for (const r of batchRecords(batch)) if (r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
+          forEachRecord(batch, (r) => {
+            if (r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
+          });
         }
         if (maxTimestamp !== entry.timestamp) {
           recordError(errors.timestampMismatches, file, [entry.timestamp, maxTimestamp]);
@@ -647,7 +662,7 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
             out.line(batchLine(batch, validBytes));
             if (opts.deepIteration) {
               numbers.reset(batch);
-              for (const r of batchRecords(batch)) {
+              forEachRecord(batch, (r) => {
                 const offset = numbers.offset(r);
                 if (lastOffset !== undefined && !consecutive(lastOffset, offset)) {
                   const abs = resolve(file);
@@ -657,7 +672,7 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
                 }
                 lastOffset = offset;
                 out.line(recordLine(batch, r, opts, offset, numbers.timestamp(r)));
-              }
+              });
             }
           }
           validBytes += batch.sizeInBytes;
