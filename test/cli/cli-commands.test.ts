@@ -217,6 +217,13 @@ describe('progress bar', () => {
     assert.match(writes[2]!, /100%/);
     assert.equal(writes[3], '\r\x1b[K');
   });
+  it('on a terminal (util-linux script gives the command a pty) the bar is drawn, then cleared before the result', () => {
+    const res = spawnSync('script', ['-qec', `${process.execPath} ${CLI} verify ${E856}`, '/dev/null'], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    assert.match(res.stdout, /\r\[#* *\] +\d+% /, 'a bar was drawn');
+    const clearAt = res.stdout.lastIndexOf('\r\x1b[K');
+    assert.ok(clearAt >= 0 && res.stdout.indexOf('OK ', clearAt) > clearAt, 'cleared, then the result line');
+  });
   it('nothing extra on stderr when it is not a terminal (verify, stats, dump-log)', () => {
     for (const args of [['verify', E856], ['stats', E856], ['dump-log', '--deep-iteration', '--files', join(E856, '__cluster_metadata-0/00000000000000000000.log')]]) {
       const res = run(...args);
