@@ -18,7 +18,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KafkaliteError, StorageError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
 import type { AnyRecordBatch } from '../record/batches.js';
 import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
@@ -26,13 +26,16 @@ import { parseControlRecordKey, parseEndTransactionMarker } from '../record/cont
 import { decrementSequence } from '../record/sequence.js';
 import type { Record } from '../record/record.js';
 import { FileRecords } from '../storage/file-records.js';
-import { offsetFromFileName } from '../storage/file-names.js';
+import { BOOTSTRAP_SNAPSHOT_FILE, offsetFromFileName, parseKraftSnapshotName } from '../storage/file-names.js';
 import { OffsetIndex } from '../storage/offset-index.js';
 import { decodeProducerSnapshot } from '../storage/producer-snapshot.js';
 import { TimeIndex } from '../storage/time-index.js';
 import { TransactionIndex } from '../storage/transaction-index.js';
+import { cliErrorLine } from './errors.js';
+import { decodeInternalRecord, kraftControlJson, type InternalDecoder } from './internal-decoders.js';
 import { describeBytes, toJson } from './json.js';
 import { LineWriter } from './output.js';
+import { NO_PROGRESS, type ProgressSink } from './progress.js';
 
 export interface DumpLogOptions {
   files: string[];
@@ -47,6 +50,10 @@ export interface DumpLogOptions {
   indexSanityCheck?: boolean;
   /** `.index`: bytes read at an entry's position to find its batch (default 5242880). */
   maxMessageSize?: number;
+  /** Decode keys and values as records of an internal topic (implies printDataLog). */
+  decoder?: InternalDecoder;
+  /** Where the dump of each `.log` reports its progress (a bar on a terminal's stderr). */
+  progress?: ProgressSink;
 }
 
 const INT_MAX = 0x7fffffff;
@@ -59,7 +66,8 @@ Parses Kafka log segment files and prints their contents as kafka-dump-log.sh do
 
 Options:
   --files <list>            comma-separated files: .log, .index, .timeindex,
-                            .txnindex, .snapshot (producer state)             (required)
+                            .txnindex, .snapshot (producer state), .checkpoint
+                            (KRaft snapshot)                                  (required)
   --deep-iteration          print one line per record
   --print-data-log          print keys and values (implies --deep-iteration)
   --skip-record-metadata    omit per-record metadata (with --print-data-log)
@@ -67,6 +75,10 @@ Options:
   --verify-index-only       .index/.timeindex: check entries against the .log, print none
   --index-sanity-check      .index/.timeindex: run the broker's startup sanity check only
   --max-message-size <n>    .index: bytes read at an entry's position (default ${DEFAULT_MAX_MESSAGE_SIZE})
+  --offsets-decoder         decode __consumer_offsets keys and values (JSON)
+  --transaction-log-decoder decode __transaction_state keys and values
+  --cluster-metadata-decoder
+                            decode KRaft __cluster_metadata record values (JSON)
   --json                    one JSON object per batch or index/snapshot entry (NDJSON),
                             records under "records"
   -h, --help                this text`;
@@ -86,6 +98,9 @@ export function parseDumpLogArgs(argv: string[]): DumpLogOptions | { error: stri
         'index-sanity-check': { type: 'boolean', default: false },
         'max-message-size': { type: 'string' },
         json: { type: 'boolean', default: false },
+        'offsets-decoder': { type: 'boolean', default: false },
+        'transaction-log-decoder': { type: 'boolean', default: false },
+        'cluster-metadata-decoder': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -104,7 +119,10 @@ export function parseDumpLogArgs(argv: string[]): DumpLogOptions | { error: stri
   if (!Number.isInteger(maxMessageSize) || maxMessageSize < 0 || maxMessageSize > INT_MAX) {
     return { error: `--max-message-size must be an integer between 0 and ${INT_MAX}` };
   }
-  const printDataLog = v['print-data-log'];
+  const decoders = (['offsets', 'transaction-log', 'cluster-metadata'] as const).filter((d) => v[`${d}-decoder`]);
+  if (decoders.length > 1) return { error: 'give at most one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder' };
+  // a decoder prints keys and values, as --print-data-log does (DumpLogSegments)
+  const printDataLog = v['print-data-log'] || decoders.length > 0;
   return {
     files: v.files.split(',').filter((f) => f.length > 0),
     printDataLog,
@@ -115,6 +133,7 @@ export function parseDumpLogArgs(argv: string[]): DumpLogOptions | { error: stri
     verifyIndexOnly: v['verify-index-only'],
     indexSanityCheck: v['index-sanity-check'],
     maxMessageSize,
+    ...(decoders[0] !== undefined ? { decoder: decoders[0] } : {}),
   };
 }
 
@@ -139,32 +158,98 @@ function batchLine(b: AnyRecordBatch, position: number): string {
   );
 }
 
-/** The control-record suffix Kafka prints (` endTxnMarker: COMMIT coordinatorEpoch: 7`, ...). */
+/**
+ * The control-record suffix Kafka prints: ` endTxnMarker: COMMIT coordinatorEpoch: 7`, the KRaft
+ * records as ` SnapshotHeader {"version":0,...}` (their JsonConverter form), others as
+ * ` controlType: LEADER_CHANGE(2)`.
+ */
 function controlSuffix(r: Record): string {
   const key = parseControlRecordKey(r.key);
   if (key.type === 'ABORT' || key.type === 'COMMIT') {
     const marker = parseEndTransactionMarker(r.key, r.value);
     return ` endTxnMarker: ${marker.type} coordinatorEpoch: ${marker.coordinatorEpoch}`;
   }
-  // KRaft snapshot/voter records print as JSON in Kafka; their decoders come with the KRaft tooling.
+  const kraft = kraftControlJson(key.type, r.value);
+  if (kraft !== undefined) return ` ${kraft.label} ${toJson(kraft.json)}`;
   return ` controlType: ${key.type}(${key.typeId})`;
 }
 
-function recordLine(b: AnyRecordBatch, r: Record | LegacyRecord, opts: DumpLogOptions): string {
+/**
+ * A v2 batch's base offset and timestamp as plain numbers when every record's value stays a safe
+ * integer: record lines of a large segment then cost no BigInt per record (the text is the same).
+ */
+class BatchNumbers {
+  private base = 0;
+  private baseTs = 0;
+  private safe = false;
+  private logAppendTime = false;
+  private maxTs = '';
+
+  reset(b: AnyRecordBatch): void {
+    this.safe = false;
+    if (b.kind !== 'v2') return;
+    const base = Number(b.baseOffset);
+    const baseTs = Number(b.baseTimestamp);
+    // deltas are int32: staying 2^32 inside the safe range keeps base + delta exact
+    const limit = Number.MAX_SAFE_INTEGER - 2 ** 32;
+    this.safe = Math.abs(base) < limit && Math.abs(baseTs) < limit;
+    this.base = base;
+    this.baseTs = baseTs;
+    this.logAppendTime = b.timestampType === 'LogAppendTime';
+    this.maxTs = this.logAppendTime ? String(b.maxTimestamp) : '';
+  }
+
+  offset(r: Record | LegacyRecord): number | bigint {
+    return this.safe ? this.base + (r as Record).offsetDelta : r.offset;
+  }
+
+  timestamp(r: Record | LegacyRecord): string {
+    if (!this.safe) return String(r.timestamp);
+    if (this.logAppendTime) return this.maxTs; // every record reports maxTimestamp (spec §2.4)
+    const delta = (r as Record).timestampDelta;
+    return typeof delta === 'number' ? decimal(this.baseTs + delta) : String(r.timestamp);
+  }
+}
+
+/**
+ * A safe integer in decimal. Millisecond timestamps are beyond the small-integer range, where
+ * number-to-string is slow; two small halves convert fast and concatenate to the same text.
+ */
+function decimal(n: number): string {
+  if (n < 1e9 || n >= 1e15) return String(n);
+  const high = Math.floor(n / 1e6);
+  const low = n - high * 1e6;
+  return `${high}${low < 100000 ? String(low).padStart(6, '0') : low}`;
+}
+
+/** `next` follows `prev` by exactly one (numbers when both are, bigints otherwise). */
+function consecutive(prev: number | bigint, next: number | bigint): boolean {
+  return typeof prev === 'number' && typeof next === 'number' ? next === prev + 1 : BigInt(next) === BigInt(prev) + 1n;
+}
+
+function recordLine(b: AnyRecordBatch, r: Record | LegacyRecord, opts: DumpLogOptions, offset: number | bigint, timestamp: string): string {
   let line = '';
   let prefix = '| ';
   if (!opts.skipRecordMetadata) {
-    line += `${prefix}offset: ${r.offset} ${b.timestampType}: ${r.timestamp} keySize: ${r.keySize} valueSize: ${r.valueSize}`;
+    line += `${prefix}offset: ${offset} ${b.timestampType}: ${timestamp} keySize: ${r.keySize} valueSize: ${r.valueSize}`;
     prefix = ' ';
     if (b.kind === 'v2') {
-      line += ` sequence: ${r.sequence} headerKeys: [${r.headers.map((h) => h.key).join(',')}]`;
+      const rec = r as Record;
+      line += ` sequence: ${rec.sequence} headerKeys: [${rec.headerCount === 0 ? '' : rec.headerKeys().join(',')}]`;
       if (b.isControl) line += controlSuffix(r as Record);
     } else {
       // Kafka prints a stray '}' here (DumpLogSegments); kept for line-for-line compatibility
       line += ` isValid: ${(r as LegacyRecord).isValid()} crc: ${(r as LegacyRecord).crc}}`;
     }
   }
-  if (opts.printDataLog && !b.isControl) {
+  if (opts.printDataLog && !b.isControl && opts.decoder !== undefined) {
+    const decoded = decodeInternalRecord(opts.decoder, r.key, r.value);
+    if (decoded.key !== undefined) {
+      line += `${prefix}key: ${decoded.key}`;
+      prefix = ' ';
+    }
+    if (decoded.payload !== undefined) line += ` payload: ${decoded.payload}`;
+  } else if (opts.printDataLog && !b.isControl) {
     const key = r.key;
     if (key !== null) {
       line += `${prefix}key: ${key.toString('utf8')}`;
@@ -248,6 +333,12 @@ function batchJson(b: AnyRecordBatch, position: number, opts: DumpLogOptions): o
         if (key.type === 'ABORT' || key.type === 'COMMIT') {
           rec.coordinatorEpoch = parseEndTransactionMarker(r.key, r.value).coordinatorEpoch;
         }
+        const kraft = kraftControlJson(key.type, r.value);
+        if (kraft !== undefined) rec[kraft.label] = kraft.json;
+      } else if (opts.printDataLog && opts.decoder !== undefined) {
+        const decoded = decodeInternalRecord(opts.decoder, r.key, r.value);
+        if (decoded.keyJson !== undefined) rec.key = decoded.keyJson;
+        rec.payload = decoded.payloadJson ?? null;
       } else if (opts.printDataLog) {
         Object.assign(rec, payloadJson(r.key, r.value));
         rec.headers = r.headers.map((h) => {
@@ -262,13 +353,14 @@ function batchJson(b: AnyRecordBatch, position: number, opts: DumpLogOptions): o
 }
 
 /** Records without a CRC check (Kafka's dump lists the records of corrupt batches too). */
-function* batchRecords(batch: AnyRecordBatch): Generator<Record | LegacyRecord> {
+function forEachRecord(batch: AnyRecordBatch, visit: (r: Record | LegacyRecord) => void): void {
   if (batch.kind === 'legacy') {
-    yield* batch.records({ verifyCrc: false });
+    for (const r of batch.records({ verifyCrc: false })) visit(r);
     return;
   }
+  // the iterator itself, not a generator around it: dumps visit millions of records
   const it = batch.recordIterator({ verifyCrc: false });
-  for (let r = it.readNext(); r !== null; r = it.readNext()) yield r;
+  for (let r = it.readNext(); r !== null; r = it.readNext()) visit(r);
 }
 
 /** Diagnostics kafka-dump-log.sh collects while dumping `.index`/`.timeindex` files, printed at the end. */
@@ -370,9 +462,10 @@ function dumpTimeIndex(file: string, opts: DumpLogOptions, out: LineWriter, erro
     for (let i = 0; i < timeIndex.entries; i++) {
       const entry = timeIndex.entry(i);
       if (entry.offset === timeIndex.baseOffset && i > 0) return;
+      // a damaged .index can hold a negative position: no batch is found there
       const position = offsetIndex ? offsetIndex.lookup(entry.offset).position : 0;
       let found: { position: number; sizeInBytes: number; lastOffset: bigint } | undefined;
-      for (const h of records.headers(position)) {
+      for (const h of position < 0 ? [] : records.headers(position)) {
         if (h.lastOffset >= entry.offset) {
           found = h;
           break;
@@ -385,7 +478,9 @@ function dumpTimeIndex(file: string, opts: DumpLogOptions, out: LineWriter, erro
       } else {
         let maxTimestamp = -1n;
         for (const { batch } of records.batches(found.position, found.position + found.sizeInBytes)) {
-          for (const r of batchRecords(batch)) if (r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
+          forEachRecord(batch, (r) => {
+            if (r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
+          });
         }
         if (maxTimestamp !== entry.timestamp) {
           recordError(errors.timestampMismatches, file, [entry.timestamp, maxTimestamp]);
@@ -499,6 +594,20 @@ function printIndexErrors(errors: IndexDumpErrors, err: LineWriter): void {
   }
 }
 
+/**
+ * The line after "Dumping": `Log starting offset: <o>` for a segment, and for KRaft snapshots
+ * (`DumpLogSegments.dumpLog`) `KRaft bootstrap snapshot` or `Snapshot end offset: <o>, epoch: <e>`.
+ */
+function logStartLine(name: string, suffix: string): string {
+  if (suffix === '.log') return `Log starting offset: ${offsetFromFileName(name)}`;
+  if (name === BOOTSTRAP_SNAPSHOT_FILE) return 'KRaft bootstrap snapshot';
+  const id = parseKraftSnapshotName(name);
+  if (id === undefined) {
+    throw new StorageError(`${name} is not a KRaft snapshot name (<20-digit end offset>-<10-digit epoch>.checkpoint)`);
+  }
+  return `Snapshot end offset: ${id.endOffset}, epoch: ${id.epoch}`;
+}
+
 /** Runs the dump; returns the process exit code. */
 export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new LineWriter(2)): number {
   const nonConsecutive = new Map<string, [bigint, bigint][]>();
@@ -509,8 +618,10 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
     offsetsNotFound: new Map(),
   };
   let status = 0;
+  let currentFile: string | undefined;
   try {
     for (const file of opts.files) {
+      currentFile = file;
       if (!opts.json) out.line(`Dumping ${file}`);
       const name = basename(file);
       const suffix = name.lastIndexOf('.') >= 0 ? name.substring(name.lastIndexOf('.')) : '';
@@ -530,38 +641,44 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
         dumpTxnIndex(file, opts, out);
         continue;
       }
-      if (suffix !== '.log') {
+      if (suffix !== '.log' && suffix !== '.checkpoint') {
         out.flush();
         err.line(`Ignoring unknown file ${file}`);
         err.flush();
         continue;
       }
-      if (!opts.json) out.line(`Log starting offset: ${BigInt(name.split('.')[0]!)}`);
+      const startLine = logStartLine(name, suffix);
+      if (!opts.json) out.line(startLine);
       const records = FileRecords.open(file);
+      const progress = opts.progress ?? NO_PROGRESS;
       try {
         let validBytes = 0;
-        let lastOffset = -1n;
+        let lastOffset: number | bigint | undefined;
+        const numbers = new BatchNumbers();
         for (const { batch } of records.batches(0, opts.maxBytes)) {
           if (opts.json) {
             out.line(toJson({ file, ...batchJson(batch, validBytes, opts) }));
           } else {
             out.line(batchLine(batch, validBytes));
             if (opts.deepIteration) {
-              for (const r of batchRecords(batch)) {
-                const offset = r.offset;
-                if (lastOffset !== -1n && offset !== lastOffset + 1n) {
+              numbers.reset(batch);
+              forEachRecord(batch, (r) => {
+                const offset = numbers.offset(r);
+                if (lastOffset !== undefined && !consecutive(lastOffset, offset)) {
                   const abs = resolve(file);
                   const list = nonConsecutive.get(abs) ?? [];
-                  list.push([lastOffset, offset]);
+                  list.push([BigInt(lastOffset), BigInt(offset)]);
                   nonConsecutive.set(abs, list);
                 }
                 lastOffset = offset;
-                out.line(recordLine(batch, r, opts));
-              }
+                out.line(recordLine(batch, r, opts, offset, numbers.timestamp(r)));
+              });
             }
           }
           validBytes += batch.sizeInBytes;
+          progress.update(validBytes, records.sizeInBytes, name);
         }
+        progress.clear();
         const trailing = Math.min(records.sizeInBytes, opts.maxBytes) - validBytes;
         if (trailing > 0 && opts.maxBytes === INT_MAX) {
           if (opts.json) out.line(toJson({ file, invalidBytesAtEnd: trailing }));
@@ -573,15 +690,11 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
     }
   } catch (e) {
     out.flush();
-    if (e instanceof KafkaliteError) {
-      err.line(`Error: ${e.message} [${e.code}]`);
-      status = 1;
-    } else if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EISDIR') {
-      err.line(`Error: ${(e as Error).message}`);
-      status = 1;
-    } else {
-      throw e;
-    }
+    opts.progress?.clear();
+    const line = cliErrorLine(e, currentFile);
+    if (line === undefined) throw e;
+    err.line(line);
+    status = 1;
   }
   out.flush();
   printIndexErrors(indexErrors, err);

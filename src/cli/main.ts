@@ -1,71 +1,114 @@
-/** The `kafkalite` command: one module per subcommand. */
+/**
+ * The `kafkalite` command: one module per subcommand, dispatched through one table (a command is
+ * its summary, its usage text, its argument parser and its runner).
+ */
+import { readFileSync } from 'node:fs';
 import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
 import { groups, GROUPS_USAGE, parseGroupsArgs } from './groups.js';
+import { stderrProgress } from './progress.js';
+import { parseRecoverArgs, recover, RECOVER_USAGE } from './recover.js';
 import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
+import { parseStatsArgs, stats, STATS_USAGE } from './stats.js';
+import { parseVerifyArgs, verify, VERIFY_USAGE } from './verify.js';
 
-const USAGE = `Usage: kafkalite <command> [options]
+interface Command<O> {
+  summary: string;
+  usage: string;
+  parse(argv: string[]): O | { error: string } | { help: true };
+  run(opts: O): number | Promise<number>;
+}
+
+/** Binds a command's parser and runner to the same options type. */
+function command<O extends object>(c: Command<O>): Command<object> {
+  return c as unknown as Command<object>;
+}
+
+const COMMANDS: { [name: string]: Command<object> } = {
+  serve: command({
+    summary: 'run a single-node Kafka broker (Kafka clients connect to it)',
+    usage: SERVE_USAGE,
+    parse: parseServeArgs,
+    run: serve,
+  }),
+  'dump-log': command({
+    summary: 'print the contents of Kafka log segment files (kafka-dump-log.sh compatible)',
+    usage: DUMP_LOG_USAGE,
+    parse: parseDumpLogArgs,
+    run: (opts) => dumpLog({ ...opts, progress: stderrProgress() }),
+  }),
+  compact: command({
+    summary: 'compact the partition logs of a data directory (log cleaner)',
+    usage: COMPACT_USAGE,
+    parse: parseCompactArgs,
+    run: compact,
+  }),
+  verify: command({
+    summary: 'check a data dir, partition dir or file (CRCs, offsets, indexes, checkpoints, snapshots)',
+    usage: VERIFY_USAGE,
+    parse: parseVerifyArgs,
+    run: (opts) => verify({ ...opts, progress: stderrProgress() }),
+  }),
+  recover: command({
+    summary: "run the storage engine's recovery on a directory and report what it changed",
+    usage: RECOVER_USAGE,
+    parse: parseRecoverArgs,
+    run: (opts) => recover({ ...opts, progress: stderrProgress() }),
+  }),
+  groups: command({
+    summary: 'list the consumer groups and committed offsets stored in a data directory',
+    usage: GROUPS_USAGE,
+    parse: parseGroupsArgs,
+    run: groups,
+  }),
+  stats: command({
+    summary: 'per topic-partition segments, bytes, offsets, timestamps, records, codecs, producers',
+    usage: STATS_USAGE,
+    parse: parseStatsArgs,
+    run: (opts) => stats({ ...opts, progress: stderrProgress() }),
+  }),
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `Usage: kafkalite <command> [options]
+       kafkalite --version
 
 Commands:
-  serve       run a single-node Kafka broker (Kafka clients connect to it)
-  dump-log    print the contents of Kafka log segment files (kafka-dump-log.sh compatible)
-  compact     compact the partition logs of a data directory (log cleaner)
-  groups      list the consumer groups and committed offsets stored in a data directory
+${lines.join('\n')}
 
 Run 'kafkalite <command> --help' for a command's options.`;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 export function main(argv: string[]): number | Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'dump-log': {
-      const opts = parseDumpLogArgs(rest);
-      if ('help' in opts) {
-        process.stdout.write(DUMP_LOG_USAGE + '\n');
-        return 0;
-      }
-      if ('error' in opts) {
-        process.stderr.write(`Error: ${opts.error}\n${DUMP_LOG_USAGE}\n`);
-        return 2;
-      }
-      return dumpLog(opts);
-    }
-    case 'serve': {
-      const opts = parseServeArgs(rest);
-      if ('help' in opts) {
-        process.stdout.write(SERVE_USAGE + '\n');
-        return 0;
-      }
-      if ('error' in opts) {
-        process.stderr.write(`Error: ${opts.error}\n${SERVE_USAGE}\n`);
-        return 2;
-      }
-      return serve(opts);
-    }
-    case 'compact': {
-      const opts = parseCompactArgs(rest);
-      if ('help' in opts) {
-        process.stdout.write(COMPACT_USAGE + '\n');
-        return 0;
-      }
-      if ('error' in opts) {
-        process.stderr.write(`Error: ${opts.error}\n${COMPACT_USAGE}\n`);
-        return 2;
-      }
-      return compact(opts);
-    }
-    case 'groups': {
-      const opts = parseGroupsArgs(rest);
-      if ('help' in opts) return process.stdout.write(GROUPS_USAGE + '\n'), 0;
-      if ('error' in opts) return process.stderr.write(`Error: ${opts.error}\n${GROUPS_USAGE}\n`), 2;
-      return groups(opts);
-    }
-    case undefined:
-    case '-h':
-    case '--help':
-      process.stdout.write(USAGE + '\n');
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`Unknown command: ${command}\n${USAGE}\n`);
-      return 2;
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help') {
+    process.stdout.write(usage() + '\n');
+    return name === undefined ? 2 : 0;
   }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`kafkalite ${version()}\n`);
+    return 0;
+  }
+  const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (cmd === undefined) {
+    process.stderr.write(`Unknown command: ${name}\n${usage()}\n`);
+    return 2;
+  }
+  const opts = cmd.parse(rest);
+  if ('help' in opts) {
+    process.stdout.write(cmd.usage + '\n');
+    return 0;
+  }
+  if ('error' in opts) {
+    process.stderr.write(`Error: ${opts.error}\n${cmd.usage}\n`);
+    return 2;
+  }
+  return cmd.run(opts);
 }

@@ -68,6 +68,26 @@ export class Record {
     return this.headerList;
   }
 
+  /**
+   * Just the header keys, in stored order: what kafka-dump-log.sh prints per record. No value views
+   * are made (each one is a Buffer object: on a dump of millions of records that is GC time).
+   */
+  headerKeys(): string[] {
+    if (this.headerList !== undefined) return this.headerList.map((h) => h.key);
+    if (this.headerCount === 0) return [];
+    const data = this.data;
+    const reader = new ByteReader(data, this.headersStart, data.length);
+    const keys: string[] = [];
+    for (let i = 0; i < this.headerCount; i++) {
+      const keySize = reader.readVarint();
+      keys.push(decodeUtf8(data, reader.pos, reader.pos + keySize));
+      reader.pos += keySize;
+      const valueSize = reader.readVarint();
+      if (valueSize > 0) reader.pos += valueSize;
+    }
+    return keys;
+  }
+
   private readHeaders(): readonly RecordHeader[] {
     if (this.headerCount === 0) return NO_HEADERS;
     // The structure was validated when the record was decoded, so this cannot fail.

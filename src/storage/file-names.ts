@@ -97,3 +97,21 @@ export function txnIndexPath(dir: string, baseOffset: bigint, suffix = ''): stri
 export function snapshotPath(dir: string, offset: bigint): string {
   return segmentFilePath(dir, offset, SNAPSHOT_SUFFIX, '');
 }
+
+/** KRaft snapshot files in `__cluster_metadata-0` (`raft/.../Snapshots.java`): `<offset>-<epoch>.checkpoint`. */
+export const KRAFT_SNAPSHOT_SUFFIX = '.checkpoint';
+/** The binary bootstrap snapshot in a log dir (`BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME`). */
+export const BOOTSTRAP_SNAPSHOT_FILE = 'bootstrap.checkpoint';
+
+/**
+ * `Snapshots.parse`: the snapshot id of `<20-digit end offset>-<10-digit epoch>.checkpoint`, or
+ * undefined when the name does not have that shape.
+ */
+export function parseKraftSnapshotName(name: string): { endOffset: bigint; epoch: number } | undefined {
+  const m = /^(\d{20})-(\d{10})\.checkpoint$/.exec(name);
+  if (!m) return undefined;
+  const endOffset = BigInt(m[1]!);
+  const epoch = Number(m[2]!);
+  if (endOffset > INT64_MAX || epoch > 0x7fffffff) return undefined;
+  return { endOffset, epoch };
+}
