@@ -379,6 +379,12 @@ export class PartitionLog {
         const seg = LogSegment.open(this.dir, base, this.segmentConfig(), { create: false, suffix: SWAP_SUFFIX });
         const next = seg.readNextOffset();
         seg.close();
+        // opening the segment created empty .index.swap/.timeindex.swap files the swap did not
+        // have: drop them, or they would outlive this load (Kafka rebuilds missing indexes anyway)
+        for (const suffix of [INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
+          const indexSwap = name.slice(0, -(LOG_SUFFIX + SWAP_SUFFIX).length) + suffix + SWAP_SUFFIX;
+          if (!swaps.includes(indexSwap)) rmSync(join(this.dir, indexSwap), { force: true });
+        }
         if (lo === undefined || base < lo) lo = base;
         if (hi === undefined || next > hi) hi = next;
         // the replaced segments may reach past the cleaned one's last batch (see cleaner/swap-hint.ts)
