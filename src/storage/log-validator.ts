@@ -94,6 +94,11 @@ export interface ValidationResult {
   recordCount: number;
   /** Batches (v2) or log entries (magic 0/1) in `records`. */
   batchCount: number;
+  /**
+   * Views of the batches in `records` (v2, or legacy entries), in order: the log's producer-state
+   * and leader-epoch steps read them without parsing the bytes again.
+   */
+  batches: readonly AnyRecordBatch[];
   /** Codec id of the input (the last non-none batch codec). */
   sourceCompression: number;
   /** Codec id the topic wants: compression.type, or the source codec under 'producer'. */
@@ -668,6 +673,7 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
         shallowOffsetOfMaxTimestamp: shallow,
         recordCount: Number(v.counter - ctx.nextOffset),
         batchCount: batches.length,
+        batches,
         recompressed: false,
         magic: batches[0]!.magic,
       };
@@ -688,6 +694,7 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
       shallowOffsetOfMaxTimestamp: res.lastOffset,
       recordCount: Number(v.counter - ctx.nextOffset),
       batchCount: batches.length,
+      batches,
       recompressed: false,
       magic: res.first.magic,
     };
@@ -712,7 +719,9 @@ function rebuiltResult(
 ): ValidationResult {
   // the size may have changed: every output batch must still fit max.message.bytes
   const max = ctx.config.maxMessageBytes;
+  const batches: AnyRecordBatch[] = [];
   for (const batch of new BatchReader(built.records, { verifyCrc: false })) {
+    batches.push(batch);
     if (batch.sizeInBytes > max) {
       throw new RecordTooLargeError(
         `Message batch size is ${batch.sizeInBytes} bytes in append` +
@@ -732,6 +741,7 @@ function rebuiltResult(
     shallowOffsetOfMaxTimestamp: built.info.shallowOffsetOfMaxTimestamp,
     recordCount: Number(v.counter - ctx.nextOffset),
     batchCount: built.batchCount,
+    batches,
     recompressed: true,
     magic: v.magic,
   };

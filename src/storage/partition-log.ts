@@ -423,9 +423,7 @@ export class PartitionLog {
       );
     }
     const origin = options.origin ?? 'client';
-    const batches: AnyRecordBatch[] = [];
-    const reader = readRecordBatches(bytes, { verifyCrc: false });
-    for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) batches.push(b);
+    const batches = validated.batches;
     // producer state (spec §9.3 step 2): duplicates return the original offsets, nothing is written;
     // the map and list are created only for idempotent batches (most appends have none)
     let infos: Map<bigint, ProducerAppendInfo> | undefined;
