@@ -173,6 +173,43 @@ function logFiles(log: PartitionLog): string[] {
   return log.segmentList().map((s) => s.log.path);
 }
 
+/** A log variant: a fresh log per round, checked to hold `bytes` afterwards, then removed. */
+function logVariant(name: string, bytes: number, ops: number, run: (log: PartitionLog) => void, after?: () => void): Variant {
+  let log: PartitionLog | undefined;
+  let dir = '';
+  return {
+    name,
+    bytes,
+    ops,
+    setup: () => {
+      dir = freshDir('log');
+      log = openLog(dir);
+    },
+    run: () => run(log!),
+    teardown: () => {
+      if (log!.size !== bytes) throw new Error(`log holds ${log!.size} bytes, expected ${bytes}`);
+      log!.close();
+      rmSync(dir, { recursive: true, force: true });
+      after?.();
+    },
+  };
+}
+
+/** The caller keeps its bytes: the log validates a copy. */
+const appendKept = (log: PartitionLog, input: Buffer) => void log.append(input);
+/**
+ * The caller hands its bytes over (`mutateInput`); baseOffset goes back to 0 first, as a producer's
+ * next request carries it (8 bytes outside the CRC, so the batch stays valid).
+ */
+const appendHandedOver = (log: PartitionLog, input: Buffer) => {
+  input.writeBigInt64BE(0n, 0);
+  log.append(input, { mutateInput: true });
+};
+/** After a handed-over run the inputs hold assigned offsets: the other variants get them as a producer sends them. */
+const resetBaseOffsets = (inputs: Buffer[]) => () => {
+  for (const b of inputs) b.writeBigInt64BE(0n, 0);
+};
+
 // ---- append: 1 MiB batches, one flush ------------------------------------------------------------
 
 function benchAppendLarge(results: Record<string, unknown>): void {
@@ -181,7 +218,6 @@ function benchAppendLarge(results: Record<string, unknown>): void {
   const batchBytes = inputs[0]!.length;
   const n = Math.max(1, Math.round((APPEND_MIB * MiB) / batchBytes));
   const total = n * batchBytes;
-  let log: PartitionLog | undefined;
   let dir = '';
   let fd = -1;
   const rawSetup = () => {
@@ -196,48 +232,13 @@ function benchAppendLarge(results: Record<string, unknown>): void {
     let done = 0;
     while (done < b.length) done += writeSync(fd, b, done, b.length - done);
   };
+  const appendAll = (append: (log: PartitionLog, input: Buffer) => void) => (l: PartitionLog) => {
+    for (let i = 0; i < n; i++) append(l, inputs[i % inputs.length]!);
+    l.flush();
+  };
   const variants: Variant[] = [
-    {
-      name: 'PartitionLog.append + one flush',
-      bytes: total,
-      ops: n,
-      setup: () => {
-        dir = freshDir('log');
-        log = openLog(dir);
-      },
-      run: () => {
-        for (let i = 0; i < n; i++) log!.append(inputs[i % inputs.length]!);
-        log!.flush();
-      },
-      teardown: () => {
-        if (log!.size !== total) throw new Error(`log holds ${log!.size} bytes, expected ${total}`);
-        log!.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    },
-    {
-      name: 'PartitionLog.append(mutateInput) + one flush',
-      bytes: total,
-      ops: n,
-      setup: () => {
-        dir = freshDir('log');
-        log = openLog(dir);
-      },
-      run: () => {
-        for (let i = 0; i < n; i++) {
-          const input = inputs[i % inputs.length]!;
-          input.writeBigInt64BE(0n, 0); // as the producer sends it
-          log!.append(input, { mutateInput: true });
-        }
-        log!.flush();
-      },
-      teardown: () => {
-        if (log!.size !== total) throw new Error(`log holds ${log!.size} bytes, expected ${total}`);
-        log!.close();
-        rmSync(dir, { recursive: true, force: true });
-        for (const b of inputs) b.writeBigInt64BE(0n, 0); // the other variants get them as a producer sends them
-      },
-    },
+    logVariant('PartitionLog.append + one flush', total, n, appendAll(appendKept)),
+    logVariant('PartitionLog.append(mutateInput) + one flush', total, n, appendAll(appendHandedOver), resetBaseOffsets(inputs)),
     {
       name: 'raw writeSync + one fdatasync',
       bytes: total,
@@ -276,57 +277,18 @@ function benchAppendSmall(results: Record<string, unknown>): void {
   let total = 0;
   for (let i = 0; i < n; i++) total += inputs[i % inputs.length]!.length;
   const every = 1000;
-  let log: PartitionLog | undefined;
   let dir = '';
   let fd = -1;
+  const appendAll = (append: (log: PartitionLog, input: Buffer) => void) => (l: PartitionLog) => {
+    for (let i = 0; i < n; i++) {
+      append(l, inputs[i % inputs.length]!);
+      if ((i + 1) % every === 0) l.flush();
+    }
+    l.flush();
+  };
   const variants: Variant[] = [
-    {
-      name: `PartitionLog.append + flush every ${every}`,
-      bytes: total,
-      ops: n,
-      setup: () => {
-        dir = freshDir('log');
-        log = openLog(dir);
-      },
-      run: () => {
-        const l = log!;
-        for (let i = 0; i < n; i++) {
-          l.append(inputs[i % inputs.length]!);
-          if ((i + 1) % every === 0) l.flush();
-        }
-        l.flush();
-      },
-      teardown: () => {
-        if (log!.size !== total) throw new Error(`log holds ${log!.size} bytes, expected ${total}`);
-        log!.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    },
-    {
-      name: `PartitionLog.append(mutateInput) + flush every ${every}`,
-      bytes: total,
-      ops: n,
-      setup: () => {
-        dir = freshDir('log');
-        log = openLog(dir);
-      },
-      run: () => {
-        const l = log!;
-        for (let i = 0; i < n; i++) {
-          const input = inputs[i % inputs.length]!;
-          input.writeBigInt64BE(0n, 0); // as the producer sends it
-          l.append(input, { mutateInput: true });
-          if ((i + 1) % every === 0) l.flush();
-        }
-        l.flush();
-      },
-      teardown: () => {
-        if (log!.size !== total) throw new Error(`log holds ${log!.size} bytes, expected ${total}`);
-        log!.close();
-        rmSync(dir, { recursive: true, force: true });
-        for (const b of inputs) b.writeBigInt64BE(0n, 0); // the other variants get them as a producer sends them
-      },
-    },
+    logVariant(`PartitionLog.append + flush every ${every}`, total, n, appendAll(appendKept)),
+    logVariant(`PartitionLog.append(mutateInput) + flush every ${every}`, total, n, appendAll(appendHandedOver), resetBaseOffsets(inputs)),
     {
       name: `raw writeSync + fdatasync every ${every}`,
       bytes: total,
@@ -358,8 +320,11 @@ function benchAppendSmall(results: Record<string, unknown>): void {
 
 // ---- fetch ------------------------------------------------------------------------------------------
 
-/** Reads the whole log by offset, `maxBytes` per read, as a consumer does; returns whole-batch bytes read. */
-function readWholeLog(log: PartitionLog, maxBytes: number, into?: Buffer): number {
+/**
+ * Reads the whole log by offset, `maxBytes` per read, as a consumer does; returns whole-batch bytes
+ * read. `onRead` sees each fetch offset and the bytes that read returned.
+ */
+function readWholeLog(log: PartitionLog, maxBytes: number, into?: Buffer, onRead?: (offset: bigint, length: number) => void): number {
   let offset = log.logStartOffset;
   const end = log.logEndOffset;
   let bytes = 0;
@@ -375,6 +340,7 @@ function readWholeLog(log: PartitionLog, maxBytes: number, into?: Buffer): numbe
       p += size;
     }
     if (lastStart < 0) throw new Error(`no whole batch at offset ${offset}`);
+    onRead?.(offset, buf.length);
     bytes += p;
     offset = buf.readBigInt64BE(lastStart) + BigInt(buf.readInt32BE(lastStart + 23)) + 1n;
   }
@@ -385,23 +351,10 @@ function readWholeLog(log: PartitionLog, maxBytes: number, into?: Buffer): numbe
 function fetchPlan(log: PartitionLog, maxBytes: number, into: Buffer): { offsets: bigint[]; lengths: number[] } {
   const offsets: bigint[] = [];
   const lengths: number[] = [];
-  let offset = log.logStartOffset;
-  const end = log.logEndOffset;
-  while (offset < end) {
-    const buf = log.read(offset, { maxBytes, into }).records;
-    let p = 0;
-    let lastStart = -1;
-    while (p + 61 <= buf.length) {
-      const size = buf.readInt32BE(p + 8) + 12;
-      if (p + size > buf.length) break;
-      lastStart = p;
-      p += size;
-    }
-    if (lastStart < 0) throw new Error(`no whole batch at offset ${offset}`);
+  readWholeLog(log, maxBytes, into, (offset, length) => {
     offsets.push(offset);
-    lengths.push(buf.length);
-    offset = buf.readBigInt64BE(lastStart) + BigInt(buf.readInt32BE(lastStart + 23)) + 1n;
-  }
+    lengths.push(length);
+  });
   return { offsets, lengths };
 }
 
