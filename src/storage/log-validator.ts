@@ -221,7 +221,6 @@ class Validator {
   private readonly toMagic: 0 | 1 | 2;
   private readonly timestampType: TimestampType;
   private readonly compacted: boolean;
-  private readonly tp: string;
   /** The next offset to assign (Kafka's offsetCounter). */
   counter: bigint;
 
@@ -236,12 +235,16 @@ class Validator {
     this.toMagic = messageFormatMagic(ctx.config);
     this.timestampType = ctx.config.messageTimestampType;
     this.compacted = ctx.config.cleanupPolicy.includes('compact');
-    this.tp = ctx.topicPartition === undefined ? '' : ` in topic partition ${ctx.topicPartition}`;
     this.counter = ctx.nextOffset;
   }
 
   get magic(): number {
     return this.toMagic;
+  }
+
+  /** " in topic partition t-0" for error messages (built only when one is thrown). */
+  private get tp(): string {
+    return this.ctx.topicPartition === undefined ? '' : ` in topic partition ${this.ctx.topicPartition}`;
   }
 
   /** Kafka `getFirstBatchAndMaybeValidateNoMoreBatches`. */
