@@ -7,11 +7,18 @@
  *
  * Sections (BENCH_ONLY picks one):
  * - append: 1 MiB v2 batches (pre-encoded, baseOffset 0 as a producer sends them; 1 KiB records),
- *   BENCH_APPEND_MIB (512) in total, one flush at the end, vs raw writeSync + one fdatasync.
+ *   BENCH_APPEND_MIB (512) in total, one flush at the end, vs raw writeSync + one fdatasync. Two
+ *   log variants: the caller keeps its bytes (validated on a reused copy), and the caller hands
+ *   them over (`mutateInput`, as a broker hands over a produce request's buffer: Kafka validates
+ *   the request's bytes in place); that variant resets baseOffset to 0 before each append, as
+ *   the next request from a producer would carry it (8 bytes, not CRC-covered).
  * - small: 1 KiB batches (4 records), BENCH_SMALL_BATCHES (65536), flush every 1,000 batches, vs
- *   raw writeSync with fdatasync every 1,000 writes.
+ *   raw writeSync with fdatasync every 1,000 writes; the same two log variants.
  * - fetch: PartitionLog.read by offset over a whole log, maxBytes 1 MiB, vs raw sequential
- *   readSync of the same segment files into one reused 1 MiB buffer (page cache warm).
+ *   readSync of the same segment files into one reused 1 MiB buffer (page cache warm). The log is
+ *   read as a consumer reads it (parsing each response for its next offset, which raw reads do
+ *   not need), and with the consumer's offsets known beforehand (as a broker receives them in
+ *   fetch requests; the like-for-like comparison of the log's own work with raw reads).
  * - lookup: a BENCH_LOOKUP_RECORDS (10,000,000)-record log in 1,000-record batches and 100
  *   segments; at 10, 25, 50, 100 segments, latency of read(offset, {maxBytes: 1}),
  *   segment.translateOffset(offset) and fetchOffsetByTimestamp(ts) at random offsets and
@@ -166,6 +173,43 @@ function logFiles(log: PartitionLog): string[] {
   return log.segmentList().map((s) => s.log.path);
 }
 
+/** A log variant: a fresh log per round, checked to hold `bytes` afterwards, then removed. */
+function logVariant(name: string, bytes: number, ops: number, run: (log: PartitionLog) => void, after?: () => void): Variant {
+  let log: PartitionLog | undefined;
+  let dir = '';
+  return {
+    name,
+    bytes,
+    ops,
+    setup: () => {
+      dir = freshDir('log');
+      log = openLog(dir);
+    },
+    run: () => run(log!),
+    teardown: () => {
+      if (log!.size !== bytes) throw new Error(`log holds ${log!.size} bytes, expected ${bytes}`);
+      log!.close();
+      rmSync(dir, { recursive: true, force: true });
+      after?.();
+    },
+  };
+}
+
+/** The caller keeps its bytes: the log validates a copy. */
+const appendKept = (log: PartitionLog, input: Buffer) => void log.append(input);
+/**
+ * The caller hands its bytes over (`mutateInput`); baseOffset goes back to 0 first, as a producer's
+ * next request carries it (8 bytes outside the CRC, so the batch stays valid).
+ */
+const appendHandedOver = (log: PartitionLog, input: Buffer) => {
+  input.writeBigInt64BE(0n, 0);
+  log.append(input, { mutateInput: true });
+};
+/** After a handed-over run the inputs hold assigned offsets: the other variants get them as a producer sends them. */
+const resetBaseOffsets = (inputs: Buffer[]) => () => {
+  for (const b of inputs) b.writeBigInt64BE(0n, 0);
+};
+
 // ---- append: 1 MiB batches, one flush ------------------------------------------------------------
 
 function benchAppendLarge(results: Record<string, unknown>): void {
@@ -174,7 +218,6 @@ function benchAppendLarge(results: Record<string, unknown>): void {
   const batchBytes = inputs[0]!.length;
   const n = Math.max(1, Math.round((APPEND_MIB * MiB) / batchBytes));
   const total = n * batchBytes;
-  let log: PartitionLog | undefined;
   let dir = '';
   let fd = -1;
   const rawSetup = () => {
@@ -189,25 +232,13 @@ function benchAppendLarge(results: Record<string, unknown>): void {
     let done = 0;
     while (done < b.length) done += writeSync(fd, b, done, b.length - done);
   };
+  const appendAll = (append: (log: PartitionLog, input: Buffer) => void) => (l: PartitionLog) => {
+    for (let i = 0; i < n; i++) append(l, inputs[i % inputs.length]!);
+    l.flush();
+  };
   const variants: Variant[] = [
-    {
-      name: 'PartitionLog.append + one flush',
-      bytes: total,
-      ops: n,
-      setup: () => {
-        dir = freshDir('log');
-        log = openLog(dir);
-      },
-      run: () => {
-        for (let i = 0; i < n; i++) log!.append(inputs[i % inputs.length]!);
-        log!.flush();
-      },
-      teardown: () => {
-        if (log!.size !== total) throw new Error(`log holds ${log!.size} bytes, expected ${total}`);
-        log!.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    },
+    logVariant('PartitionLog.append + one flush', total, n, appendAll(appendKept)),
+    logVariant('PartitionLog.append(mutateInput) + one flush', total, n, appendAll(appendHandedOver), resetBaseOffsets(inputs)),
     {
       name: 'raw writeSync + one fdatasync',
       bytes: total,
@@ -231,7 +262,7 @@ function benchAppendLarge(results: Record<string, unknown>): void {
       teardown: rawTeardown,
     },
   ];
-  const baseline = variants[1]!.name;
+  const baseline = variants[2]!.name;
   const res = measure(variants, baseline);
   printTable(`append: ${n} batches of ${batchBytes} B (1,000 records of ~1 KiB each), ${f(total / MiB)} MiB, one flush at the end`, res, baseline, 0.8);
   results.append1MiB = { batchBytes, batches: n, totalBytes: total, variants: res, target: 0.8 };
@@ -246,32 +277,18 @@ function benchAppendSmall(results: Record<string, unknown>): void {
   let total = 0;
   for (let i = 0; i < n; i++) total += inputs[i % inputs.length]!.length;
   const every = 1000;
-  let log: PartitionLog | undefined;
   let dir = '';
   let fd = -1;
+  const appendAll = (append: (log: PartitionLog, input: Buffer) => void) => (l: PartitionLog) => {
+    for (let i = 0; i < n; i++) {
+      append(l, inputs[i % inputs.length]!);
+      if ((i + 1) % every === 0) l.flush();
+    }
+    l.flush();
+  };
   const variants: Variant[] = [
-    {
-      name: `PartitionLog.append + flush every ${every}`,
-      bytes: total,
-      ops: n,
-      setup: () => {
-        dir = freshDir('log');
-        log = openLog(dir);
-      },
-      run: () => {
-        const l = log!;
-        for (let i = 0; i < n; i++) {
-          l.append(inputs[i % inputs.length]!);
-          if ((i + 1) % every === 0) l.flush();
-        }
-        l.flush();
-      },
-      teardown: () => {
-        if (log!.size !== total) throw new Error(`log holds ${log!.size} bytes, expected ${total}`);
-        log!.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    },
+    logVariant(`PartitionLog.append + flush every ${every}`, total, n, appendAll(appendKept)),
+    logVariant(`PartitionLog.append(mutateInput) + flush every ${every}`, total, n, appendAll(appendHandedOver), resetBaseOffsets(inputs)),
     {
       name: `raw writeSync + fdatasync every ${every}`,
       bytes: total,
@@ -295,7 +312,7 @@ function benchAppendSmall(results: Record<string, unknown>): void {
       },
     },
   ];
-  const baseline = variants[1]!.name;
+  const baseline = variants[2]!.name;
   const res = measure(variants, baseline);
   printTable(`append: ${n} batches of ${inputs[0]!.length} B (4 records), ${f(total / MiB, 1)} MiB, flush every ${every} batches`, res, baseline, 0.5);
   results.append1KiB = { batchBytes: inputs[0]!.length, batches: n, flushEvery: every, totalBytes: total, variants: res, target: 0.5 };
@@ -303,8 +320,11 @@ function benchAppendSmall(results: Record<string, unknown>): void {
 
 // ---- fetch ------------------------------------------------------------------------------------------
 
-/** Reads the whole log by offset, `maxBytes` per read, as a consumer does; returns whole-batch bytes read. */
-function readWholeLog(log: PartitionLog, maxBytes: number, into?: Buffer): number {
+/**
+ * Reads the whole log by offset, `maxBytes` per read, as a consumer does; returns whole-batch bytes
+ * read. `onRead` sees each fetch offset and the bytes that read returned.
+ */
+function readWholeLog(log: PartitionLog, maxBytes: number, into?: Buffer, onRead?: (offset: bigint, length: number) => void): number {
   let offset = log.logStartOffset;
   const end = log.logEndOffset;
   let bytes = 0;
@@ -320,10 +340,22 @@ function readWholeLog(log: PartitionLog, maxBytes: number, into?: Buffer): numbe
       p += size;
     }
     if (lastStart < 0) throw new Error(`no whole batch at offset ${offset}`);
+    onRead?.(offset, buf.length);
     bytes += p;
     offset = buf.readBigInt64BE(lastStart) + BigInt(buf.readInt32BE(lastStart + 23)) + 1n;
   }
   return bytes;
+}
+
+/** The fetch offsets a consumer reading the whole log sends, and the bytes each read returns. */
+function fetchPlan(log: PartitionLog, maxBytes: number, into: Buffer): { offsets: bigint[]; lengths: number[] } {
+  const offsets: bigint[] = [];
+  const lengths: number[] = [];
+  readWholeLog(log, maxBytes, into, (offset, length) => {
+    offsets.push(offset);
+    lengths.push(length);
+  });
+  return { offsets, lengths };
 }
 
 /** A consumer (or a broker connection) reuses its fetch buffer: 2 MiB covers maxBytes plus one oversized batch. */
@@ -365,6 +397,8 @@ function benchFetch(results: Record<string, unknown>): void {
     // small logs are read several times per timed run, so a run covers at least APPEND_MIB MiB
     const passes = Math.max(1, Math.round((APPEND_MIB * MiB) / total));
     const reads = Math.ceil(total / MiB) * passes;
+    const plan = fetchPlan(log, MiB, fetchBuffer);
+    const planned = plan.lengths.reduce((a, b) => a + b, 0);
     const variants: Variant[] = [
       {
         name: 'PartitionLog.read(offset, maxBytes 1 MiB), whole log',
@@ -389,6 +423,23 @@ function benchFetch(results: Record<string, unknown>): void {
         },
       },
       {
+        name: 'PartitionLog.read(offsets known beforehand, maxBytes 1 MiB, into a reused buffer), whole log',
+        bytes: total * passes,
+        ops: reads,
+        run: () => {
+          const { offsets, lengths } = plan;
+          for (let k = 0; k < passes; k++) {
+            let got = 0;
+            for (let i = 0; i < offsets.length; i++) {
+              const n = log.read(offsets[i]!, { maxBytes: MiB, into: fetchBuffer }).records.length;
+              if (n !== lengths[i]) throw new Error(`read at ${offsets[i]} returned ${n} bytes, expected ${lengths[i]}`);
+              got += n;
+            }
+            if (got !== planned) throw new Error(`log read ${got} bytes, expected ${planned}`);
+          }
+        },
+      },
+      {
         name: 'raw readSync 1 MiB into a reused buffer',
         bytes: total * passes,
         ops: reads,
@@ -405,10 +456,10 @@ function benchFetch(results: Record<string, unknown>): void {
         },
       },
     ];
-    const baseline = variants[2]!.name;
+    const baseline = variants[3]!.name;
     const res = measure(variants, baseline);
     printTable(`fetch: ${spec.name}, ${f(total / MiB)} MiB in ${files.length} segment(s)${passes > 1 ? `, read ${passes} times per run` : ''}, page cache warm`, res, baseline, 0.8);
-    out[spec.name] = { totalBytes: total, passesPerRun: passes, variants: res, target: 0.8 };
+    out[spec.name] = { totalBytes: total, passesPerRun: passes, readsPerPass: plan.offsets.length, bytesReadPerPass: planned, variants: res, target: 0.8 };
     log.close();
     rmSync(dir, { recursive: true, force: true });
   }

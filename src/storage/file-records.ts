@@ -65,6 +65,11 @@ export class FileRecords {
   private closed = false;
   /** Written, truncated or trimmed since the last flush. */
   private dirty = false;
+  /**
+   * Bumped by every truncation: positions learned before it may no longer be batch boundaries
+   * (bytes after the cut are rewritten by later appends), so cached positions compare it.
+   */
+  private truncationCount = 0;
 
   private constructor(
     public path: string,
@@ -96,6 +101,11 @@ export class FileRecords {
 
   get sizeInBytes(): number {
     return this.size;
+  }
+
+  /** How many times the file was truncated (see `truncationCount`). */
+  get truncations(): number {
+    return this.truncationCount;
   }
 
   close(): void {
@@ -137,6 +147,7 @@ export class FileRecords {
     ftruncateSync(this.fd, size);
     this.size = size;
     this.dirty = true;
+    this.truncationCount++;
     return before - size;
   }
 

@@ -16,6 +16,8 @@ import { dirname } from 'node:path';
 import { InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
 import { readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './checkpoint.js';
 
+const INT64_MAX = (1n << 63n) - 1n;
+
 export type { EpochEntry } from './checkpoint.js';
 
 /** OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH / UNDEFINED_EPOCH_OFFSET. */
@@ -66,12 +68,13 @@ export class LeaderEpochFileCache {
   }
 
   private assignEntry(epoch: number, startOffset: bigint): boolean {
-    if (!Number.isInteger(epoch) || epoch < 0 || epoch > 0x7fffffff || startOffset < 0n || startOffset >= 1n << 63n) {
+    if (!Number.isInteger(epoch) || epoch < 0 || epoch > 0x7fffffff || startOffset < 0n || startOffset > INT64_MAX) {
       throw new InvalidArgumentError(
         `Received invalid partition leader epoch entry EpochEntry(epoch=${epoch}, startOffset=${startOffset})`,
       );
     }
-    const latest = this.latestEntry();
+    // every append of a v2 batch lands here: read the newest entry in place, no copy
+    const latest = this.epochs[this.epochs.length - 1];
     if (latest !== undefined && latest.epoch === epoch && startOffset >= latest.startOffset) return false;
     // maybeTruncateNonMonotonicEntries: stop at the first (newest-first) entry that is compatible.
     let keep = this.epochs.length;

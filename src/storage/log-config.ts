@@ -264,12 +264,21 @@ function metadataVersionIndex(version: string): number | undefined {
   return VERSION_INDEX.get(key);
 }
 
+/** Resolved magics by version string: every append asks, and the string parsing showed in profiles. */
+const magicByVersion = new Map<string, 0 | 1 | 2>();
+
 /** The record format (magic) a topic writes: `MetadataVersion.highestSupportedRecordVersion()`. */
 export function messageFormatMagic(config: Pick<LogConfig, 'messageFormatVersion'>): 0 | 1 | 2 {
-  const i = metadataVersionIndex(config.messageFormatVersion);
-  if (i === undefined) {
-    throw invalid('message.format.version', config.messageFormatVersion, `Version ${config.messageFormatVersion} is not a valid version`);
-  }
+  const known = magicByVersion.get(config.messageFormatVersion);
+  if (known !== undefined) return known;
+  const magic = resolveMessageFormatMagic(config.messageFormatVersion);
+  magicByVersion.set(config.messageFormatVersion, magic);
+  return magic;
+}
+
+function resolveMessageFormatMagic(version: string): 0 | 1 | 2 {
+  const i = metadataVersionIndex(version);
+  if (i === undefined) throw invalid('message.format.version', version, `Version ${version} is not a valid version`);
   if (i < FIRST_V1) return 0;
   if (i < FIRST_V2) return 1;
   return 2;

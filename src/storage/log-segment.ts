@@ -10,6 +10,15 @@
 import { rmSync, statSync } from 'node:fs';
 import { InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
+import {
+  HEADER_SIZE_UP_TO_MAGIC,
+  LAST_OFFSET_DELTA_OFFSET,
+  LENGTH_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MIN_ENTRY_SIZE,
+  RECORD_BATCH_OVERHEAD,
+} from '../record/constants.js';
 import { FileRecords, type BatchHeader } from './file-records.js';
 import { logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
@@ -41,6 +50,11 @@ export interface SegmentRead {
 
 export class LogSegment {
   private bytesSinceLastIndexEntry = 0;
+  /**
+   * Where the batch after the last read's last whole batch starts, and its offset (see
+   * `readAtHint`); valid while the file has not been truncated since.
+   */
+  private nextRead: { offset: bigint; position: number; truncations: number } | undefined;
   private maxTimestampSoFar: TimestampAndOffset | undefined;
   /** maxTimestamp of the first batch, the base for time-based rolls (loaded lazily). */
   private rollingBasedTimestamp: bigint | undefined;
@@ -191,16 +205,69 @@ export class LogSegment {
    */
   read(startOffset: bigint, maxSize: number, maxPosition = this.size, minOneMessage = false, into?: Buffer): SegmentRead | undefined {
     if (maxSize < 0) throw new InvalidArgumentError(`Invalid max size ${maxSize} for log read from segment ${this.log.path}`);
+    const hinted = this.readAtHint(startOffset, maxSize, maxPosition, minOneMessage, into);
+    if (hinted !== undefined) return hinted;
     const start = this.translateOffset(startOffset);
     if (start === undefined) return undefined;
     const adjustedMaxSize = minOneMessage ? Math.max(maxSize, start.sizeInBytes) : maxSize;
     if (adjustedMaxSize === 0) return { position: start.position, records: Buffer.alloc(0), firstEntryIncomplete: false };
     const length = Math.min(maxPosition - start.position, adjustedMaxSize);
-    return {
-      position: start.position,
-      records: this.log.readBytes(start.position, Math.max(0, length), into),
-      firstEntryIncomplete: adjustedMaxSize < start.sizeInBytes,
-    };
+    const records = this.log.readBytes(start.position, Math.max(0, length), into);
+    this.rememberNextRead(start.position, records);
+    return { position: start.position, records, firstEntryIncomplete: adjustedMaxSize < start.sizeInBytes };
+  }
+
+  /**
+   * A consumer's next fetch starts right after the last whole batch of its previous one. When
+   * `startOffset` is that offset, the batch holding it starts at the remembered position: read
+   * from there directly, without the index lookup and the header reads of `translateOffset`, and
+   * take the first batch's size from the bytes read. Returns undefined (the caller takes the
+   * general path, which also reports corruption) whenever anything is not plain.
+   */
+  private readAtHint(startOffset: bigint, maxSize: number, maxPosition: number, minOneMessage: boolean, into?: Buffer): SegmentRead | undefined {
+    const hint = this.nextRead;
+    if (hint === undefined || hint.offset !== startOffset || hint.truncations !== this.log.truncations) return undefined;
+    const position = hint.position;
+    const length = Math.min(maxPosition - position, maxSize);
+    if (length < RECORD_BATCH_OVERHEAD) return undefined;
+    const records = this.log.readBytes(position, length, into);
+    if (records.length < RECORD_BATCH_OVERHEAD) return undefined;
+    const size = records.readInt32BE(LENGTH_OFFSET);
+    if (size < MIN_ENTRY_SIZE) return undefined;
+    const sizeInBytes = size + LOG_OVERHEAD;
+    // the slow path's header scan: a batch running past the logical end is not there yet
+    if (sizeInBytes > this.log.sizeInBytes - position) return undefined;
+    const magic = records.readInt8(MAGIC_OFFSET);
+    if (magic !== 0 && magic !== 1 && sizeInBytes < RECORD_BATCH_OVERHEAD) return undefined;
+    if (entryLastOffset(records, 0, magic) < startOffset) return undefined;
+    // minOneMessage with a first batch larger than maxSize needs a longer read: the general path
+    if (minOneMessage && sizeInBytes > maxSize) return undefined;
+    this.rememberNextRead(position, records);
+    return { position, records, firstEntryIncomplete: maxSize < sizeInBytes };
+  }
+
+  /** Walks the whole batches in `records` (read at `position`) and remembers where the next one starts. */
+  private rememberNextRead(position: number, records: Buffer): void {
+    const length = records.length;
+    let p = 0;
+    let last = -1;
+    while (p + HEADER_SIZE_UP_TO_MAGIC <= length) {
+      // byte arithmetic, not readInt32BE: this runs once per batch of every fetch
+      const size = ((records[p + 8]! << 24) | (records[p + 9]! << 16) | (records[p + 10]! << 8) | records[p + 11]!) + LOG_OVERHEAD;
+      const magic = records[p + MAGIC_OFFSET]!;
+      if (size < MIN_ENTRY_SIZE + LOG_OVERHEAD || size > length - p) break;
+      if (magic !== 0 && magic !== 1 && size < RECORD_BATCH_OVERHEAD) break;
+      last = p;
+      p += size;
+    }
+    this.nextRead =
+      last < 0
+        ? undefined
+        : {
+            offset: BigInt.asIntN(64, entryLastOffset(records, last, records.readInt8(last + MAGIC_OFFSET)) + 1n),
+            position: position + p,
+            truncations: this.log.truncations,
+          };
   }
 
   /** Next offset after the last batch (Kafka `readNextOffset`): baseOffset when empty. */
@@ -363,6 +430,12 @@ export class LogSegment {
     this.txnIndex.close();
     this.log.close();
   }
+}
+
+/** v2: baseOffset + lastOffsetDelta (Java long arithmetic); legacy: the entry's offset. */
+function entryLastOffset(buf: Buffer, at: number, magic: number): bigint {
+  const offset = buf.readBigInt64BE(at);
+  return magic === 0 || magic === 1 ? offset : BigInt.asIntN(64, offset + BigInt(buf.readInt32BE(at + LAST_OFFSET_DELTA_OFFSET)));
 }
 
 /**

@@ -3,10 +3,12 @@
  * `UnifiedLog.analyzeAndValidateRecords` (batch-level checks) followed by `LogValidator`
  * (record-level checks, offset assignment, timestamps, format conversion and recompression).
  *
- * The caller's Buffer is never modified: validation works on a copy, which is mutated in place
- * when Kafka would mutate in place (offsets, leader epoch, max timestamp; spec §2.5), and replaced
- * by rebuilt bytes when Kafka rebuilds (format conversion, a codec change, non-sequential inner
- * offsets, magic-0 targets).
+ * The caller's Buffer is not modified unless it hands it over (`mutateInput`): validation works on
+ * a copy, which is mutated in place when Kafka would mutate in place (offsets, leader epoch, max
+ * timestamp; spec §2.5), and replaced by rebuilt bytes when Kafka rebuilds (format conversion, a
+ * codec change, non-sequential inner offsets, magic-0 targets). A handed-over Buffer is mutated
+ * itself, as Kafka mutates the produce request's buffer (`LogValidator` on the request's
+ * `MemoryRecords`), which saves the copy.
  *
  * Three paths, chosen as Kafka chooses them:
  * - source and target uncompressed, every batch already in the topic's magic: in place;
@@ -70,6 +72,12 @@ export interface ValidationContext {
    * a view into it, valid until the next call with the same scratch.
    */
   scratch?: { buffer: Buffer };
+  /**
+   * The caller hands `records` over (a request buffer it does not read again): validation writes
+   * the in-place changes into it instead of a copy, and the result's `records` may be a view of it.
+   * After an error its content is unspecified.
+   */
+  mutateInput?: boolean;
 }
 
 export interface ValidationResult {
@@ -86,6 +94,11 @@ export interface ValidationResult {
   recordCount: number;
   /** Batches (v2) or log entries (magic 0/1) in `records`. */
   batchCount: number;
+  /**
+   * Views of the batches in `records` (v2, or legacy entries), in order: the log's producer-state
+   * and leader-epoch steps read them without parsing the bytes again.
+   */
+  batches: readonly AnyRecordBatch[];
   /** Codec id of the input (the last non-none batch codec). */
   sourceCompression: number;
   /** Codec id the topic wants: compression.type, or the source codec under 'producer'. */
@@ -208,7 +221,6 @@ class Validator {
   private readonly toMagic: 0 | 1 | 2;
   private readonly timestampType: TimestampType;
   private readonly compacted: boolean;
-  private readonly tp: string;
   /** The next offset to assign (Kafka's offsetCounter). */
   counter: bigint;
 
@@ -223,12 +235,16 @@ class Validator {
     this.toMagic = messageFormatMagic(ctx.config);
     this.timestampType = ctx.config.messageTimestampType;
     this.compacted = ctx.config.cleanupPolicy.includes('compact');
-    this.tp = ctx.topicPartition === undefined ? '' : ` in topic partition ${ctx.topicPartition}`;
     this.counter = ctx.nextOffset;
   }
 
   get magic(): number {
     return this.toMagic;
+  }
+
+  /** " in topic partition t-0" for error messages (built only when one is thrown). */
+  private get tp(): string {
+    return this.ctx.topicPartition === undefined ? '' : ` in topic partition ${this.ctx.topicPartition}`;
   }
 
   /** Kafka `getFirstBatchAndMaybeValidateNoMoreBatches`. */
@@ -243,7 +259,8 @@ class Validator {
   /** Kafka `validateBatch`. */
   private validateBatch(first: AnyRecordBatch, batch: AnyRecordBatch): void {
     const at = { position: batch.position };
-    if (first.magic !== batch.magic) {
+    const magic = batch.magic;
+    if (first.magic !== magic) {
       throw new InvalidRecordError(
         `Batch magic ${batch.magic} is not the same as the first batch's magic byte ${first.magic}${this.tp}`,
         at,
@@ -251,7 +268,9 @@ class Validator {
     }
     if (this.ctx.origin === 'client') {
       if (batch.kind === 'v2') {
-        const countFromOffsets = BigInt.asIntN(64, batch.lastOffset - batch.baseOffset + 1n);
+        // lastOffset - baseOffset is lastOffsetDelta, wrapped as Java longs (one BigInt read, not three)
+        const baseOffset = batch.baseOffset;
+        const countFromOffsets = BigInt.asIntN(64, BigInt.asIntN(64, baseOffset + BigInt(batch.lastOffsetDelta)) - baseOffset + 1n);
         if (countFromOffsets <= 0n) {
           throw new InvalidRecordError(`Batch has an invalid offset range: [${batch.baseOffset}, ${batch.lastOffset}]${this.tp}`, at);
         }
@@ -265,7 +284,7 @@ class Validator {
         }
       }
       if (batch.isControl) throw new InvalidRecordError(`Clients are not allowed to write control records${this.tp}`, at);
-      if (batch.producerId > -1n && batch.baseSequence < 0) {
+      if (batch.baseSequence < 0 && batch.producerId > -1n) {
         throw new InvalidRecordError(
           `Invalid sequence number ${batch.baseSequence} in record batch with producerId ${batch.producerId}${this.tp}`,
           at,
@@ -275,7 +294,7 @@ class Validator {
     if (batch.isTransactional && this.toMagic < 2) {
       throw new UnsupportedForMessageFormatError(`Transactional records cannot be used with magic version ${this.toMagic}`, at);
     }
-    if (batch.producerId > -1n && this.toMagic < 2) {
+    if (this.toMagic < 2 && batch.producerId > -1n) {
       throw new UnsupportedForMessageFormatError(`Idempotent records cannot be used with magic version ${this.toMagic}`, at);
     }
   }
@@ -604,31 +623,32 @@ class Validator {
 export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext): ValidationResult {
   const config = ctx.config;
   const tp = ctx.topicPartition;
-  // never touch the caller's bytes: work on a copy, in the caller's reusable scratch when given
-  // (a fresh large Buffer per append costs page faults on this kind of machine)
-  const buf = copyInput(records, ctx.scratch);
+  // unless handed over, never touch the caller's bytes: work on a copy, in the caller's reusable
+  // scratch when given (a fresh large Buffer per append costs page faults on this kind of machine)
+  const buf = ctx.mutateInput === true ? records : copyInput(records, ctx.scratch);
 
   // -- analyzeAndValidateRecords --
   const batches: AnyRecordBatch[] = [];
   let source = 0;
   const reader = new BatchReader(buf, { verifyCrc: false });
   for (let batch = reader.nextBatch(); batch !== null; batch = reader.nextBatch()) {
-    const at = { position: batch.position };
     if (batch.kind === 'v2' && ctx.origin === 'client' && batch.baseOffset !== 0n) {
       throw new InvalidRecordError(
         `The baseOffset of the record batch in the append${tp === undefined ? '' : ` to ${tp}`} should be 0, but it is ${batch.baseOffset}`,
-        at,
+        { position: batch.position },
       );
     }
     const size = batch.sizeInBytes;
     if (size > config.maxMessageBytes) {
       throw new RecordTooLargeError(
         `The record batch size in the append${tp === undefined ? '' : ` to ${tp}`} is ${size} bytes which exceeds the maximum configured value of ${config.maxMessageBytes}.`,
-        at,
+        { position: batch.position },
       );
     }
     if (!batch.isValid()) {
-      throw new CorruptRecordError(`Record is corrupt (stored crc = ${batch.crc})${tp === undefined ? '' : ` in topic partition ${tp}`}.`, at);
+      throw new CorruptRecordError(`Record is corrupt (stored crc = ${batch.crc})${tp === undefined ? '' : ` in topic partition ${tp}`}.`, {
+        position: batch.position,
+      });
     }
     if (batch.compressionType !== CompressionType.none) source = batch.compressionType;
     batches.push(batch);
@@ -656,6 +676,7 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
         shallowOffsetOfMaxTimestamp: shallow,
         recordCount: Number(v.counter - ctx.nextOffset),
         batchCount: batches.length,
+        batches,
         recompressed: false,
         magic: batches[0]!.magic,
       };
@@ -676,6 +697,7 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
       shallowOffsetOfMaxTimestamp: res.lastOffset,
       recordCount: Number(v.counter - ctx.nextOffset),
       batchCount: batches.length,
+      batches,
       recompressed: false,
       magic: res.first.magic,
     };
@@ -700,7 +722,9 @@ function rebuiltResult(
 ): ValidationResult {
   // the size may have changed: every output batch must still fit max.message.bytes
   const max = ctx.config.maxMessageBytes;
+  const batches: AnyRecordBatch[] = [];
   for (const batch of new BatchReader(built.records, { verifyCrc: false })) {
+    batches.push(batch);
     if (batch.sizeInBytes > max) {
       throw new RecordTooLargeError(
         `Message batch size is ${batch.sizeInBytes} bytes in append` +
@@ -720,6 +744,7 @@ function rebuiltResult(
     shallowOffsetOfMaxTimestamp: built.info.shallowOffsetOfMaxTimestamp,
     recordCount: Number(v.counter - ctx.nextOffset),
     batchCount: built.batchCount,
+    batches,
     recompressed: true,
     magic: v.magic,
   };

@@ -95,6 +95,8 @@ export class PartitionLog {
   private readonly time: () => number;
   /** Reused copy of each append's input (the validator mutates a copy, never the caller's bytes). */
   private readonly appendScratch = { buffer: Buffer.allocUnsafe(0) };
+  /** "topic-partition" for error messages, built once (every append passes it). */
+  private readonly topicPartition: string;
   private readonly pendingDeletes: { segment: LogSegment; dueMs: number; extraFiles: string[] }[] = [];
   readonly recoveryReports: RecoveryReport[] = [];
   readonly leaderEpochCache: LeaderEpochFileCache;
@@ -109,6 +111,7 @@ export class PartitionLog {
     time: () => number,
   ) {
     this.time = time;
+    this.topicPartition = `${topic}-${partition}`;
     this.lastFlushMs = time();
     this.leaderEpochCache = new LeaderEpochFileCache(join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
   }
@@ -436,8 +439,13 @@ export class PartitionLog {
 
   // ---- append (spec §7.2, §9) -----------------------------------------------------------------
 
-  /** Validates, assigns offsets and appends a producer's records (Kafka `appendAsLeader`). */
-  append(records: Buffer, options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator' } = {}): AppendResult {
+  /**
+   * Validates, assigns offsets and appends a producer's records (Kafka `appendAsLeader`).
+   * `mutateInput`: the caller hands `records` over (e.g. a produce request's buffer it will not read
+   * again): offsets, leader epoch and timestamps are then written into it rather than into a copy,
+   * as Kafka does with the request's buffer; after an error its content is unspecified.
+   */
+  append(records: Buffer, options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean } = {}): AppendResult {
     if (records.length === 0) {
       return { firstOffset: this.leo, lastOffset: this.leo - 1n, maxTimestamp: -1n, logAppendTime: -1n, recordCount: 0, logStartOffset: this.startOffset, duplicate: false };
     }
@@ -448,8 +456,9 @@ export class PartitionLog {
       now: BigInt(now),
       partitionLeaderEpoch: options.leaderEpoch ?? 0,
       origin: options.origin ?? 'client',
-      topicPartition: `${this.topic}-${this.partition}`,
+      topicPartition: this.topicPartition,
       scratch: this.appendScratch,
+      mutateInput: options.mutateInput === true,
     });
     const bytes = validated.records;
     if (bytes.length > this.config.segmentBytes) {
@@ -458,10 +467,11 @@ export class PartitionLog {
       );
     }
     const origin = options.origin ?? 'client';
-    const batches = [...readRecordBatches(bytes, { verifyCrc: false })];
-    // producer state (spec §9.3 step 2): duplicates return the original offsets, nothing is written
-    const infos = new Map<bigint, ProducerAppendInfo>();
-    const completed: CompletedTxn[] = [];
+    const batches = validated.batches;
+    // producer state (spec §9.3 step 2): duplicates return the original offsets, nothing is written;
+    // the map and list are created only for idempotent batches (most appends have none)
+    let infos: Map<bigint, ProducerAppendInfo> | undefined;
+    let completed: CompletedTxn[] | undefined;
     const state = this.producerStateManager;
     for (const batch of batches) {
       if (batch.kind !== 'v2' || !batch.hasProducerId) continue;
@@ -479,10 +489,11 @@ export class PartitionLog {
           };
         }
       }
+      infos ??= new Map();
       let info = infos.get(batch.producerId);
       if (!info) infos.set(batch.producerId, (info = state.prepareUpdate(batch.producerId, origin)));
       const txn = info.append(batch as RecordBatch);
-      if (txn) completed.push(txn);
+      if (txn) (completed ??= []).push(txn);
     }
     // leader epoch cache: every v2 batch assigns its epoch; legacy data clears it (spec §9.3)
     for (const batch of batches) {
@@ -495,8 +506,8 @@ export class PartitionLog {
     const segment = this.maybeRoll(bytes.length, validated, now);
     segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes);
     this.leo = validated.lastOffset + 1n;
-    for (const info of infos.values()) state.update(info);
-    for (const txn of completed) this.completeTxn(state, txn, segment);
+    if (infos !== undefined) for (const info of infos.values()) state.update(info);
+    if (completed !== undefined) for (const txn of completed) this.completeTxn(state, txn, segment);
     state.updateMapEndOffset(this.leo);
     state.onHighWatermarkUpdated(this.highWatermark);
     if (this.leo - this.recoveryPointOffset >= this.config.flushMessages) this.flush();

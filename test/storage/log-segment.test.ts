@@ -165,6 +165,119 @@ describe('LogSegment reads (LogSegmentTest)', () => {
   });
 });
 
+describe('LogSegment sequential reads (a consumer fetching on from its last whole batch)', () => {
+  /** Reads the segment from `from` as a consumer does: each read starts after the last whole batch of the one before. */
+  function consume(seg: LogSegment, from: bigint, maxSize: number, into?: Buffer): { position: number; records: Buffer }[] {
+    const reads: { position: number; records: Buffer }[] = [];
+    let offset = from;
+    for (;;) {
+      const r = seg.read(offset, maxSize, seg.size, true, into);
+      if (r === undefined || r.records.length === 0) return reads;
+      reads.push({ position: r.position, records: Buffer.from(r.records) });
+      let last: bigint | undefined;
+      const reader = readRecordBatches(r.records, { verifyCrc: false });
+      for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) last = b.lastOffset;
+      assert.ok(last !== undefined, `no whole batch in the read at ${offset}`);
+      offset = last + 1n;
+    }
+  }
+
+  it('every read returns the appended bytes from the batch holding the fetch offset', () => {
+    const seg = create(0);
+    const rnd = prng(7);
+    const batches: BuiltBatch[] = [];
+    let next = 0;
+    for (let i = 0; i < 60; i++) {
+      const count = 1 + Math.floor(rnd() * 5);
+      const b = makeBatch(next, count, T0 + next, { valueSize: 20 + Math.floor(rnd() * 400) });
+      append(seg, b);
+      batches.push(b);
+      next += count;
+    }
+    const file = Buffer.concat(batches.map((b) => b.bytes));
+    const starts: number[] = [];
+    batches.reduce((p, b) => (starts.push(p), p + b.bytes.length), 0);
+    for (const into of [undefined, Buffer.alloc(8192)]) {
+      const reads = consume(seg, 0n, 1500, into);
+      assert.ok(reads.length > 10);
+      let covered = 0;
+      for (const { position, records } of reads) {
+        const k = starts.indexOf(position);
+        assert.ok(k >= 0, `read at ${position} is not at a batch start`);
+        // minOneMessage: a first batch larger than maxSize comes whole
+        const want = Math.max(1500, batches[k]!.bytes.length);
+        assert.deepEqual(records, file.subarray(position, Math.min(file.length, position + want)));
+        covered = position + records.length;
+      }
+      assert.equal(covered, file.length);
+    }
+  });
+
+  it('a batch larger than maxSize comes whole with minOneMessage and cut without it, also after a sequential read', () => {
+    const seg = create(0);
+    const small = makeBatch(0, 2, T0);
+    const big = makeBatch(2, 20, T0 + 2, { valueSize: 300 });
+    append(seg, small);
+    append(seg, big);
+    const first = seg.read(0n, small.bytes.length + 100, seg.size, true);
+    assert.ok(first);
+    assert.deepEqual(first.records.subarray(0, small.bytes.length), small.bytes);
+    const whole = seg.read(2n, 200, seg.size, true);
+    assert.ok(whole);
+    assert.equal(whole.position, small.bytes.length);
+    assert.deepEqual(whole.records, big.bytes);
+    assert.equal(whole.firstEntryIncomplete, false);
+    seg.read(0n, small.bytes.length + 100, seg.size, true);
+    const cut = seg.read(2n, 200, seg.size, false);
+    assert.ok(cut);
+    assert.equal(cut.firstEntryIncomplete, true);
+    assert.deepEqual(cut.records, big.bytes.subarray(0, 200));
+  });
+
+  it('after a truncation, a batch boundary learned before it is not trusted', () => {
+    const seg = create(0);
+    const a = makeBatch(0, 3, T0);
+    const b = makeBatch(3, 3, T0 + 3, { valueSize: 300 });
+    const c = makeBatch(6, 3, T0 + 6, { valueSize: 300 });
+    for (const x of [a, b, c]) append(seg, x);
+    const end = seg.size;
+    // a consumer read everything: its next fetch is offset 9, which was at `end`
+    assert.deepEqual(offsetsOf(seg.read(0n, 1 << 20)?.records), range(0, 9));
+    seg.truncateTo(3n);
+    // rewrite so that a batch starts at `end` again, but a later one (10-12): offset 9 is now inside y
+    // value sizes move x by 2 bytes a step and y by 5: some pair lands y's end exactly on `end`
+    let x: BuiltBatch | undefined;
+    let y: BuiltBatch | undefined;
+    for (let vx = 20; vx < 30 && y === undefined; vx++) {
+      x = makeBatch(3, 2, T0 + 3, { valueSize: vx });
+      for (let vy = 20; vy < 400 && y === undefined; vy++) {
+        const candidate = makeBatch(5, 5, T0 + 5, { valueSize: vy });
+        if (a.bytes.length + x.bytes.length + candidate.bytes.length === end) y = candidate;
+      }
+    }
+    assert.ok(x && y, 'no value sizes put a batch boundary at the old end');
+    const z = makeBatch(10, 3, T0 + 10);
+    for (const n of [x, y, z]) append(seg, n);
+    const r = seg.read(9n, 1 << 20);
+    assert.ok(r);
+    assert.equal(r.position, a.bytes.length + x.bytes.length);
+    assert.deepEqual(offsetsOf(r.records), range(5, 13));
+  });
+
+  it('a corrupt size at the remembered position is reported as by a first read', () => {
+    const seg = create(0);
+    const a = makeBatch(0, 2, T0);
+    append(seg, a);
+    append(seg, makeBatch(2, 2, T0 + 2, { valueSize: 100 }));
+    const r = seg.read(0n, a.bytes.length + 10);
+    assert.ok(r);
+    const bad = Buffer.alloc(4);
+    bad.writeInt32BE(3);
+    writeAt(seg.log.path, a.bytes.length + 8, bad);
+    assert.throws(() => seg.read(2n, 1 << 20), (err: Error & { code?: string; position?: number }) => err.code === 'CORRUPT_RECORD' && err.position === a.bytes.length);
+  });
+});
+
 describe('LogSegment truncation (LogSegmentTest)', () => {
   it('testTruncate: truncating removes the batch holding the offset and everything after', () => {
     const seg = create(40, { ...CFG, indexIntervalBytes: 1 });

@@ -351,6 +351,34 @@ describe('LogValidator: offsets and counts', () => {
       assert.deepEqual(input, copy);
     }
   });
+
+  test('a handed-over buffer (mutateInput) is validated in place: the output is its own bytes, as a copy would have become', () => {
+    // in-place paths only: v2 into a v2 topic, v1 into a v1 topic (0.10.2)
+    const cases: [Buffer, Partial<LogConfig>][] = [
+      [v2(3), {}],
+      [v2(3, { compression: 'gzip' }), {}],
+      [encodeLegacyMessageSet(recs(3), { magic: 1 }), { messageFormatVersion: '0.10.2' }],
+    ];
+    for (const [input, config] of cases) {
+      for (const messageTimestampType of ['CreateTime', 'LogAppendTime'] as const) {
+        const viaCopy = validateAndAssignOffsets(Buffer.from(input), ctx({ ...config, messageTimestampType }));
+        assert.equal(viaCopy.recompressed, false);
+        const handed = Buffer.from(input);
+        const res = validateAndAssignOffsets(handed, ctx({ ...config, messageTimestampType }, { mutateInput: true }));
+        assert.equal(res.records.buffer, handed.buffer, 'the output is a view of the handed-over buffer');
+        assert.equal(res.records.byteOffset, handed.byteOffset);
+        assert.deepEqual(handed, viaCopy.records);
+        // the rewritten header fields are what Kafka writes (checked without kafkalite's reader)
+        if (input[16] === 2) {
+          assert.equal(handed.readBigInt64BE(0), NEXT);
+          assert.equal(handed.readInt32BE(12), 7);
+          assert.equal(handed.readUInt32BE(17), refCrc32c(handed.subarray(21)));
+        } else {
+          assert.equal(handed.readUInt32BE(12), refCrc32(handed.subarray(16, 12 + handed.readInt32BE(8))));
+        }
+      }
+    }
+  });
 });
 
 describe('LogValidator: format conversion', () => {

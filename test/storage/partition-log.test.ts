@@ -126,6 +126,23 @@ describe('PartitionLog append and read (UnifiedLogTest)', () => {
     assert.equal(log.logEndOffset, 5n);
   });
 
+  it('an append that hands its buffer over (mutateInput) writes that buffer, with the assigned offsets in it', () => {
+    const log = openLog(cfg());
+    log.append(clientBatch(2, T0));
+    const kept = clientBatch(3, T0 + 2, 30, 'kept-');
+    const keptCopy = Buffer.from(kept);
+    log.append(kept);
+    assert.deepEqual(kept, keptCopy, 'without mutateInput the caller keeps its bytes');
+    const handed = clientBatch(4, T0 + 5, 30, 'handed-');
+    const r = log.append(handed, { mutateInput: true, leaderEpoch: 3 });
+    assert.deepEqual([r.firstOffset, r.lastOffset], [5n, 8n]);
+    assert.equal(handed.readBigInt64BE(0), 5n, 'baseOffset written into the handed-over buffer');
+    assert.equal(handed.readInt32BE(12), 3, 'partitionLeaderEpoch written into it');
+    const read = log.read(5n, { maxBytes: 1 << 20 });
+    assert.deepEqual(read.records, handed);
+    assert.deepEqual(readAll(log).map((x) => x.value.split('-')[0]), ['v0', 'v1', 'kept', 'kept', 'kept', 'handed', 'handed', 'handed', 'handed']);
+  });
+
   it('testReadWithMinMessage: minOneMessage returns a whole batch above maxBytes; without it nothing whole', () => {
     const log = openLog(cfg());
     log.append(clientBatch(5, T0, 500));
