@@ -59,7 +59,8 @@ export const produceHandler: ApiHandler = {
               continue;
             }
           }
-          const r = log.append(p.records ?? Buffer.alloc(0));
+          // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as Kafka does
+          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true });
           appended = true;
           out.baseOffset = r.firstOffset;
           out.logAppendTimeMs = r.logAppendTime;
