@@ -253,7 +253,7 @@ async function main(): Promise<void> {
   const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
   process.on('exit', cleanup);
   const self = new URL(import.meta.url).pathname;
-  const kafkalite = await startChild('kafkalite', process.execPath, [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], /listening on [^:]+:(\d+)/, true);
+  const kafkalite = await startChild('kafkalite', process.execPath, [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000'], /listening on [^:]+:(\d+)/, true);
   const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
   const loopback = await startChild('loopback-limit', process.execPath, [self, 'null-server'], /listening on [^:]+:(\d+)/, false);
   const peers = [kafkalite, mock, loopback];
@@ -292,7 +292,19 @@ async function main(): Promise<void> {
       const until = Date.now() + SOAK_MIN * 60_000;
       let bytes = 0;
       const s0 = performance.now();
-      await ensureTopic(kafkalite.port, 'bench-soak');
+      // retention keeps the soak's disk use bounded (and exercises segment deletion under load)
+      const admin = await RawClient.connect(kafkalite.port);
+      const created = await admin.request(19, 4, {
+        topics: [{ name: 'bench-soak', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [
+          { name: 'retention.bytes', value: String(512 * MiB) },
+          { name: 'segment.bytes', value: String(64 * MiB) },
+          { name: 'file.delete.delay.ms', value: '1000' },
+        ] }],
+        timeoutMs: 30_000,
+        validateOnly: false,
+      });
+      admin.destroy();
+      if (created.topics[0].errorCode !== 0) throw new Error(`bench-soak: error ${created.topics[0].errorCode}`);
       while (Date.now() < until) {
         const r = await runProduce(kafkalite, { batch: '1MiB', acks: 1, connections: 8 }, 'bench-soak');
         bytes += r.bytes;
