@@ -32,7 +32,8 @@ import {
   TRANSACTIONAL_FLAG_MASK,
   type TimestampType,
 } from './constants.js';
-import { Record } from './record.js';
+import type { Record } from './record.js';
+import { RecordLayout } from './record-layout.js';
 import { incrementSequence } from './sequence.js';
 import { ByteReader, VarintError } from './varint.js';
 
@@ -238,6 +239,8 @@ export class RecordBatch {
 export class RecordIterator implements IterableIterator<Record> {
   private readonly reader: ByteReader;
   private readIndex = 0;
+  /** Reused by `readNext` (created on first use: `scanNext` callers bring their own). */
+  private layout: RecordLayout | undefined = undefined;
 
   constructor(
     private readonly batch: RecordBatch,
@@ -261,13 +264,23 @@ export class RecordIterator implements IterableIterator<Record> {
 
   /** The next record, or null after the last one (then the batch must have been fully consumed). */
   readNext(): Record | null {
+    const layout = (this.layout ??= new RecordLayout());
+    return this.scanNext(layout) ? layout.toRecord(this.batch) : null;
+  }
+
+  /**
+   * `readNext` without creating a `Record`: parses and validates the next record exactly as
+   * `readNext` does (same errors) and writes where its parts lie into `out` (reusable, see
+   * record-layout.ts). Returns false after the last record.
+   */
+  scanNext(out: RecordLayout): boolean {
     const reader = this.reader;
     if (this.readIndex >= this.count) {
       if (this.readIndex === this.count && reader.pos < reader.end) {
         this.readIndex++;
         throw this.error('Incorrect declared batch size, records still remaining in file', reader.pos);
       }
-      return null;
+      return false;
     }
     this.readIndex++;
     if (reader.pos >= reader.end) {
@@ -276,7 +289,8 @@ export class RecordIterator implements IterableIterator<Record> {
     const recordStart = reader.pos;
     const outerEnd = reader.end;
     try {
-      return this.readRecord(reader, outerEnd);
+      this.readRecord(reader, outerEnd, out);
+      return true;
     } catch (err) {
       if (err instanceof KafkaliteError) throw err;
       if (err instanceof VarintError) {
@@ -294,8 +308,8 @@ export class RecordIterator implements IterableIterator<Record> {
     return new InvalidRecordError(message, { position, cause });
   }
 
-  /** Reads and validates one record (Kafka `DefaultRecord.readFrom`), materialising nothing. */
-  private readRecord(reader: ByteReader, outerEnd: number): Record {
+  /** Reads and validates one record (Kafka `DefaultRecord.readFrom`) into `out`, materialising nothing. */
+  private readRecord(reader: ByteReader, outerEnd: number, out: RecordLayout): void {
     const recordStart = reader.pos;
     const bodySize = reader.readVarint();
     const bodyStart = reader.pos;
@@ -307,9 +321,13 @@ export class RecordIterator implements IterableIterator<Record> {
     }
     const bodyEnd = bodyStart + bodySize;
     reader.end = bodyEnd; // nothing in a record may read past its declared body
-    const attributes = reader.readInt8();
-    const timestampDelta = reader.readVarlong();
-    const offsetDelta = reader.readVarint();
+    out.data = this.data;
+    out.recordStart = recordStart;
+    out.recordEnd = bodyEnd;
+    out.attributes = reader.readInt8();
+    out.timestampDelta = reader.readVarlong();
+    out.offsetDeltaStart = reader.pos;
+    out.offsetDelta = reader.readVarint();
 
     let keySize = reader.readVarint();
     const keyStart = reader.pos;
@@ -354,19 +372,11 @@ export class RecordIterator implements IterableIterator<Record> {
         recordStart,
       );
     }
-    return new Record(
-      this.batch,
-      this.data,
-      attributes,
-      timestampDelta,
-      offsetDelta,
-      keyStart,
-      keySize,
-      valueStart,
-      valueSize,
-      headersStart,
-      headerCount,
-      bodyEnd - recordStart,
-    );
+    out.keyStart = keyStart;
+    out.keySize = keySize;
+    out.valueStart = valueStart;
+    out.valueSize = valueSize;
+    out.headersStart = headersStart;
+    out.headerCount = headerCount;
   }
 }

@@ -273,7 +273,7 @@ function writeBytes(buf: Buffer, pos: number, v: Bytes, len: number): number {
   return pos + len;
 }
 
-interface HeaderFields {
+export interface HeaderFields {
   baseOffset: Int64Input;
   size: number;
   partitionLeaderEpoch: number;
@@ -288,7 +288,7 @@ interface HeaderFields {
 }
 
 /** Writes the 61-byte header over `buf[0, 61)` and the CRC over `buf[21, size)`. */
-function writeHeader(buf: Buffer, h: HeaderFields): void {
+export function writeHeader(buf: Buffer, h: HeaderFields): void {
   writeInt64BE(buf, 0, h.baseOffset);
   buf.writeInt32BE(h.size - LOG_OVERHEAD, 8);
   buf.writeInt32BE(h.partitionLeaderEpoch, 12);

@@ -12,3 +12,4 @@ export * from './compression/index.js';
 export * from './legacy.js';
 export * from './legacy-builder.js';
 export * from './convert.js';
+export * from './record-layout.js';

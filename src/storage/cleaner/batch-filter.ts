@@ -16,11 +16,12 @@ import { StorageError } from '../../errors.js';
 import type { RecordBatch } from '../../record/batch.js';
 import { readRecordBatches, type AnyRecordBatch } from '../../record/batches.js';
 import { encodeEmptyBatch, RecordBatchEncoder, type EmptyBatchOptions, type RecordInput } from '../../record/builder.js';
-import { ATTRIBUTES_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET } from '../../record/constants.js';
+import { ATTRIBUTES_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET, MAX_TIMESTAMP_OFFSET } from '../../record/constants.js';
 import { crc32c } from '../../record/crc.js';
 import { encodeLegacyMessageSet } from '../../record/legacy-builder.js';
 import type { LegacyRecordBatch } from '../../record/legacy.js';
-import type { Record } from '../../record/record.js';
+import { RecordLayout } from '../../record/record-layout.js';
+import { copyBound, rebuildByCopy } from './record-copy.js';
 
 /** Largest base offset whose records' offsets (base + any int32 offsetDelta) are exact numbers. */
 const MAX_SMALL_BASE = BigInt(Number.MAX_SAFE_INTEGER) - (1n << 31n);
@@ -47,9 +48,14 @@ export interface RecordFilter {
   readonly currentTime: bigint;
   readonly deleteRetentionMs: bigint;
   checkBatchRetention(batch: AnyRecordBatch): BatchRetentionResult;
-  /** `offset` is a number when the batch's offsets are all below 2^53 (no BigInt per record). */
-  shouldRetainRecord(batch: AnyRecordBatch, offset: bigint | number, key: Buffer | null, hasValue: boolean): boolean;
+  /**
+   * `offset` is a number when the batch's offsets are all below 2^53 (no BigInt per record); the
+   * key is `data[keyStart, keyStart + keySize)` where it lies, keySize -1 for a null key.
+   */
+  shouldRetainRecord(batch: AnyRecordBatch, offset: bigint | number, data: Uint8Array, keyStart: number, keySize: number, hasValue: boolean): boolean;
 }
+
+const NO_BYTES = new Uint8Array(0);
 
 /** What one `filter` call read and wrote (Kafka `FilterResult`). */
 export interface FilterResult {
@@ -82,15 +88,24 @@ export class BatchFilter {
   private out = Buffer.allocUnsafe(256 * 1024);
   private used = 0;
   private readonly encoder = new RecordBatchEncoder();
-  /** The current v2 batch's retained records (reused: one array for every batch). */
-  private readonly keptV2: Record[] = [];
+  /**
+   * The current v2 batch's records are scanned into these (reused for every batch): a kept record
+   * keeps its layout and the next one is scanned into the following slot, so no object is created
+   * per record and a kept record's bytes can be copied (record-copy.ts).
+   */
+  private readonly layouts: RecordLayout[] = [new RecordLayout()];
 
-  private write(bytes: Uint8Array): void {
-    if (this.used + bytes.length > this.out.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.used + bytes.length, this.out.length * 2));
+  /** Makes room for `size` more bytes in the output buffer. */
+  private reserve(size: number): void {
+    if (this.used + size > this.out.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.used + size, this.out.length * 2));
       this.out.copy(bigger, 0, 0, this.used);
       this.out = bigger;
     }
+  }
+
+  private write(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
     this.out.set(bytes, this.used);
     this.used += bytes.length;
   }
@@ -123,31 +138,35 @@ export class BatchFilter {
       let keptAll = true;
       let containsTombstones = false;
       let maxOffset = -1n;
-      // v2 records are kept as the iterator's own Record objects (no copy): a batch whose records
-      // all stay is then copied as bytes without building anything per record
-      const keptV2 = this.keptV2;
-      keptV2.length = 0;
+      // v2 records are only scanned (record-layout.ts): a batch whose records all stay is then
+      // copied as bytes without building anything per record
+      const layouts = this.layouts;
+      let keptV2 = 0;
       const kept: KeptRecord[] = [];
       if (batch.kind === 'v2') {
         const baseOffset = batch.baseOffset;
         const small = isSmallBase(baseOffset);
         const baseNumber = Number(baseOffset);
         const it = batch.recordIterator({ verifyCrc: false });
-        for (let r = it.readNext(); r !== null; r = it.readNext()) {
+        let r = layouts[0]!;
+        while (it.scanNext(r)) {
           result.messagesRead++;
           const hasValue = r.valueSize >= 0;
-          if (!filter.shouldRetainRecord(batch, small ? baseNumber + r.offsetDelta : r.offset, r.key, hasValue)) {
+          const offset = small ? baseNumber + r.offsetDelta : BigInt.asIntN(64, baseOffset + BigInt(r.offsetDelta));
+          if (!filter.shouldRetainRecord(batch, offset, r.data, r.keyStart, r.keySize, hasValue)) {
             keptAll = false;
-            continue;
+            continue; // the next record is scanned over this one
           }
           if (!hasValue) containsTombstones = true;
-          keptV2.push(r);
+          keptV2++;
+          r = layouts[keptV2] ?? (layouts[keptV2] = new RecordLayout());
         }
       } else {
         for (const r of batch.records({ verifyCrc: false })) {
           result.messagesRead++;
           const value = r.value;
-          if (!filter.shouldRetainRecord(batch, r.offset, r.key, value !== null)) {
+          const key = r.key;
+          if (!filter.shouldRetainRecord(batch, r.offset, key ?? NO_BYTES, 0, key === null ? -1 : key.length, value !== null)) {
             keptAll = false;
             continue;
           }
@@ -155,7 +174,7 @@ export class BatchFilter {
           kept.push({ offset: r.offset, timestamp: r.timestamp, key: r.key, value });
         }
       }
-      const keptCount = batch.kind === 'v2' ? keptV2.length : kept.length;
+      const keptCount = batch.kind === 'v2' ? keptV2 : kept.length;
       if (keptCount > 0) {
         const v2 = batch.kind === 'v2' ? batch : undefined;
         const needHorizon = v2 !== undefined && (containsTombstones || containsMarkerForEmptyTxn) && !v2.hasDeleteHorizon;
@@ -164,11 +183,11 @@ export class BatchFilter {
           retained(batch.maxTimestamp, batch.lastOffset, batch.lastOffset, keptCount);
         } else if (v2 !== undefined) {
           const horizon = needHorizon ? filter.currentTime + filter.deleteRetentionMs : v2.deleteHorizonMs;
-          for (const r of keptV2) if (r.offset > maxOffset) maxOffset = r.offset;
-          const built = this.rebuildV2(v2, keptV2, horizon);
-          this.write(built);
-          const maxTs = built.readBigInt64BE(35);
-          retained(maxTs, v2.lastOffset, maxOffset, keptCount);
+          const start = this.used;
+          this.rebuildV2(v2, keptCount, horizon);
+          // the rebuild requires increasing offset deltas: the last kept record has the largest offset
+          maxOffset = BigInt.asIntN(64, v2.baseOffset + BigInt(layouts[keptCount - 1]!.offsetDelta));
+          retained(this.out.readBigInt64BE(start + MAX_TIMESTAMP_OFFSET), v2.lastOffset, maxOffset, keptCount);
         } else {
           const built = rebuildLegacy(batch as LegacyRecordBatch, kept);
           this.write(built);
@@ -186,10 +205,21 @@ export class BatchFilter {
     return result;
   }
 
-  /** Kafka `buildRetainedRecordsInto` for magic 2, then `overrideLastOffset(original lastOffset)`. */
-  private rebuildV2(batch: RecordBatch, kept: readonly Record[], deleteHorizonMs: bigint | undefined): Buffer {
+  /**
+   * Kafka `buildRetainedRecordsInto` for magic 2, then `overrideLastOffset(original lastOffset)`,
+   * appended to the output: the kept records' bytes copied where that gives the encoder's bytes
+   * (record-copy.ts), else the encoder.
+   */
+  private rebuildV2(batch: RecordBatch, count: number, deleteHorizonMs: bigint | undefined): void {
+    const layouts = this.layouts;
+    this.reserve(copyBound(layouts, count));
+    const end = rebuildByCopy(batch, layouts, count, deleteHorizonMs, this.out, this.used);
+    if (end >= 0) {
+      this.used = end;
+      return;
+    }
     const logAppendTime = batch.timestampType === 'LogAppendTime' ? batch.maxTimestamp : undefined;
-    const records: RecordInput[] = kept.map((r) => ({
+    const records: RecordInput[] = layouts.slice(0, count).map((layout) => layout.toRecord(batch)).map((r) => ({
       key: r.key,
       value: r.value,
       headers: r.headerCount > 0 ? [...r.headers] : null,
@@ -212,7 +242,7 @@ export class BatchFilter {
     // the original lastOffsetDelta keeps the batch's last offset and last sequence (spec §12.6)
     built.writeInt32BE(batch.lastOffsetDelta, LAST_OFFSET_DELTA_OFFSET);
     built.writeUInt32BE(crc32c(built, ATTRIBUTES_OFFSET, built.length), CRC_OFFSET);
-    return built;
+    this.write(built);
   }
 }
 

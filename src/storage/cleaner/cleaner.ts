@@ -17,6 +17,7 @@
 import { rmSync, statSync, utimesSync } from 'node:fs';
 import { KafkaliteError, StorageError } from '../../errors.js';
 import { readRecordBatches } from '../../record/batches.js';
+import { RecordLayout } from '../../record/record-layout.js';
 import { CLEANED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from '../file-names.js';
 import { LogSegment } from '../log-segment.js';
 import type { PartitionLog } from '../partition-log.js';
@@ -65,6 +66,8 @@ export type CleanProgress = (done: number, total: number) => void;
 export class Cleaner {
   private readonly map: OffsetMap;
   private readonly batchFilter = new BatchFilter();
+  /** Where the record being mapped lies (reused for every record). */
+  private readonly layout = new RecordLayout();
   private readBuffer: Buffer;
 
   constructor(private readonly options: CleanerOptions) {
@@ -169,16 +172,20 @@ export class Cleaner {
             const small = isSmallBase(batch.baseOffset);
             const baseNumber = Number(batch.baseOffset);
             const startNumber = Number(start);
+            // records scanned, not materialised: the key is hashed where it lies (record-layout.ts)
             const it = batch.recordIterator({ verifyCrc: false });
-            for (let r = it.readNext(); r !== null; r = it.readNext()) {
-              if (r.keySize >= 0 && (small ? baseNumber + r.offsetDelta >= startNumber : r.offset >= start)) {
-                if (map.size >= maxDesiredMapSize) {
-                  full = true;
-                  return -1;
+            const r = this.layout;
+            while (it.scanNext(r)) {
+              if (r.keySize >= 0) {
+                const offset = small ? baseNumber + r.offsetDelta : BigInt.asIntN(64, batch.baseOffset + BigInt(r.offsetDelta));
+                if (offset >= (small ? startNumber : start)) {
+                  if (map.size >= maxDesiredMapSize) {
+                    full = true;
+                    return -1;
+                  }
+                  if (typeof offset === 'number') map.putAt(r.data, r.keyStart, r.keySize, offset);
+                  else map.put(r.data.subarray(r.keyStart, r.keyStart + r.keySize), offset);
                 }
-                const key = r.key!;
-                if (small) map.putAt(key, 0, key.length, baseNumber + r.offsetDelta);
-                else map.put(key, r.offset);
               }
               stats.mapMessagesRead++;
             }

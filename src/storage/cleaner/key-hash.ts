@@ -29,6 +29,14 @@ function fmix(h: number): number {
 
 const word = (b: Uint8Array, p: number) => b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24);
 
+/** The first `n` (0..3) bytes at `p` as a little-endian word. */
+function tailWord(b: Uint8Array, p: number, n: number): number {
+  if (n === 0) return 0;
+  if (n === 1) return b[p]!;
+  if (n === 2) return b[p]! | (b[p + 1]! << 8);
+  return b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16);
+}
+
 /**
  * Hashes `data[start, start + length)` into `out[0..4)` (h1..h4 as int32; their little-endian
  * bytes are the 16-byte digest, as reference implementations print it).
@@ -50,20 +58,12 @@ export function keyHash128(data: Uint8Array, start: number, length: number, out:
     h4 ^= Math.imul(rotl(Math.imul(word(data, p + 12), C4), 18), C1);
     h4 = (Math.imul((rotl(h4, 13) + h1) | 0, 5) + 0x32ac3b17) | 0;
   }
-  // tail: up to 15 bytes, little-endian into k1..k4
+  // tail: up to 15 bytes, little-endian into k1..k4 (whole words read at once, then the rest)
   const tail = length & 15;
-  let k1 = 0;
-  let k2 = 0;
-  let k3 = 0;
-  let k4 = 0;
-  for (let i = tail - 1; i >= 0; i--) {
-    const b = data[p + i]!;
-    const shift = (i & 3) * 8;
-    if (i >= 12) k4 |= b << shift;
-    else if (i >= 8) k3 |= b << shift;
-    else if (i >= 4) k2 |= b << shift;
-    else k1 |= b << shift;
-  }
+  const k1 = tail >= 4 ? word(data, p) : tailWord(data, p, tail);
+  const k2 = tail >= 8 ? word(data, p + 4) : tail > 4 ? tailWord(data, p + 4, tail - 4) : 0;
+  const k3 = tail >= 12 ? word(data, p + 8) : tail > 8 ? tailWord(data, p + 8, tail - 8) : 0;
+  const k4 = tail > 12 ? tailWord(data, p + 12, tail - 12) : 0;
   if (tail > 12) h4 ^= Math.imul(rotl(Math.imul(k4, C4), 18), C1);
   if (tail > 8) h3 ^= Math.imul(rotl(Math.imul(k3, C3), 17), C4);
   if (tail > 4) h2 ^= Math.imul(rotl(Math.imul(k2, C2), 16), C3);

@@ -23,6 +23,8 @@ export const OFFSET_MAP_ENTRY_SIZE = HASH_SIZE + 8;
 const WORDS = OFFSET_MAP_ENTRY_SIZE / 4;
 const INT32_MAX = 0x7fffffff;
 const TWO_32 = 4294967296;
+/** `find` result when every slot holds another hash (-1 - w is never this: w >= 0). */
+const MISSING = -0x100000000;
 
 export class OffsetMap {
   readonly slots: number;
@@ -33,6 +35,8 @@ export class OffsetMap {
   private entries = 0;
   private latestNumber = -1;
   private latestBig: bigint | undefined = undefined;
+  /** Attempts the last `find` made. */
+  private lastAttempts = 0;
   /** Statistics Kafka keeps for the cleaner log line. */
   lookups = 0;
   probes = 0;
@@ -86,15 +90,37 @@ export class OffsetMap {
     return (abs % this.slots) * WORDS;
   }
 
-  /** Whether slot `w` is empty, holds the current hash, or holds another. */
-  private probe(w: number): 'empty' | 'same' | 'other' {
+  /**
+   * Probes for the current hash (Kafka's sequence, see above): the first word of its slot, or
+   * `-1 - w` for the first empty slot `w` met (where a put places it), or MISSING when all `slots`
+   * `maxAttempts` attempts found other hashes. One loop over locals: it runs twice per record per round.
+   */
+  private find(maxAttempts: number): number {
     const t = this.table;
     const h = this.h;
-    if (t[w] === h[0] && t[w + 1] === h[1] && t[w + 2] === h[2] && t[w + 3] === h[3]) {
+    const h0 = h[0]!;
+    const h1 = h[1]!;
+    const h2 = h[2]!;
+    const h3 = h[3]!;
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      const w = this.slotWord(attempt);
+      const a = t[w]!;
+      const b = t[w + 1]!;
+      const c = t[w + 2]!;
+      const d = t[w + 3]!;
       // the all-zero hash is possible in theory: an all-zero slot is still empty
-      return (t[w]! | t[w + 1]! | t[w + 2]! | t[w + 3]! | t[w + 4]! | t[w + 5]!) === 0 ? 'empty' : 'same';
+      const empty = (a | b | c | d | t[w + 4]! | t[w + 5]!) === 0;
+      if (empty) {
+        this.lastAttempts = attempt + 1;
+        return -1 - w;
+      }
+      if (a === h0 && b === h1 && c === h2 && d === h3) {
+        this.lastAttempts = attempt + 1;
+        return w;
+      }
     }
-    return (t[w]! | t[w + 1]! | t[w + 2]! | t[w + 3]! | t[w + 4]! | t[w + 5]!) === 0 ? 'empty' : 'other';
+    this.lastAttempts = maxAttempts;
+    return MISSING;
   }
 
   /** Finds the slot of the current hash for a put (its own, or the first empty one). */
@@ -104,13 +130,11 @@ export class OffsetMap {
       throw new StorageError('Attempt to add a new entry to a full offset map.');
     }
     this.lookups++;
-    let attempt = 0;
-    let w = this.slotWord(0);
-    for (let state = this.probe(w); state !== 'empty'; state = this.probe(w)) {
-      if (state === 'same') return w;
-      w = this.slotWord(++attempt);
-    }
-    this.probes += attempt + 1;
+    // not full, and the probe sequence ends in linear probing over every slot: an empty one is found
+    const found = this.find(Number.MAX_SAFE_INTEGER);
+    if (found >= 0) return found;
+    const w = -1 - found;
+    this.probes += this.lastAttempts;
     const t = this.table;
     t[w] = this.h[0]!;
     t[w + 1] = this.h[1]!;
@@ -123,14 +147,9 @@ export class OffsetMap {
   /** The slot holding the current hash, or -1. */
   private slotForGet(): number {
     this.lookups++;
-    for (let attempt = 0; attempt < this.slots; attempt++) {
-      const w = this.slotWord(attempt);
-      this.probes++;
-      const state = this.probe(w);
-      if (state === 'empty') return -1;
-      if (state === 'same') return w;
-    }
-    return -1;
+    const found = this.find(this.slots);
+    this.probes += this.lastAttempts;
+    return found >= 0 ? found : -1;
   }
 
   /** Records `offset` as the latest for `key`. */

@@ -78,17 +78,17 @@ export class CleanerRetentionFilter implements RecordFilter {
     return batch.isControl && batch.producerEpoch === last.producerEpoch;
   }
 
-  shouldRetainRecord(batch: AnyRecordBatch, offset: bigint | number, key: Buffer | null, hasValue: boolean): boolean {
+  shouldRetainRecord(batch: AnyRecordBatch, offset: bigint | number, data: Uint8Array, keyStart: number, keySize: number, hasValue: boolean): boolean {
     if (this.discardBatchRecords) return false;
     if (batch.kind === 'v2' && batch.isControl) return true;
     const map = this.ctx.map;
     const small = typeof offset === 'number';
     if (small ? offset > this.latestOffsetNumber : offset > this.latestOffset) return true; // beyond this round
-    if (key === null) {
+    if (keySize < 0) {
       this.ctx.onInvalidMessage?.();
       return false;
     }
-    if (small ? offset < map.getAt(key, 0, key.length) : offset < map.get(key)) return false;
+    if (small ? offset < map.getAt(data, keyStart, keySize) : offset < map.get(data.subarray(keyStart, keyStart + keySize))) return false;
     if (hasValue) return true;
     if (batch.kind !== 'v2') return this.ctx.retainLegacyDeletesAndTxnMarkers;
     const horizon = batch.deleteHorizonMs;
