@@ -17,6 +17,8 @@ import type { Broker } from './broker.js';
 import { NO_RESPONSE, type ConnectionState, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
 
+const PRODUCE_KEY = 0;
+
 /** Frames queued beyond this pause reading from the socket (Kafka mutes after one). */
 const MAX_QUEUED_FRAMES = 64;
 
@@ -81,7 +83,11 @@ export class Connection {
       while (!this.closed && this.queue.length > 0) {
         const frame = this.queue.shift()!;
         if (this.queue.length < MAX_QUEUED_FRAMES / 2 && this.socket.isPaused()) this.socket.resume();
-        await this.handleFrame(frame);
+        const apiKey = await this.handleFrame(frame);
+        // a Produce request's bytes are written to the log before its answer and referenced by
+        // nothing after it, so its frame's memory can take the next large frame (other APIs may
+        // keep views of their request, e.g. JoinGroup's member metadata)
+        if (apiKey === PRODUCE_KEY) this.decoder.recycle(frame);
         if (this.state.closeAfterResponse) {
           this.socket.end();
           this.closed = true;
@@ -93,7 +99,8 @@ export class Connection {
     }
   }
 
-  private async handleFrame(frame: Buffer): Promise<void> {
+  /** Handles one request; returns its API key once answered (undefined when unreadable). */
+  private async handleFrame(frame: Buffer): Promise<number | undefined> {
     let header;
     try {
       header = readRequestHeader(frame);
@@ -140,7 +147,7 @@ export class Connection {
       this.destroy();
       return;
     }
-    if (response === NO_RESPONSE || this.closed) return;
+    if (response === NO_RESPONSE || this.closed) return apiKey;
     const responseVersion = ctx.apiKey === 18 && apiVersion > handler.maxVersion ? 0 : apiVersion;
     let body;
     try {
@@ -153,6 +160,7 @@ export class Connection {
       return;
     }
     this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body));
+    return apiKey;
   }
 
   private write(chunks: Buffer[]): void {

@@ -135,3 +135,27 @@ test('FrameDecoder returns the whole frames before a bad size prefix, then refus
   assert.ok(d.failed instanceof FrameTooLargeError);
   assert.throws(() => d.push(frame(Buffer.from('three'))), FrameTooLargeError);
 });
+
+test('FrameDecoder reuses the memory of a recycled copied frame, never of a chunk view', () => {
+  const big = frame(Buffer.alloc(3000, 7));
+  const d = new FrameDecoder(10_000);
+  d.push(big.subarray(0, 1000));
+  const [first] = d.push(big.subarray(1000)); // spans two chunks: copied
+  assert.equal(first!.length, 3000);
+  d.recycle(first!);
+  const next = frame(Buffer.alloc(2500, 9));
+  d.push(next.subarray(0, 10));
+  const [second] = d.push(next.subarray(10));
+  assert.ok(second!.buffer === first!.buffer, 'the recycled memory took the next copied frame');
+  assert.ok(second!.every((b) => b === 9));
+  // a frame inside one chunk is a view of that chunk: recycling it must not hand the chunk out
+  const chunk = frame(Buffer.alloc(100, 1));
+  const [view] = new FrameDecoder(10_000).push(chunk);
+  const d2 = new FrameDecoder(10_000);
+  d2.recycle(view!);
+  const other = frame(Buffer.alloc(50, 2));
+  d2.push(other.subarray(0, 3));
+  const [copied] = d2.push(other.subarray(3));
+  assert.ok(copied!.every((b) => b === 2));
+  assert.ok(view!.every((b) => b === 1), 'the recycled view was not written over');
+});
