@@ -21,6 +21,7 @@ import { crc32c } from '../../record/crc.js';
 import { encodeLegacyMessageSet } from '../../record/legacy-builder.js';
 import type { LegacyRecordBatch } from '../../record/legacy.js';
 import { RecordLayout } from '../../record/record-layout.js';
+import { OFFSET_MAP_GROUP } from './offset-map.js';
 import { copyBound, rebuildByCopy } from './record-copy.js';
 
 /** Largest base offset whose records' offsets (base + any int32 offsetDelta) are exact numbers. */
@@ -53,7 +54,16 @@ export interface RecordFilter {
    * key is `data[keyStart, keyStart + keySize)` where it lies, keySize -1 for a null key.
    */
   shouldRetainRecord(batch: AnyRecordBatch, offset: bigint | number, data: Uint8Array, keyStart: number, keySize: number, hasValue: boolean): boolean;
+  /**
+   * Optional hint: `shouldRetainRecord` is about to be asked about `records[from, to)` of the v2
+   * batch `batch` (at most RECORD_GROUP of them), in that order, so their keys can be looked up
+   * together (offset-map.ts groups).
+   */
+  prepareRecords?(batch: RecordBatch, records: readonly RecordLayout[], from: number, to: number): void;
 }
+
+/** Records of a v2 batch scanned before they are filtered (`RecordFilter.prepareRecords`). */
+export const RECORD_GROUP = OFFSET_MAP_GROUP;
 
 const NO_BYTES = new Uint8Array(0);
 
@@ -148,18 +158,27 @@ export class BatchFilter {
         const small = isSmallBase(baseOffset);
         const baseNumber = Number(baseOffset);
         const it = batch.recordIterator({ verifyCrc: false });
-        let r = layouts[0]!;
-        while (it.scanNext(r)) {
-          result.messagesRead++;
-          const hasValue = r.valueSize >= 0;
-          const offset = small ? baseNumber + r.offsetDelta : BigInt.asIntN(64, baseOffset + BigInt(r.offsetDelta));
-          if (!filter.shouldRetainRecord(batch, offset, r.data, r.keyStart, r.keySize, hasValue)) {
-            keptAll = false;
-            continue; // the next record is scanned over this one
+        // records are scanned a group at a time (the filter may look their keys up together),
+        // then decided in order: a kept one is swapped down to layouts[keptV2]
+        for (let more = true; more; ) {
+          const from = keptV2;
+          let to = from;
+          while ((more = to < from + RECORD_GROUP && it.scanNext(layouts[to] ?? (layouts[to] = new RecordLayout())))) to++;
+          more = to === from + RECORD_GROUP;
+          filter.prepareRecords?.(batch, layouts, from, to);
+          for (let i = from; i < to; i++) {
+            const r = layouts[i]!;
+            result.messagesRead++;
+            const hasValue = r.valueSize >= 0;
+            const offset = small ? baseNumber + r.offsetDelta : BigInt.asIntN(64, baseOffset + BigInt(r.offsetDelta));
+            if (!filter.shouldRetainRecord(batch, offset, r.data, r.keyStart, r.keySize, hasValue)) {
+              keptAll = false;
+              continue;
+            }
+            if (!hasValue) containsTombstones = true;
+            layouts[i] = layouts[keptV2]!;
+            layouts[keptV2++] = r;
           }
-          if (!hasValue) containsTombstones = true;
-          keptV2++;
-          r = layouts[keptV2] ?? (layouts[keptV2] = new RecordLayout());
         }
       } else {
         for (const r of batch.records({ verifyCrc: false })) {

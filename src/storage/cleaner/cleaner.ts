@@ -16,6 +16,7 @@
  */
 import { rmSync, statSync, utimesSync } from 'node:fs';
 import { KafkaliteError, StorageError } from '../../errors.js';
+import type { RecordBatch } from '../../record/batch.js';
 import { readRecordBatches } from '../../record/batches.js';
 import { RecordLayout } from '../../record/record-layout.js';
 import { CLEANED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from '../file-names.js';
@@ -23,7 +24,7 @@ import { LogSegment } from '../log-segment.js';
 import type { PartitionLog } from '../partition-log.js';
 import { BatchFilter, isSmallBase } from './batch-filter.js';
 import { segmentsInRange, type LogToClean } from './cleanable-log.js';
-import { OffsetMap } from './offset-map.js';
+import { OFFSET_MAP_GROUP, OffsetMap } from './offset-map.js';
 import { CleanedTransactionMetadata } from './transaction-metadata.js';
 import { CleanerRetentionFilter, type LastRecord } from './retention-filter.js';
 import { groupSegmentsBySize } from './segment-groups.js';
@@ -68,6 +69,9 @@ export class Cleaner {
   private readonly batchFilter = new BatchFilter();
   /** Where the record being mapped lies (reused for every record). */
   private readonly layout = new RecordLayout();
+  /** Offsets of the keys grouped in the map (OFFSET_MAP_GROUP), and the records read before each. */
+  private readonly groupOffsets = new Float64Array(OFFSET_MAP_GROUP);
+  private readonly groupMarks = new Float64Array(OFFSET_MAP_GROUP);
   private readBuffer: Buffer;
 
   constructor(private readonly options: CleanerOptions) {
@@ -167,24 +171,24 @@ export class Cleaner {
             stats.mapMessagesRead++;
           } else if (batch.kind === 'v2' && transactions.onBatchRead(batch)) {
             stats.mapMessagesRead += batch.recordsCount; // aborted: not worth mapping
+          } else if (batch.kind === 'v2' && isSmallBase(batch.baseOffset)) {
+            if (!this.mapSmallBatch(batch, Number(start), maxDesiredMapSize, stats)) {
+              full = true;
+              return -1;
+            }
           } else if (batch.kind === 'v2') {
-            // offsets as numbers where exact (see isSmallBase): no BigInt per record
-            const small = isSmallBase(batch.baseOffset);
-            const baseNumber = Number(batch.baseOffset);
-            const startNumber = Number(start);
-            // records scanned, not materialised: the key is hashed where it lies (record-layout.ts)
+            // offsets past 2^53 - 2^31: a BigInt per record (never in practice, see isSmallBase)
             const it = batch.recordIterator({ verifyCrc: false });
             const r = this.layout;
             while (it.scanNext(r)) {
               if (r.keySize >= 0) {
-                const offset = small ? baseNumber + r.offsetDelta : BigInt.asIntN(64, batch.baseOffset + BigInt(r.offsetDelta));
-                if (offset >= (small ? startNumber : start)) {
+                const offset = BigInt.asIntN(64, batch.baseOffset + BigInt(r.offsetDelta));
+                if (offset >= start) {
                   if (map.size >= maxDesiredMapSize) {
                     full = true;
                     return -1;
                   }
-                  if (typeof offset === 'number') map.putAt(r.data, r.keyStart, r.keySize, offset);
-                  else map.put(r.data.subarray(r.keyStart, r.keyStart + r.keySize), offset);
+                  map.put(r.data.subarray(r.keyStart, r.keyStart + r.keySize), offset);
                 }
               }
               stats.mapMessagesRead++;
@@ -211,6 +215,57 @@ export class Cleaner {
       map.updateLatestOffset(nextSegmentStart - 1n);
     }
     return false;
+  }
+
+  /**
+   * Puts the keyed records of `batch` (offsets below 2^53, see isSmallBase) at or past `start`,
+   * in groups of OFFSET_MAP_GROUP keys (offset-map.ts: their memory waits overlap). Returns false
+   * when the map reached `maxEntries` first: then the puts before that record are in the map and
+   * `stats.mapMessagesRead` counts the records before it, as when putting one by one.
+   */
+  private mapSmallBatch(batch: RecordBatch, start: number, maxEntries: number, stats: CleanerStats): boolean {
+    const map = this.map;
+    const offsets = this.groupOffsets;
+    const marks = this.groupMarks;
+    const baseOffset = Number(batch.baseOffset);
+    // records scanned, not materialised: the key is hashed where it lies (record-layout.ts)
+    const it = batch.recordIterator({ verifyCrc: false });
+    const r = this.layout;
+    let n = 0;
+    try {
+      while (it.scanNext(r)) {
+        const offset = baseOffset + r.offsetDelta;
+        if (r.keySize >= 0 && offset >= start) {
+          map.hashGroupKey(n, r.data, r.keyStart, r.keySize);
+          offsets[n] = offset;
+          marks[n] = stats.mapMessagesRead;
+          if (++n === OFFSET_MAP_GROUP) {
+            if (!this.putGroup(n, maxEntries, stats)) return false;
+            n = 0;
+          }
+        }
+        stats.mapMessagesRead++;
+      }
+    } catch (err) {
+      // a bad record past the point where the map filled up ends the round as full, as one by one
+      if (!this.putGroup(n, maxEntries, stats)) return false;
+      throw err;
+    }
+    return this.putGroup(n, maxEntries, stats);
+  }
+
+  /** Applies the group's `n` puts in order (Kafka's fill limit checked before each, as `buildOffsetMap`). */
+  private putGroup(n: number, maxEntries: number, stats: CleanerStats): boolean {
+    const map = this.map;
+    map.touchGroup(n);
+    for (let i = 0; i < n; i++) {
+      if (map.size >= maxEntries) {
+        stats.mapMessagesRead = this.groupMarks[i]!;
+        return false;
+      }
+      map.putGroupKey(i, this.groupOffsets[i]!);
+    }
+    return true;
   }
 
   /** Kafka `cleanSegments`: rewrites one group into a `.cleaned` segment and swaps it in. */

@@ -38,10 +38,10 @@ function tailWord(b: Uint8Array, p: number, n: number): number {
 }
 
 /**
- * Hashes `data[start, start + length)` into `out[0..4)` (h1..h4 as int32; their little-endian
- * bytes are the 16-byte digest, as reference implementations print it).
+ * Hashes `data[start, start + length)` into `out[at, at + 4)` (h1..h4 as int32; their
+ * little-endian bytes are the 16-byte digest, as reference implementations print it).
  */
-export function keyHash128(data: Uint8Array, start: number, length: number, out: Int32Array): void {
+export function keyHash128(data: Uint8Array, start: number, length: number, out: Int32Array, at = 0): void {
   let h1 = KEY_HASH_SEED | 0;
   let h2 = h1;
   let h3 = h1;
@@ -85,8 +85,8 @@ export function keyHash128(data: Uint8Array, start: number, length: number, out:
   h2 = (h2 + h1) | 0;
   h3 = (h3 + h1) | 0;
   h4 = (h4 + h1) | 0;
-  out[0] = h1;
-  out[1] = h2;
-  out[2] = h3;
-  out[3] = h4;
+  out[at] = h1;
+  out[at + 1] = h2;
+  out[at + 2] = h3;
+  out[at + 3] = h4;
 }

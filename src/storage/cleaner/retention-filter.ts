@@ -11,7 +11,8 @@
  */
 import type { AnyRecordBatch } from '../../record/batches.js';
 import type { RecordBatch } from '../../record/batch.js';
-import type { BatchRetentionResult, RecordFilter } from './batch-filter.js';
+import type { RecordLayout } from '../../record/record-layout.js';
+import { isSmallBase, RECORD_GROUP, type BatchRetentionResult, type RecordFilter } from './batch-filter.js';
 import type { OffsetMap } from './offset-map.js';
 import type { CleanedTransactionMetadata } from './transaction-metadata.js';
 
@@ -43,6 +44,11 @@ export class CleanerRetentionFilter implements RecordFilter {
   /** The map's end, fixed while segments are cleaned (a number compares right below 2^53). */
   private readonly latestOffset: bigint;
   private readonly latestOffsetNumber: number;
+  /** The prepared group (prepareRecords): its size, next unused key, key positions and their bytes. */
+  private grouped = 0;
+  private groupNext = 0;
+  private readonly groupKeyStarts = new Int32Array(RECORD_GROUP);
+  private groupData: Uint8Array | undefined = undefined;
 
   constructor(private readonly ctx: RetentionContext) {
     this.currentTime = ctx.currentTime;
@@ -52,6 +58,7 @@ export class CleanerRetentionFilter implements RecordFilter {
   }
 
   checkBatchRetention(batch: AnyRecordBatch): BatchRetentionResult {
+    this.grouped = 0;
     const v2 = batch.kind === 'v2' ? batch : undefined;
     const canDiscardBatch = v2 !== undefined && this.shouldDiscardBatch(v2);
     if (v2 !== undefined && v2.isControl) {
@@ -78,6 +85,41 @@ export class CleanerRetentionFilter implements RecordFilter {
     return batch.isControl && batch.producerEpoch === last.producerEpoch;
   }
 
+  /**
+   * Looks up together (offset-map.ts groups) the keys of `records[from, to)` that
+   * `shouldRetainRecord` will look up: keyed records of a v2 data batch within this round, with
+   * offsets below 2^53 (isSmallBase). The map is final while segments are cleaned, so a lookup
+   * made early gives what it would give when the record's turn comes.
+   */
+  prepareRecords(batch: RecordBatch, records: readonly RecordLayout[], from: number, to: number): void {
+    this.grouped = 0;
+    this.groupNext = 0;
+    if (this.discardBatchRecords || batch.isControl || !isSmallBase(batch.baseOffset)) return;
+    const map = this.ctx.map;
+    const baseOffset = Number(batch.baseOffset);
+    let n = 0;
+    for (let i = from; i < to; i++) {
+      const r = records[i]!;
+      if (r.keySize >= 0 && baseOffset + r.offsetDelta <= this.latestOffsetNumber) {
+        map.hashGroupKey(n, r.data, r.keyStart, r.keySize);
+        this.groupKeyStarts[n++] = r.keyStart;
+      }
+    }
+    map.touchGroup(n);
+    this.grouped = n;
+    this.groupData = records[from]!.data;
+  }
+
+  /** The latest offset of the key `data[keyStart, +keySize)`: from the prepared group when it is the next one there. */
+  private latestOf(data: Uint8Array, keyStart: number, keySize: number): number {
+    const g = this.groupNext;
+    if (g < this.grouped && this.groupKeyStarts[g] === keyStart && this.groupData === data) {
+      this.groupNext = g + 1;
+      return this.ctx.map.getGroupKey(g);
+    }
+    return this.ctx.map.getAt(data, keyStart, keySize);
+  }
+
   shouldRetainRecord(batch: AnyRecordBatch, offset: bigint | number, data: Uint8Array, keyStart: number, keySize: number, hasValue: boolean): boolean {
     if (this.discardBatchRecords) return false;
     if (batch.kind === 'v2' && batch.isControl) return true;
@@ -88,7 +130,7 @@ export class CleanerRetentionFilter implements RecordFilter {
       this.ctx.onInvalidMessage?.();
       return false;
     }
-    if (small ? offset < map.getAt(data, keyStart, keySize) : offset < map.get(data.subarray(keyStart, keyStart + keySize))) return false;
+    if (small ? offset < this.latestOf(data, keyStart, keySize) : offset < map.get(data.subarray(keyStart, keyStart + keySize))) return false;
     if (hasValue) return true;
     if (batch.kind !== 'v2') return this.ctx.retainLegacyDeletesAndTxnMarkers;
     const horizon = batch.deleteHorizonMs;

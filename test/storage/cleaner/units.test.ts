@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { cleanableOffsets, filthiestLog, logToClean } from '../../../src/storage/cleaner/cleanable-log.js';
 import { keyHash128 } from '../../../src/storage/cleaner/key-hash.js';
-import { OffsetMap } from '../../../src/storage/cleaner/offset-map.js';
+import { OFFSET_MAP_GROUP, OffsetMap } from '../../../src/storage/cleaner/offset-map.js';
 import { groupSegmentsBySize } from '../../../src/storage/cleaner/segment-groups.js';
 import { tempDir } from '../../helpers/storage.js';
 import { appendRecords, compactConfig, diskRecords, openHarness, T0, type Harness } from './harness.js';
@@ -90,6 +90,45 @@ describe('offset map (SkimpyOffsetMap)', () => {
     assert.equal(map.get(Buffer.from('a')), (1n << 63n) - 1n);
     assert.equal(map.latestOffset, 2n ** 40n + 7n);
     assert.equal(map.getAt(Buffer.from('zz'), 0, 2), -1);
+  });
+});
+
+describe('offset map groups (hashGroupKey, touchGroup, putGroupKey, getGroupKey)', () => {
+  it('grouped puts and gets give the table and answers of one-by-one calls, a later put of a key in the same group winning', () => {
+    // 300 slots for 200 distinct keys: collisions reach the second probe and beyond
+    const one = new OffsetMap(24 * 300);
+    const grouped = new OffsetMap(24 * 300);
+    const data = Buffer.alloc(4000 * 6);
+    let x = 7;
+    for (let i = 0; i < 4000; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) & 0x7fffffff;
+      data.write(`k${(x % 200).toString().padStart(5, '0')}`, i * 6);
+    }
+    for (let i = 0; i < 4000; i++) one.putAt(data, i * 6, 6, i);
+    for (let base = 0; base < 4000; base += OFFSET_MAP_GROUP) {
+      const n = Math.min(OFFSET_MAP_GROUP, 4000 - base);
+      for (let j = 0; j < n; j++) grouped.hashGroupKey(j, data, (base + j) * 6, 6);
+      grouped.touchGroup(n);
+      for (let j = 0; j < n; j++) grouped.putGroupKey(j, base + j);
+    }
+    const tableOf = (m: OffsetMap) => [...(m as unknown as { table: Int32Array }).table];
+    assert.deepEqual(tableOf(grouped), tableOf(one));
+    assert.equal(grouped.size, 200);
+    assert.equal(grouped.latestOffset, 3999n);
+    let latest = 0;
+    for (let base = 0; base < 4000; base += OFFSET_MAP_GROUP) {
+      const n = Math.min(OFFSET_MAP_GROUP, 4000 - base);
+      for (let j = 0; j < n; j++) grouped.hashGroupKey(j, data, (base + j) * 6, 6);
+      grouped.touchGroup(n);
+      // a single-key call between group calls leaves the group alone
+      assert.equal(grouped.getAt(Buffer.from('absent'), 0, 6), -1);
+      for (let j = 0; j < n; j++) {
+        const got = grouped.getGroupKey(j);
+        assert.equal(got, one.getAt(data, (base + j) * 6, 6));
+        if (got === base + j) latest++;
+      }
+    }
+    assert.ok(latest >= 200, 'every key is the latest at one offset');
   });
 });
 
