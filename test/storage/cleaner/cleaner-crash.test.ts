@@ -50,15 +50,17 @@ function expectedStates(variant: number): { states: string[]; durationMs: number
   }
 }
 
-function runAndKill(dir: string, variant: number, delayMs: number): Promise<boolean> {
+/** Runs the child and SIGKILLs it `delayMs` after it is ready, or lets it kill itself at step `selfKillAt`. */
+function runAndKill(dir: string, variant: number, delayMs: number, selfKillAt?: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, dir, String(variant)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [CHILD, dir, String(variant), ...(selfKillAt !== undefined ? [String(selfKillAt)] : [])];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let done = false;
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {
-      if (!out.includes('ready') && (out + d).includes('ready')) setTimeout(() => child.kill('SIGKILL'), delayMs);
+      if (selfKillAt === undefined && !out.includes('ready') && (out + d).includes('ready')) setTimeout(() => child.kill('SIGKILL'), delayMs);
       out += d;
       if (out.includes('done')) done = true;
     });
@@ -68,7 +70,7 @@ function runAndKill(dir: string, variant: number, delayMs: number): Promise<bool
 }
 
 describe('cleaner crash safety (SIGKILL during cleaning)', () => {
-  it(`${KILLS} kills at random points of a cleaning round: reopening yields a whole state, never a mix`, async () => {
+  it(`${KILLS} kills at random points of a cleaning round: reopening yields a whole state, never a mix`, async (t) => {
     let seed = 4242;
     const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
     const refs = new Map<number, { states: string[]; durationMs: number }>();
@@ -80,7 +82,10 @@ describe('cleaner crash safety (SIGKILL during cleaning)', () => {
       assert.ok(states.length >= 3, 'the final round swaps at least two groups');
       const tmp = tempDir('cleaner-crash');
       try {
-        const finished = await runAndKill(tmp.dir, variant, Math.floor(rand() * durationMs * 1.3));
+        // a third of the kills are the child's own at a chosen progress step, so every run kills
+        // mid-round however fast or loaded the machine is; the others come at random times
+        const selfKillAt = i % 3 === 0 ? 1 + (Math.floor(rand() * 1000) % (states.length - 1)) : undefined;
+        const finished = await runAndKill(tmp.dir, variant, Math.floor(rand() * durationMs * 1.3), selfKillAt);
         if (!finished) midRound++;
         const pdir = join(tmp.dir, 't-0');
         const log = PartitionLog.open(pdir, 't', 0, { config: CRASH_CONFIG });
@@ -96,6 +101,8 @@ describe('cleaner crash safety (SIGKILL during cleaning)', () => {
         tmp.cleanup();
       }
     }
-    assert.ok(midRound >= KILLS / 3, `most kills land inside the round (${midRound} of ${KILLS})`);
+    // how many random kills landed mid-round depends on the machine's load: reported, not asserted
+    t.diagnostic(`${midRound} of ${KILLS} kills landed inside the round`);
+    assert.ok(midRound >= Math.ceil(KILLS / 3), 'the self-kills alone land inside the round');
   });
 });
