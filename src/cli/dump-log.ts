@@ -19,7 +19,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StorageError } from '../errors.js';
-import type { RecordBatch } from '../record/batch.js';
 import type { AnyRecordBatch } from '../record/batches.js';
 import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import { parseControlRecordKey, parseEndTransactionMarker } from '../record/control.js';
@@ -32,6 +31,8 @@ import { decodeProducerSnapshot } from '../storage/producer-snapshot.js';
 import { TimeIndex } from '../storage/time-index.js';
 import { TransactionIndex } from '../storage/transaction-index.js';
 import { cliErrorLine } from './errors.js';
+import { dumpedBatches } from './dump-log-batches.js';
+import { RecordLinePrinter } from './dump-log-records.js';
 import { decodeInternalRecord, kraftControlJson, type InternalDecoder } from './internal-decoders.js';
 import { describeBytes, toJson } from './json.js';
 import { LineWriter } from './output.js';
@@ -156,109 +157,6 @@ function batchLine(b: AnyRecordBatch, position: number): string {
     `position: ${position} ${b.timestampType}: ${b.maxTimestamp} size: ${b.sizeInBytes} magic: ${b.magic} ` +
     `compresscodec: ${b.compression} crc: ${b.crc} isvalid: ${b.isValid()}`
   );
-}
-
-/**
- * The control-record suffix Kafka prints: ` endTxnMarker: COMMIT coordinatorEpoch: 7`, the KRaft
- * records as ` SnapshotHeader {"version":0,...}` (their JsonConverter form), others as
- * ` controlType: LEADER_CHANGE(2)`.
- */
-function controlSuffix(r: Record): string {
-  const key = parseControlRecordKey(r.key);
-  if (key.type === 'ABORT' || key.type === 'COMMIT') {
-    const marker = parseEndTransactionMarker(r.key, r.value);
-    return ` endTxnMarker: ${marker.type} coordinatorEpoch: ${marker.coordinatorEpoch}`;
-  }
-  const kraft = kraftControlJson(key.type, r.value);
-  if (kraft !== undefined) return ` ${kraft.label} ${toJson(kraft.json)}`;
-  return ` controlType: ${key.type}(${key.typeId})`;
-}
-
-/**
- * A v2 batch's base offset and timestamp as plain numbers when every record's value stays a safe
- * integer: record lines of a large segment then cost no BigInt per record (the text is the same).
- */
-class BatchNumbers {
-  private base = 0;
-  private baseTs = 0;
-  private safe = false;
-  private logAppendTime = false;
-  private maxTs = '';
-
-  reset(b: AnyRecordBatch): void {
-    this.safe = false;
-    if (b.kind !== 'v2') return;
-    const base = Number(b.baseOffset);
-    const baseTs = Number(b.baseTimestamp);
-    // deltas are int32: staying 2^32 inside the safe range keeps base + delta exact
-    const limit = Number.MAX_SAFE_INTEGER - 2 ** 32;
-    this.safe = Math.abs(base) < limit && Math.abs(baseTs) < limit;
-    this.base = base;
-    this.baseTs = baseTs;
-    this.logAppendTime = b.timestampType === 'LogAppendTime';
-    this.maxTs = this.logAppendTime ? String(b.maxTimestamp) : '';
-  }
-
-  offset(r: Record | LegacyRecord): number | bigint {
-    return this.safe ? this.base + (r as Record).offsetDelta : r.offset;
-  }
-
-  timestamp(r: Record | LegacyRecord): string {
-    if (!this.safe) return String(r.timestamp);
-    if (this.logAppendTime) return this.maxTs; // every record reports maxTimestamp (spec §2.4)
-    const delta = (r as Record).timestampDelta;
-    return typeof delta === 'number' ? decimal(this.baseTs + delta) : String(r.timestamp);
-  }
-}
-
-/**
- * A safe integer in decimal. Millisecond timestamps are beyond the small-integer range, where
- * number-to-string is slow; two small halves convert fast and concatenate to the same text.
- */
-function decimal(n: number): string {
-  if (n < 1e9 || n >= 1e15) return String(n);
-  const high = Math.floor(n / 1e6);
-  const low = n - high * 1e6;
-  return `${high}${low < 100000 ? String(low).padStart(6, '0') : low}`;
-}
-
-/** `next` follows `prev` by exactly one (numbers when both are, bigints otherwise). */
-function consecutive(prev: number | bigint, next: number | bigint): boolean {
-  return typeof prev === 'number' && typeof next === 'number' ? next === prev + 1 : BigInt(next) === BigInt(prev) + 1n;
-}
-
-function recordLine(b: AnyRecordBatch, r: Record | LegacyRecord, opts: DumpLogOptions, offset: number | bigint, timestamp: string): string {
-  let line = '';
-  let prefix = '| ';
-  if (!opts.skipRecordMetadata) {
-    line += `${prefix}offset: ${offset} ${b.timestampType}: ${timestamp} keySize: ${r.keySize} valueSize: ${r.valueSize}`;
-    prefix = ' ';
-    if (b.kind === 'v2') {
-      const rec = r as Record;
-      line += ` sequence: ${rec.sequence} headerKeys: [${rec.headerCount === 0 ? '' : rec.headerKeys().join(',')}]`;
-      if (b.isControl) line += controlSuffix(r as Record);
-    } else {
-      // Kafka prints a stray '}' here (DumpLogSegments); kept for line-for-line compatibility
-      line += ` isValid: ${(r as LegacyRecord).isValid()} crc: ${(r as LegacyRecord).crc}}`;
-    }
-  }
-  if (opts.printDataLog && !b.isControl && opts.decoder !== undefined) {
-    const decoded = decodeInternalRecord(opts.decoder, r.key, r.value);
-    if (decoded.key !== undefined) {
-      line += `${prefix}key: ${decoded.key}`;
-      prefix = ' ';
-    }
-    if (decoded.payload !== undefined) line += ` payload: ${decoded.payload}`;
-  } else if (opts.printDataLog && !b.isControl) {
-    const key = r.key;
-    if (key !== null) {
-      line += `${prefix}key: ${key.toString('utf8')}`;
-      prefix = ' ';
-    }
-    const value = r.value;
-    if (value !== null) line += ` payload: ${value.toString('utf8')}`;
-  }
-  return line;
 }
 
 /** The fields every batch line ends with, whatever its magic (Kafka `printBatchLevel`). */
@@ -653,27 +551,13 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
       const progress = opts.progress ?? NO_PROGRESS;
       try {
         let validBytes = 0;
-        let lastOffset: number | bigint | undefined;
-        const numbers = new BatchNumbers();
-        for (const { batch } of records.batches(0, opts.maxBytes)) {
+        const printer = new RecordLinePrinter(opts, out, (previous, next) => recordError(nonConsecutive, file, [previous, next]));
+        for (const batch of dumpedBatches(file, records, opts.maxBytes)) {
           if (opts.json) {
             out.line(toJson({ file, ...batchJson(batch, validBytes, opts) }));
           } else {
             out.line(batchLine(batch, validBytes));
-            if (opts.deepIteration) {
-              numbers.reset(batch);
-              forEachRecord(batch, (r) => {
-                const offset = numbers.offset(r);
-                if (lastOffset !== undefined && !consecutive(lastOffset, offset)) {
-                  const abs = resolve(file);
-                  const list = nonConsecutive.get(abs) ?? [];
-                  list.push([BigInt(lastOffset), BigInt(offset)]);
-                  nonConsecutive.set(abs, list);
-                }
-                lastOffset = offset;
-                out.line(recordLine(batch, r, opts, offset, numbers.timestamp(r)));
-              });
-            }
+            if (opts.deepIteration) printer.printRecords(batch);
           }
           validBytes += batch.sizeInBytes;
           progress.update(validBytes, records.sizeInBytes, name);
