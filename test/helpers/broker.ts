@@ -1,17 +1,40 @@
 /** Starting a broker for a test, and reading what it stored, straight from its data directory. */
-import { readdirSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker, type BrokerOptions } from '../../src/broker/broker.js';
+import { formatProblem, verifyPath } from '../../src/cli/verify.js';
 import { readRecordBatches } from '../../src/record/batches.js';
 import { partitionDirName } from '../../src/storage/topic.js';
-import { readFileSync } from 'node:fs';
 
+/**
+ * Runs `body` against a broker started for it. Without a data dir of the caller's, the broker gets
+ * a fresh one, and once the body has passed and the broker has shut down, `kafkalite verify`'s
+ * checks must find that directory clean (CRCs, offsets, indexes, checkpoints, snapshots): every
+ * broker test also proves it leaves a log directory Kafka could open.
+ */
 export async function withBroker<T>(options: BrokerOptions, body: (broker: Broker) => Promise<T>): Promise<T> {
-  const broker = await Broker.start({ logLevel: process.env.KAFKALITE_TEST_LOG === '1' ? 'debug' : 'silent', ...options });
+  const ownDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'kafkalite-test-')) : undefined;
+  const broker = await Broker.start({ logLevel: process.env.KAFKALITE_TEST_LOG === '1' ? 'debug' : 'silent', ...options, ...(ownDir ? { dataDir: ownDir } : {}) });
+  let passed = false;
   try {
-    return await body(broker);
+    const result = await body(broker);
+    passed = true;
+    return result;
   } finally {
     await broker.close();
+    if (ownDir !== undefined) {
+      try {
+        if (passed) {
+          const report = verifyPath(ownDir);
+          const errors = report.problems.filter((p) => p.severity === 'error').map(formatProblem);
+          assert.deepEqual(errors, [], `kafkalite verify on the broker's data dir ${ownDir}`);
+        }
+      } finally {
+        rmSync(ownDir, { recursive: true, force: true });
+      }
+    }
   }
 }
 
