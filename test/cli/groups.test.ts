@@ -91,6 +91,19 @@ describe('kafkalite groups', () => {
         assert.deepEqual([s!.state, s!.protocolType, s!.protocol, s!.members], ['Empty', '', null, []]);
         assert.deepEqual(s!.offsets.map((o) => [o.topic, o.partition, o.offset, o.logEndOffset, o.lag]), [['scratch', 0, 42, null, null]]);
 
+        // the same log through dump-log's offsets decoder (kafka-dump-log.sh --offsets-decoder), and verify
+        const dump = spawnSync(process.execPath, [BIN, 'dump-log', '--offsets-decoder', '--files', join(dir, '__consumer_offsets-0', '00000000000000000000.log')], { encoding: 'utf8' });
+        assert.equal(dump.status, 0, dump.stderr);
+        const commits = dump.stdout.split('\n').filter((l) => l.includes('"group":"processors","topic":"orders","partition":0'));
+        assert.deepEqual(
+          commits.map((l) => /"offset":(\d+)/.exec(l.slice(l.indexOf('payload:')))?.[1]),
+          ['3', '7'],
+          'both commits of orders-0, in order, decoded from the compacted offsets log',
+        );
+        assert.ok(dump.stdout.split('\n').some((l) => /key: \{"type":"2","data":\{"group":"doomed"\}\} payload: <DELETE>$/.test(l)), 'the deleted group left a tombstone');
+        const verified = spawnSync(process.execPath, [BIN, 'verify', dir], { encoding: 'utf8' });
+        assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+
         const t = spawnSync(process.execPath, [BIN, 'groups', dir, '--group', 'processors'], { encoding: 'utf8' });
         assert.equal(t.status, 0, t.stderr);
         const lines = t.stdout.trimEnd().split('\n');
