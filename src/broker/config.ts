@@ -23,6 +23,8 @@ export interface BrokerConfig {
   numPartitions: number;
   /** socket.request.max.bytes (Kafka default 104857600). */
   socketRequestMaxBytes: number;
+  /** fetch.max.bytes: the most one Fetch answer carries, whatever the request asks (Kafka default 57671680). */
+  fetchMaxBytes: number;
   /** group.initial.rebalance.delay.ms (Kafka default 3000). */
   groupInitialRebalanceDelayMs: number;
   /** transaction.max.timeout.ms (Kafka default 900000). */
@@ -47,6 +49,7 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   autoCreateTopics: true,
   numPartitions: 1,
   socketRequestMaxBytes: 104857600,
+  fetchMaxBytes: 57671680,
   groupInitialRebalanceDelayMs: 3000,
   transactionMaxTimeoutMs: 900000,
   logRetentionCheckIntervalMs: 300000,
@@ -135,6 +138,9 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
         break;
       case 'socket.request.max.bytes':
         c.socketRequestMaxBytes = int(name, raw, 1);
+        break;
+      case 'fetch.max.bytes':
+        c.fetchMaxBytes = int(name, raw, 1024);
         break;
       case 'group.initial.rebalance.delay.ms':
         c.groupInitialRebalanceDelayMs = int(name, raw, 0);

@@ -19,12 +19,17 @@ import { errorMessageOf } from './api-error.js';
 
 const PRODUCE_KEY = 0;
 
-/** Frames queued beyond this pause reading from the socket (Kafka mutes after one). */
+/**
+ * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
+ * without the byte bound, 64 pipelined frames at socket.request.max.bytes would hold 6.4 GB.
+ */
 const MAX_QUEUED_FRAMES = 64;
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
 export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly queue: Buffer[] = [];
+  private queuedBytes = 0;
   private processing = false;
   /** The byte stream cannot be framed any further: close once the queued requests are answered. */
   private closeWhenDrained = false;
@@ -46,6 +51,7 @@ export class Connection {
     socket.on('close', () => {
       this.closed = true;
       this.queue.length = 0;
+    this.queuedBytes = 0;
       broker.connectionClosed(this);
     });
   }
@@ -67,8 +73,11 @@ export class Connection {
       this.closeWhenDrained = true;
     }
     if (frames.length === 0) return;
-    for (const f of frames) this.queue.push(f);
-    if (this.queue.length >= MAX_QUEUED_FRAMES) this.socket.pause();
+    for (const f of frames) {
+      this.queue.push(f);
+      this.queuedBytes += f.length;
+    }
+    if (this.queue.length >= MAX_QUEUED_FRAMES || this.queuedBytes >= MAX_QUEUED_BYTES) this.socket.pause();
     if (!this.processing) {
       this.idle = this.drain().catch((e: unknown) => {
         this.broker.logger.error(`connection ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
@@ -82,7 +91,8 @@ export class Connection {
     try {
       while (!this.closed && this.queue.length > 0) {
         const frame = this.queue.shift()!;
-        if (this.queue.length < MAX_QUEUED_FRAMES / 2 && this.socket.isPaused()) this.socket.resume();
+        this.queuedBytes -= frame.length;
+        if (this.queue.length < MAX_QUEUED_FRAMES / 2 && this.queuedBytes < MAX_QUEUED_BYTES / 2 && this.socket.isPaused()) this.socket.resume();
         const apiKey = await this.handleFrame(frame);
         // a Produce request's bytes are written to the log before its answer and referenced by
         // nothing after it, so its frame's memory can take the next large frame (other APIs may
@@ -173,12 +183,14 @@ export class Connection {
   destroy(): void {
     this.closed = true;
     this.queue.length = 0;
+    this.queuedBytes = 0;
     this.socket.destroy();
   }
 
   /** Graceful close: finish the request in progress, then end the socket. */
   async close(): Promise<void> {
     this.queue.length = 0;
+    this.queuedBytes = 0;
     await this.idle;
     this.closed = true;
     this.socket.end();

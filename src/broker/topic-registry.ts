@@ -17,6 +17,8 @@ import { parseUuid } from '../storage/uuid.js';
 import { invalidTopicReason } from '../storage/topic.js';
 
 export const TOPICS_FILE = 'kafkalite-topics.json';
+/** Most partitions one topic may have on this single node. */
+const MAX_PARTITIONS = 100000;
 
 export interface TopicInfo {
   readonly name: string;
@@ -103,7 +105,7 @@ export class TopicRegistry {
       }
     }
     if (partitions < 1 && partitions !== -1) throw new ApiError(ApiErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.');
-    if (partitions > 100000) throw new ApiError(ApiErrorCode.INVALID_PARTITIONS, `Number of partitions ${partitions} is above this broker's limit of 100000.`);
+    if (partitions > MAX_PARTITIONS) throw new ApiError(ApiErrorCode.INVALID_PARTITIONS, `Number of partitions ${partitions} is above this broker's limit of ${MAX_PARTITIONS}.`);
     if (replicationFactor !== -1 && replicationFactor !== 1) {
       if (replicationFactor < 1) throw new ApiError(ApiErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
       throw new ApiError(ApiErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`);
@@ -155,7 +157,8 @@ function readStored(dataDir: string): Record<string, StoredTopic> {
   for (const [name, t] of Object.entries(topics as Record<string, unknown>)) {
     const partitions = (t as StoredTopic).partitions;
     const configs = (t as StoredTopic).configs ?? {};
-    if (!Number.isInteger(partitions) || partitions < 1) throw new InvalidConfigError(`${path}: topic ${name} has no valid partition count`);
+    // the same bound CreateTopics applies: a damaged file must not make the broker create millions of logs
+    if (!Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) throw new InvalidConfigError(`${path}: topic ${name} has no valid partition count`);
     out[name] = { partitions, configs };
   }
   return out;

@@ -176,6 +176,22 @@ describe('broker requests (raw protocol)', () => {
     });
   });
 
+  test('fetch.max.bytes caps the answer whatever max_bytes asks (the first batch still whole)', async () => {
+    await withBroker({ config: { 'fetch.max.bytes': '1024' } }, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      try {
+        await createTopic(c, 'capped');
+        for (let i = 0; i < 4; i++) await produce(c, 'capped', 0, ['x'.repeat(600) + i]);
+        const r = await c.request(1, 12, fetchBody('capped', [{ partition: 0, offset: 0n }], { maxBytes: 1 << 20 }));
+        const records = r.responses[0].partitions[0].records as Buffer;
+        assert.ok(records.length <= 1024, `${records.length} bytes answered above fetch.max.bytes`);
+        assert.deepEqual(batchesOf(records).map((b) => b.baseOffset), [0n], 'the first batch, whole; the next does not fit');
+      } finally {
+        c.destroy();
+      }
+    });
+  });
+
   test('read_committed stops at the last stable offset; read_uncommitted reads to the high watermark', async () => {
     await withBroker({}, async (broker) => {
       const c = await RawClient.connect(broker.port);

@@ -19,6 +19,7 @@ function brokerConfigs(broker: Broker): DescribedConfig[] {
     ['auto.create.topics.enable', String(c.autoCreateTopics), ConfigType.BOOLEAN],
     ['num.partitions', String(c.numPartitions), ConfigType.INT],
     ['socket.request.max.bytes', String(c.socketRequestMaxBytes), ConfigType.INT],
+    ['fetch.max.bytes', String(c.fetchMaxBytes), ConfigType.INT],
     ['group.initial.rebalance.delay.ms', String(c.groupInitialRebalanceDelayMs), ConfigType.INT],
     ['transaction.max.timeout.ms', String(c.transactionMaxTimeoutMs), ConfigType.INT],
     ['log.retention.check.interval.ms', String(c.logRetentionCheckIntervalMs), ConfigType.LONG],

@@ -88,7 +88,8 @@ export const fetchHandler: ApiHandler = {
     const broker = ctx.broker;
     const plan: FetchPlan = {
       isolation: request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted',
-      maxBytes: request.maxBytes > 0 ? (request.maxBytes as number) : INT32_MAX,
+      // Kafka caps the answer at the broker's fetch.max.bytes (KafkaApis.handleFetchRequest)
+      maxBytes: Math.min(request.maxBytes > 0 ? (request.maxBytes as number) : INT32_MAX, broker.config.fetchMaxBytes),
       topics: request.topics as Message[],
     };
     const deadline = Date.now() + Math.max(0, request.maxWaitMs as number);
