@@ -13,7 +13,8 @@
  * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced.
  * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
  * of that many minutes with the RSS curve. Results: stdout and bench/results/<date>-broker.json.
- * Environment: BENCH_BROKER_MIB (64: MiB per produce run), BENCH_SOAK_MIN (0).
+ * Environment: BENCH_BROKER_MIB (64: MiB per produce run), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
+ * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,10 @@ import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '..
 
 const RUN_MIB = Number(process.env.BENCH_BROKER_MIB ?? 64);
 const SOAK_MIN = Number(process.env.BENCH_SOAK_MIN ?? 0);
+/** Comma-separated case names to run (e.g. `16KiB-acks1-x1`); all cases when unset (consume needs the acks=1 x1 ones). */
+const ONLY_CASES = process.env.BENCH_CASES?.split(',');
+/** Extra Node flags for the kafkalite broker process (e.g. `--cpu-prof`). */
+const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const MiB = 1024 * 1024;
 const RECORD_BYTES = 1024;
 const IN_FLIGHT = 5;
@@ -253,7 +258,7 @@ async function main(): Promise<void> {
   const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
   process.on('exit', cleanup);
   const self = new URL(import.meta.url).pathname;
-  const kafkalite = await startChild('kafkalite', process.execPath, [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000'], /listening on [^:]+:(\d+)/, true);
+  const kafkalite = await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000'], /listening on [^:]+:(\d+)/, true);
   const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
   const loopback = await startChild('loopback-limit', process.execPath, [self, 'null-server'], /listening on [^:]+:(\d+)/, false);
   const peers = [kafkalite, mock, loopback];
@@ -263,7 +268,9 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => rss.push({ t: (Date.now() - t0) / 1000, mib: rssMiB(kafkalite.pid) }), 250);
 
   const cases: ProduceCase[] = [];
-  for (const batch of ['16KiB', '1MiB'] as const) for (const acks of [1, -1] as const) for (const connections of [1, 8] as const) cases.push({ batch, acks, connections });
+  for (const batch of ['16KiB', '1MiB'] as const) for (const acks of [1, -1] as const) for (const connections of [1, 8] as const) {
+    if (!ONLY_CASES || ONLY_CASES.includes(`${batch}-acks${acks === -1 ? 'all' : '1'}-x${connections}`)) cases.push({ batch, acks, connections });
+  }
   const produce: ProduceResult[] = [];
   const consumeTopics: string[] = [];
   try {

@@ -51,6 +51,7 @@ import { crc32, crc32c } from '../record/crc.js';
 import { encodeLegacyMessageSet } from '../record/legacy-builder.js';
 import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
+import { RecordLayout } from '../record/record-layout.js';
 import { messageFormatMagic, type LogConfig } from './log-config.js';
 
 /** Who is appending (Kafka `AppendOrigin`); the client-only checks apply to 'client'. */
@@ -215,6 +216,9 @@ interface BuiltInfo {
   shallowOffsetOfMaxTimestamp: bigint;
 }
 
+/** The record layout `scanV2` reuses for every record (it never runs nested). */
+const scanLayout = new RecordLayout();
+
 class Validator {
   private readonly config: LogConfig;
   private readonly now: bigint;
@@ -368,12 +372,13 @@ class Validator {
 
   /**
    * The common case of {@link validateRecord} over a v2 batch in plain numbers (no BigInt per
-   * record): CreateTime records whose timestamps all sit inside the allowed window, on a topic that
-   * does not need keys. Returns undefined whenever anything needs the general path (which then
+   * record): CreateTime records whose timestamps all sit inside the allowed window, each with a key
+   * when the topic is compacted. Returns undefined whenever anything needs the general path (which then
    * reports the precise per-record errors).
    */
   private scanV2(batch: RecordBatch): { count: number; maxTimestamp: bigint } | undefined {
-    if (this.compacted || this.timestampType !== 'CreateTime' || batch.timestampType === 'LogAppendTime') return undefined;
+    if (this.timestampType !== 'CreateTime' || batch.timestampType === 'LogAppendTime') return undefined;
+    const needsKey = this.compacted;
     const base = Number(batch.baseTimestamp);
     if (!Number.isSafeInteger(base)) return undefined;
     const now = Number(this.now);
@@ -385,12 +390,15 @@ class Validator {
     let maxDelta = -Infinity;
     let count = 0;
     const it = batch.recordIterator({ verifyCrc: false });
-    for (let r = it.readNext(); r !== null; r = it.readNext()) {
+    // one reused layout: a Record object per record was half of this scan's time (1 MiB appends)
+    const r = scanLayout;
+    while (it.scanNext(r)) {
       const delta = r.timestampDelta;
       if (typeof delta !== 'number') return undefined;
       const ts = base + delta;
       if (ts !== -1 && (ts < lo || ts > hi)) return undefined;
       if (ts === -1 && base !== -1) return undefined; // keep -1 handling on the general path
+      if (needsKey && r.keySize < 0) return undefined;
       if (delta > maxDelta) maxDelta = delta;
       count++;
     }

@@ -320,4 +320,39 @@ describe('broker connections (raw protocol)', () => {
     assert.ok(await idle.closesWithin(CLOSE_GUARD_MS));
     assert.ok(await poller.closesWithin(CLOSE_GUARD_MS));
   });
+
+  test('answers held for pipelined requests go out before a request that waits (a long poll)', async () => {
+    await withBroker({}, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      await createTopic(c, 'held');
+      const produced = c.nextFrame();
+      const polled = c.nextFrame();
+      let pollAnswered = false;
+      void polled.then(() => (pollAnswered = true));
+      // one write: a Produce, then a Fetch at the end of the log that waits for data; held behind
+      // the poll, the Produce answer would come only when the poll gives up (after maxWaitMs)
+      c.send(
+        Buffer.concat([
+          encodeRequestFrame(0, 7, 1, produceBody('held', 1, ['a'])),
+          encodeRequestFrame(1, 12, 2, {
+            maxWaitMs: 10_000,
+            minBytes: 1,
+            maxBytes: 1 << 20,
+            topics: [{ topic: 'held', partitions: [{ partition: 0, fetchOffset: 1n, partitionMaxBytes: 1 << 20 }] }],
+          }),
+        ]),
+      );
+      const p = decodeResponseFrame(0, 7, await produced);
+      assert.equal(p.body.responses[0].partitionResponses[0].errorCode, 0);
+      assert.equal(pollAnswered, false, 'the Produce answer came while the poll behind it still waited');
+      // another client's record ends the poll
+      const other = await RawClient.connect(broker.port);
+      await other.request(0, 7, produceBody('held', 1, ['b']));
+      const f = decodeResponseFrame(1, 12, await polled);
+      assert.equal(f.correlationId, 2);
+      const records = f.body.responses[0].partitions[0].records as Buffer;
+      assert.equal(records.readBigInt64BE(0), 1n, 'the poll was answered with the record that ended it');
+      other.destroy();
+    });
+  });
 });

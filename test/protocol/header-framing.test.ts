@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameDecoder } from '../../src/protocol/framing.js';
+import { FrameDecoder, FramePool } from '../../src/protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader, requestHeaderVersion } from '../../src/protocol/header.js';
 import { FrameTooLargeError, ProtocolError } from '../../src/protocol/errors.js';
 import { Rng } from '../helpers/ref.js';
@@ -158,4 +158,30 @@ test('FrameDecoder reuses the memory of a recycled copied frame, never of a chun
   const [copied] = d2.push(other.subarray(3));
   assert.ok(copied!.every((b) => b === 2));
   assert.ok(view!.every((b) => b === 1), 'the recycled view was not written over');
+});
+
+test('a FramePool shared by decoders: what one recycles serves the other, and it keeps no more than its byte budget', () => {
+  const pool = new FramePool(5000);
+  const a = new FrameDecoder(10_000, pool);
+  const b = new FrameDecoder(10_000, pool);
+  const spanning = (d: FrameDecoder, n: number, fill: number): Buffer => {
+    const f = frame(Buffer.alloc(n, fill));
+    d.push(f.subarray(0, 7));
+    return d.push(f.subarray(7))[0]!;
+  };
+  const x = spanning(a, 3000, 1);
+  const y = spanning(a, 3000, 2);
+  a.recycle(x);
+  assert.equal(pool.pooledBytes, 3000);
+  a.recycle(y); // 6000 bytes would exceed the budget: left to the GC
+  assert.equal(pool.pooledBytes, 3000);
+  a.recycle(x); // the same memory twice is kept once
+  assert.equal(pool.pooledBytes, 3000);
+  const z = spanning(b, 2000, 3);
+  assert.ok(z.buffer === x.buffer, "the other decoder's frame took the recycled memory");
+  assert.ok(z.every((v) => v === 3));
+  assert.equal(pool.pooledBytes, 0);
+  // a frame from a decoder with its own pool is not this pool's to hand out
+  b.recycle(spanning(new FrameDecoder(10_000), 100, 4));
+  assert.equal(pool.pooledBytes, 0);
 });
