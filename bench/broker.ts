@@ -9,7 +9,10 @@
  * Produce: 1 KiB records in batches of 16 KiB and ~1 MiB (the largest batch under Kafka's default
  * max.message.bytes 1048588), acks=1 and acks=all, from 1 connection and from 8, each connection
  * keeping 5 requests in flight (librdkafka's max.in.flight default). Reported: MB/s and records/s,
- * and the latency of each produce request from write to acknowledgement (p50/p99). Consume: Fetch
+ * and the latency of each produce request from write to acknowledgement (p50/p99). Every peer first
+ * gets an unmeasured warm-up (BENCH_WARMUP_MIB per batch size); each case then runs BENCH_ROUNDS
+ * rounds with the peers' order rotated, and the table shows each peer's median round and the median
+ * [min-max] of the per-round ratios (the machine is shared: a slow moment hits one round). Consume: Fetch
  * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced.
  * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
  * of that many minutes with the RSS curve. Results: stdout and bench/results/<date>-broker.json.
@@ -22,7 +25,6 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { FrameDecoder } from '../src/protocol/framing.js';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
@@ -34,6 +36,10 @@ const SOAK_MIN = Number(process.env.BENCH_SOAK_MIN ?? 0);
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 /** Extra Node flags for the kafkalite broker process (e.g. `--cpu-prof`). */
 const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+/** Rounds per produce case (each peer once per round). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** MiB per peer and batch size produced before anything is measured. */
+const WARMUP_MIB = Number(process.env.BENCH_WARMUP_MIB ?? 16);
 const MiB = 1024 * 1024;
 const RECORD_BYTES = 1024;
 const IN_FLIGHT = 5;
@@ -43,18 +49,47 @@ const MAX_MESSAGE_BYTES = 1048588;
 
 // ---- the null server (physical limit) -----------------------------------------------------------
 
-/** Reads frames, answers each with an 8-byte frame (size + correlation id): loopback's own cost. */
+/**
+ * Reads frames, answers each with an 8-byte frame (size + correlation id): loopback's own cost. It
+ * never assembles a frame (no copy, no allocation per frame): it walks the size prefixes across
+ * chunks and reads only each frame's correlation id (bytes 4-8 after the size), so what it measures
+ * is the socket, not a frame decoder.
+ */
 function nullServer(): void {
   const server: Server = createServer((s) => {
-    const decoder = new FrameDecoder(2 * MiB);
-    const answer = Buffer.alloc(8);
-    answer.writeInt32BE(4, 0);
-    s.on('data', (chunk) => {
-      for (const f of decoder.push(chunk)) {
-        const a = Buffer.from(answer);
-        a.writeInt32BE(f.readInt32BE(4), 4);
-        s.write(a);
+    s.setNoDelay(true);
+    // the next frame's size prefix (4) + apiKey/apiVersion (4) + correlation id (4), as they arrive
+    const head = Buffer.alloc(12);
+    let headFilled = 0;
+    /** Bytes of the current frame's body still to skip once its head is known. */
+    let skip = 0;
+    s.on('data', (chunk: Buffer) => {
+      const answers: Buffer[] = [];
+      const answer = () => {
+        const a = Buffer.allocUnsafe(8);
+        a.writeInt32BE(4, 0);
+        a.writeInt32BE(head.readInt32BE(8), 4);
+        answers.push(a);
+      };
+      let pos = 0;
+      while (pos < chunk.length) {
+        if (skip > 0) {
+          const k = Math.min(skip, chunk.length - pos);
+          skip -= k;
+          pos += k;
+          if (skip === 0) answer(); // the whole request is in: answer it
+          continue;
+        }
+        const k = Math.min(12 - headFilled, chunk.length - pos);
+        chunk.copy(head, headFilled, pos, pos + k);
+        headFilled += k;
+        pos += k;
+        if (headFilled < 12) break;
+        headFilled = 0;
+        skip = head.readInt32BE(0) - 8;
+        if (skip === 0) answer();
       }
+      if (answers.length > 0) s.write(answers.length === 1 ? answers[0]! : Buffer.concat(answers));
     });
     s.on('error', () => undefined);
   });
@@ -176,6 +211,8 @@ async function produceOn(port: number, topic: string, c: ProduceCase, requests: 
 
 interface ProduceResult extends ProduceCase {
   peer: string;
+  /** Which round of the case (0-based; the table reports the median round per peer). */
+  round?: number;
   requests: number;
   bytes: number;
   records: number;
@@ -186,9 +223,9 @@ interface ProduceResult extends ProduceCase {
   p99Ms: number;
 }
 
-async function runProduce(peer: Peer, c: ProduceCase, topic: string): Promise<ProduceResult> {
+async function runProduce(peer: Peer, c: ProduceCase, topic: string, mib = RUN_MIB): Promise<ProduceResult> {
   const { records, count } = batchFor(c.batch);
-  const total = Math.max(c.connections * IN_FLIGHT, Math.round((RUN_MIB * MiB) / records.length));
+  const total = Math.max(c.connections * IN_FLIGHT, Math.round((mib * MiB) / records.length));
   const perConn = Math.ceil(total / c.connections);
   const t0 = performance.now();
   const lats = await Promise.all(Array.from({ length: c.connections }, () => produceOn(peer.port, topic, c, perConn, peer.stores)));
@@ -274,15 +311,28 @@ async function main(): Promise<void> {
   const produce: ProduceResult[] = [];
   const consumeTopics: string[] = [];
   try {
+    // warm-up, not measured: every peer gets the same load once, so a JIT (kafkalite, the load
+    // client) and first-touch memory are not charged to whichever case happens to run first
+    for (const p of peers) {
+      for (const batch of ['16KiB', '1MiB'] as const) {
+        const topic = `bench-warmup-${batch}`;
+        if (p.stores) await ensureTopic(p.port, topic);
+        await runProduce(p, { batch, acks: 1, connections: 1 }, topic, WARMUP_MIB);
+      }
+    }
     for (const c of cases) {
       const topic = `bench-${c.batch}-acks${c.acks === -1 ? 'all' : '1'}-c${c.connections}`;
       if (c.acks === 1 && c.connections === 1) consumeTopics.push(topic);
-      // interleaved per case: each peer runs the same case back to back
-      for (const p of peers) {
-        if (p.stores) await ensureTopic(p.port, topic);
-        const r = await runProduce(p, c, topic);
-        produce.push(r);
-        console.log(`produce ${c.batch} acks=${c.acks === -1 ? 'all' : 1} x${c.connections} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s ${f(r.recordsPerSec, 0).padStart(9)} rec/s  p50 ${f(r.p50Ms, 2)} ms  p99 ${f(r.p99Ms, 2)} ms`);
+      for (const p of peers) if (p.stores) await ensureTopic(p.port, topic);
+      // rounds interleaved per case, the peers' order rotated each round: what the machine's other
+      // load does to one round lands on every peer alike
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let k = 0; k < peers.length; k++) {
+          const p = peers[(k + round) % peers.length]!;
+          const r = await runProduce(p, c, topic);
+          produce.push({ ...r, round });
+          console.log(`produce ${c.batch} acks=${c.acks === -1 ? 'all' : 1} x${c.connections} round ${round + 1} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s ${f(r.recordsPerSec, 0).padStart(9)} rec/s  p50 ${f(r.p50Ms, 2)} ms  p99 ${f(r.p99Ms, 2)} ms`);
+        }
       }
     }
     const consume = [];
@@ -321,15 +371,25 @@ async function main(): Promise<void> {
     clearInterval(sampler);
 
     // ---- table --------------------------------------------------------------------------------
-    console.log('\nproduce (MB/s, rec/s, request latency p50/p99 ms)');
-    console.log('case                      kafkalite                         librdkafka mock                   loopback limit    vs mock  vs limit');
+    console.log(`\nproduce (MB/s, rec/s, request latency p50/p99 ms): each peer's median round of ${ROUNDS}; ratios: median [min-max] of the per-round ratios`);
+    console.log('case                      kafkalite                         librdkafka mock                   loopback limit    vs mock              vs limit');
+    const summary = [];
     for (const c of cases) {
-      const of = (peer: string) => produce.find((r) => r.peer === peer && r.batch === c.batch && r.acks === c.acks && r.connections === c.connections)!;
-      const k = of('kafkalite');
-      const m = of('librdkafka-mock');
-      const l = of('loopback-limit');
+      const rounds = (peer: string) =>
+        produce.filter((r) => r.peer === peer && r.batch === c.batch && r.acks === c.acks && r.connections === c.connections).sort((a, b) => (a.round ?? 0) - (b.round ?? 0));
+      const medianRound = (rs: ProduceResult[]) => [...rs].sort((a, b) => a.mbPerSec - b.mbPerSec)[Math.floor(rs.length / 2)]!;
+      const ratio = (a: ProduceResult[], b: ProduceResult[]) => {
+        const xs = a.map((r, i) => r.mbPerSec / b[i]!.mbPerSec).sort((x, y) => x - y);
+        return { median: xs[Math.floor(xs.length / 2)]!, min: xs[0]!, max: xs[xs.length - 1]! };
+      };
+      const [ks, ms, ls] = [rounds('kafkalite'), rounds('librdkafka-mock'), rounds('loopback-limit')];
+      const [k, m, l] = [medianRound(ks), medianRound(ms), medianRound(ls)];
+      const vsMock = ratio(ks, ms);
+      const vsLimit = ratio(ks, ls);
+      summary.push({ ...c, kafkalite: k.mbPerSec, mock: m.mbPerSec, loopback: l.mbPerSec, vsMock, vsLimit });
       const cell = (r: ProduceResult) => `${f(r.mbPerSec).padStart(7)} ${f(r.recordsPerSec, 0).padStart(8)} ${f(r.p50Ms, 2).padStart(6)}/${f(r.p99Ms, 2).padEnd(7)}`;
-      console.log(`${`${c.batch} acks=${c.acks === -1 ? 'all' : '1'} x${c.connections}`.padEnd(26)}${cell(k)}   ${cell(m)}   ${f(l.mbPerSec).padStart(8)}    ${f(k.mbPerSec / m.mbPerSec, 2).padStart(5)}x  ${f(k.mbPerSec / l.mbPerSec, 2).padStart(5)}x`);
+      const rr = (x: { median: number; min: number; max: number }) => `${f(x.median, 2)}x [${f(x.min, 2)}-${f(x.max, 2)}]`.padEnd(20);
+      console.log(`${`${c.batch} acks=${c.acks === -1 ? 'all' : '1'} x${c.connections}`.padEnd(26)}${cell(k)}   ${cell(m)}   ${f(l.mbPerSec).padStart(8)}    ${rr(vsMock)} ${rr(vsLimit)}`);
     }
     const rssVals = rss.map((x) => x.mib);
     console.log(`\nkafkalite RSS over the run: min ${f(Math.min(...rssVals))} MiB, max ${f(Math.max(...rssVals))} MiB, last ${f(rssVals[rssVals.length - 1]!)} MiB (${rss.length} samples)`);
@@ -344,6 +404,9 @@ async function main(): Promise<void> {
       inFlight: IN_FLIGHT,
       produceVersion: PRODUCE_VERSION,
       batches: Object.fromEntries([...BATCHES].map(([k, v]) => [k, { bytes: v.records.length, records: v.count }])),
+      rounds: ROUNDS,
+      warmupMiB: WARMUP_MIB,
+      summary,
       produce,
       consume,
       rss,

@@ -152,7 +152,7 @@ export class Cleaner {
   /** Kafka `buildOffsetMap`: returns true when the map filled before `end`. */
   private buildOffsetMap(log: PartitionLog, start: bigint, end: bigint, stats: CleanerStats): boolean {
     const map = this.map;
-    map.clear();
+    map.beginRound(start);
     const dirty = segmentsInRange(log, start, end);
     const transactions = new CleanedTransactionMetadata();
     transactions.addAbortedTransactions(log.collectAbortedTxns(start, end));

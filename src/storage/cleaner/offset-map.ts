@@ -25,6 +25,7 @@
  */
 import { InvalidArgumentError, StorageError } from '../../errors.js';
 import { keyHash128 } from './key-hash.js';
+import { LatestMarks } from './latest-marks.js';
 
 export const HASH_SIZE = 16;
 export const OFFSET_MAP_ENTRY_SIZE = HASH_SIZE + 8;
@@ -53,6 +54,10 @@ export class OffsetMap {
   private latestBig: bigint | undefined = undefined;
   /** Attempts the last `find` made. */
   private lastAttempts = 0;
+  /** Offset the last put replaced in its slot (-1: the slot was empty). */
+  private replaced = -1;
+  /** Which offsets since `beginRound`'s start are still their key's latest (latest-marks.ts). */
+  readonly marks = new LatestMarks();
   /** Statistics Kafka keeps for the cleaner log line. */
   lookups = 0;
   probes = 0;
@@ -186,7 +191,11 @@ export class OffsetMap {
     this.lookups++;
     // not full, and the probe sequence ends in linear probing over every slot: an empty one is found
     const found = this.find(i, Number.MAX_SAFE_INTEGER);
-    if (found >= 0) return found;
+    if (found >= 0) {
+      this.replaced = this.table[found + 4]! * TWO_32 + (this.table[found + 5]! >>> 0);
+      return found;
+    }
+    this.replaced = -1;
     const w = -1 - found;
     this.probes += this.lastAttempts;
     const t = this.table;
@@ -215,6 +224,7 @@ export class OffsetMap {
     this.table[w + 5] = offset | 0;
     this.latestNumber = offset;
     this.latestBig = undefined;
+    this.marks.put(offset, this.replaced);
   }
 
   /** `getAt` for group key `i` (hashed by `hashGroupKey`). */
@@ -230,6 +240,8 @@ export class OffsetMap {
     this.table[w + 4] = Number(BigInt.asIntN(32, offset >> 32n));
     this.table[w + 5] = Number(BigInt.asIntN(32, offset));
     this.latestBig = offset;
+    if (offset <= BigInt(Number.MAX_SAFE_INTEGER)) this.marks.put(Number(offset), this.replaced);
+    else this.marks.switchOff();
   }
 
   /** `put` for the key `data[start, start + length)` and an offset below 2^53. */
@@ -260,7 +272,17 @@ export class OffsetMap {
     this.latestBig = offset;
   }
 
+  /**
+   * Empties the map for a round whose dirty section starts at `start`: the marks track the offsets
+   * from there (clear() alone leaves them off).
+   */
+  beginRound(start: bigint): void {
+    this.clear();
+    this.marks.begin(start <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(start) : -1);
+  }
+
   clear(): void {
+    this.marks.begin(-1);
     this.table.fill(0);
     this.entries = 0;
     this.lookups = 0;

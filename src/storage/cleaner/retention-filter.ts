@@ -7,7 +7,8 @@
  * data is dropped whole; a marker is dropped only once its delete horizon has passed. Records: past
  * the offset map's end everything stays; keyless records go; a record stays only if it is the
  * latest for its key, and a tombstone only until its batch's delete horizon (legacy batches: while
- * the segment is younger than the legacy horizon).
+ * the segment is younger than the legacy horizon). "Latest for its key" comes from the map's
+ * latest-offset marks inside the round's dirty section, from a key lookup below it.
  */
 import type { AnyRecordBatch } from '../../record/batches.js';
 import type { RecordBatch } from '../../record/batch.js';
@@ -96,11 +97,14 @@ export class CleanerRetentionFilter implements RecordFilter {
     this.groupNext = 0;
     if (this.discardBatchRecords || batch.isControl || !isSmallBase(batch.baseOffset)) return;
     const map = this.ctx.map;
+    const marks = map.marks;
     const baseOffset = Number(batch.baseOffset);
     let n = 0;
     for (let i = from; i < to; i++) {
       const r = records[i]!;
-      if (r.keySize >= 0 && baseOffset + r.offsetDelta <= this.latestOffsetNumber) {
+      const offset = baseOffset + r.offsetDelta;
+      // offsets the marks cover need no key lookup (shouldRetainRecord asks the marks)
+      if (r.keySize >= 0 && offset <= this.latestOffsetNumber && !marks.covers(offset)) {
         map.hashGroupKey(n, r.data, r.keyStart, r.keySize);
         this.groupKeyStarts[n++] = r.keyStart;
       }
@@ -130,7 +134,13 @@ export class CleanerRetentionFilter implements RecordFilter {
       this.ctx.onInvalidMessage?.();
       return false;
     }
-    if (small ? offset < this.latestOf(data, keyStart, keySize) : offset < map.get(data.subarray(keyStart, keyStart + keySize))) return false;
+    if (small) {
+      // within the round's dirty section the marks answer "offset < map.get(key)" (latest-marks.ts)
+      const marks = map.marks;
+      if (marks.covers(offset) ? !marks.isLatest(offset) : offset < this.latestOf(data, keyStart, keySize)) return false;
+    } else if (offset < map.get(data.subarray(keyStart, keyStart + keySize))) {
+      return false;
+    }
     if (hasValue) return true;
     if (batch.kind !== 'v2') return this.ctx.retainLegacyDeletesAndTxnMarkers;
     const horizon = batch.deleteHorizonMs;

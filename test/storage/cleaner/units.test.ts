@@ -132,6 +132,67 @@ describe('offset map groups (hashGroupKey, touchGroup, putGroupKey, getGroupKey)
   });
 });
 
+describe('latest-offset marks (the map tells, per offset of the round, whether it is still its key\'s latest)', () => {
+  /** Puts `keys[i]` at `start + i` (null: a keyless record, never put) through the grouped and single-key paths. */
+  function build(map: OffsetMap, start: number, keys: (string | null)[], grouped: boolean): void {
+    map.beginRound(BigInt(start));
+    let n = 0;
+    const pending: number[] = [];
+    const flush = () => {
+      map.touchGroup(n);
+      for (let i = 0; i < n; i++) map.putGroupKey(i, pending[i]!);
+      n = 0;
+      pending.length = 0;
+    };
+    keys.forEach((k, i) => {
+      if (k === null) return;
+      const b = Buffer.from(k);
+      if (!grouped) return map.putAt(b, 0, b.length, start + i);
+      map.hashGroupKey(n++, b, 0, b.length);
+      pending.push(start + i);
+      if (n === OFFSET_MAP_GROUP) flush();
+    });
+    if (grouped) flush();
+  }
+
+  it('a marked offset is exactly one the map still holds for its key (random keys, both put paths, rounds reusing the marks)', () => {
+    const map = new OffsetMap(24 * 4096);
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) % n);
+    for (let round = 0; round < 6; round++) {
+      const start = [0, 5, 1_000_003, 2 ** 40, 17, 0][round]!;
+      const count = 200 + rnd(3000);
+      const distinct = 1 + rnd(800);
+      const keys = Array.from({ length: count }, () => (rnd(10) === 0 ? null : `k${rnd(distinct)}`));
+      build(map, start, keys, round % 2 === 0);
+      assert.ok(map.marks.active);
+      keys.forEach((k, i) => {
+        const offset = start + i;
+        assert.ok(map.marks.covers(offset));
+        const expected = k !== null && map.getAt(Buffer.from(k), 0, k.length) === offset;
+        assert.equal(map.marks.isLatest(offset), expected, `round ${round}, offset ${offset} (key ${k})`);
+      });
+      assert.equal(map.marks.covers(start - 1), false, 'below the round start the map answers');
+    }
+  });
+
+  it('bigint puts past 2^53 and a start past 2^53 switch the marks off; clear() leaves them off', () => {
+    const map = new OffsetMap(24 * 100);
+    map.beginRound(10n);
+    map.put(Buffer.from('a'), 10n);
+    assert.ok(map.marks.active && map.marks.isLatest(10));
+    map.put(Buffer.from('a'), 2n ** 60n);
+    assert.equal(map.marks.active, false);
+    map.beginRound(2n ** 60n);
+    assert.equal(map.marks.active, false);
+    map.beginRound(0n);
+    map.putAt(Buffer.from('b'), 0, 1, 3);
+    assert.ok(map.marks.isLatest(3) && !map.marks.isLatest(2));
+    map.clear();
+    assert.equal(map.marks.active, false);
+  });
+});
+
 describe('segment grouping (groupSegmentsBySize)', () => {
   const seg = (baseOffset: bigint, size: number, index = 8, time = 12) => ({
     baseOffset,
