@@ -2,15 +2,20 @@
  * Checksums: CRC-32C (Castagnoli) for v2 batches and producer snapshots, CRC-32 (IEEE) for legacy
  * v0/v1 messages (storage spec §1.3).
  *
- * Implementation chosen by measurement on this project's machine (`node dist/bench/crc.js`):
- * sse4_crc32 (SSE4.2, N-API) runs 9.1 GB/s on 100 KB and 4.8 GB/s on 1 KiB; @node-rs/crc32 runs
- * 6.8 and 3.1 GB/s; the best pure-JS slicing-by-8 about 1 GB/s. sse4_crc32 is compiled at install
- * time (it needs `allowScripts`), so it is optional: when it is absent or failed to build, the
- * prebuilt @node-rs/crc32 takes over with identical results.
+ * Implementation chosen by measurement on this machine (AMD EPYC, `node native/crc32c/bench.cjs`,
+ * cache-hot, GB/s at 1 KiB / 16 KiB / 1 MiB):
+ *  - kafkalite-crc32c (native/crc32c, our own N-API addon): 12.6 / 43 / 45. The crc32 instruction
+ *    has a 3-cycle latency but issues more than once a cycle, so one dependent chain (what the
+ *    libraries below run) leaves most of it idle; the addon runs three lanes per 128-byte block
+ *    joined with PCLMULQDQ. It takes start/end, so no Buffer view is made per call.
+ *  - sse4_crc32 (one crc32q chain): 5.8 / 8.5 / 8.7; @node-rs/crc32: 3.4 / 5.4 / 6.1.
+ * Both addons are compiled at install time (package.json `allowScripts`), so both are optional:
+ * when absent or failed to build, the next one takes over, down to the prebuilt @node-rs/crc32,
+ * with identical results (KAFKALITE_CRC32C=sse4_crc32 or node-rs picks one for comparison).
  *
- * Below SMALL_INPUT bytes a JS slicing-by-8 loop wins: it needs no Buffer view and no native call,
- * which cost more than the arithmetic on a 140-byte legacy message (112 ns in JS against 224 ns
- * native, measured here); legacy messages and single-record batches are that small.
+ * Below a cut-over a JS slicing-by-8 loop wins: no native call (37 ns for ours, ~55 + a Buffer
+ * view for the others) beats the arithmetic on a small legacy message or single-record batch:
+ * 64 bytes for our addon, 512 for the others (140 bytes: 112 ns in JS against 224 ns native).
  */
 import { createRequire } from 'node:module';
 
@@ -25,20 +30,38 @@ interface NodeRsCrc32 {
 
 const nodeRs = require('@node-rs/crc32') as NodeRsCrc32;
 
-function loadCrc32c(): { fn: CrcFn; impl: string } {
-  if (process.env.KAFKALITE_CRC32C !== 'node-rs') {
+/** Native CRC-32C with a range: kafkalite-crc32c (native/crc32c) takes start/end, no view needed. */
+type RangeCrcFn = (buf: Uint8Array, start: number, end: number) => number;
+
+function loadCrc32c(): { fn: RangeCrcFn; impl: string; small: number } {
+  const want = process.env.KAFKALITE_CRC32C;
+  if (want !== 'node-rs' && want !== 'sse4_crc32') {
+    try {
+      const own = require('kafkalite-crc32c') as { crc32c(initial: number, buf: Uint8Array, start: number, end: number): number };
+      // one native call costs about as much as JS slicing-by-8 on 64 bytes (measured here)
+      return { fn: (b, s, e) => own.crc32c(0, b, s, e), impl: 'kafkalite-crc32c', small: 64 };
+    } catch {
+      // optional native build not present: fall through
+    }
+  }
+  if (want !== 'node-rs') {
     try {
       const sse = require('sse4_crc32') as { calculate: CrcFn; hardware_support?: boolean };
-      if (sse.hardware_support !== false) return { fn: sse.calculate, impl: 'sse4_crc32' };
+      if (sse.hardware_support !== false) return { fn: viewed(sse.calculate), impl: 'sse4_crc32', small: 512 };
     } catch {
       // optional native build not present: fall through to the prebuilt one
     }
   }
-  return { fn: (d, i) => nodeRs.crc32c(d, i ?? 0), impl: '@node-rs/crc32' };
+  return { fn: viewed((d) => nodeRs.crc32c(d, 0)), impl: '@node-rs/crc32', small: 512 };
+}
+
+function viewed(f: CrcFn): RangeCrcFn {
+  return (b, s, e) => f(s === 0 && e === b.length ? b : b.subarray(s, e));
 }
 
 const loaded = loadCrc32c();
-const crc32cImpl: CrcFn = loaded.fn;
+const crc32cImpl: RangeCrcFn = loaded.fn;
+const SMALL_CRC32C = loaded.small;
 
 /** Name of the CRC-32C implementation in use (reported by the benchmark). */
 export const crc32cImplementation: string = loaded.impl;
@@ -83,9 +106,8 @@ function crcJs(t: Int32Array, buf: Uint8Array, start: number, end: number): numb
 
 /** CRC-32C of `buf[start, end)`, as an unsigned 32-bit number. */
 export function crc32c(buf: Uint8Array, start = 0, end = buf.length): number {
-  if (end - start < SMALL_INPUT) return crcJs(CRC32C_TABLE, buf, start, end);
-  const view = start === 0 && end === buf.length ? buf : buf.subarray(start, end);
-  return crc32cImpl(view) >>> 0;
+  if (end - start < SMALL_CRC32C) return crcJs(CRC32C_TABLE, buf, start, end);
+  return crc32cImpl(buf, start, end) >>> 0;
 }
 
 /** CRC-32 (IEEE 802.3, as zlib and java.util.zip.CRC32) of `buf[start, end)`, unsigned. */

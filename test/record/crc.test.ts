@@ -52,8 +52,8 @@ describe('known answers', () => {
 });
 
 describe('implementations agree', () => {
-  test('the loaded implementation is one of the two known ones', () => {
-    assert.ok(['sse4_crc32', '@node-rs/crc32'].includes(crc32cImplementation), crc32cImplementation);
+  test('the loaded implementation is one of the three known ones', () => {
+    assert.ok(['kafkalite-crc32c', 'sse4_crc32', '@node-rs/crc32'].includes(crc32cImplementation), crc32cImplementation);
   });
 
   test('sse4_crc32 and @node-rs/crc32 and the reference agree on random buffers', () => {
@@ -81,7 +81,31 @@ describe('implementations agree', () => {
     }
   });
 
-  test('KAFKALITE_CRC32C=node-rs selects @node-rs/crc32 with identical results (child process)', () => {
+  test("kafkalite-crc32c (native/crc32c): hardware and table paths agree with the reference at lane boundaries, unaligned, chained", () => {
+    let own: { crc32c(init: number, b: Uint8Array, s?: number, e?: number): number; crc32cSoftware(init: number, b: Uint8Array, s?: number, e?: number): number; hardware: boolean } | undefined;
+    try {
+      own = require('kafkalite-crc32c');
+    } catch {
+      own = undefined;
+    }
+    // an optionalDependency built at install (package.json allowScripts): its absence here is a finding
+    assert.ok(own, 'kafkalite-crc32c did not load');
+    const rng = new Rng(SEED + 2);
+    // lanes of 3 x 128 and 3 x 32 bytes, then 8-byte words, then bytes: lengths either side of each
+    const lengths = [0, 1, 7, 8, 9, 95, 96, 97, 383, 384, 385, 479, 480, 481, 767, 768, 769, 4096, 65536 + 13, 1 << 20];
+    for (const len of lengths) {
+      const b = rng.bytes(len + 3);
+      const ref = refCrc32c(b, 3, 3 + len);
+      assert.equal(own.crc32c(0, b, 3, 3 + len), ref, `hardware=${own.hardware} len ${len}`);
+      assert.equal(own.crc32cSoftware(0, b, 3, 3 + len), ref, `table len ${len}`);
+      const cut = rng.int(len + 1);
+      assert.equal(own.crc32c(own.crc32c(0, b, 3, 3 + cut), b, 3 + cut, 3 + len), ref, `chained at ${cut} of ${len}`);
+    }
+    assert.throws(() => own.crc32c(0, Buffer.alloc(4), 2, 5), RangeError);
+    assert.throws(() => own.crc32c(0, 'text' as unknown as Uint8Array), TypeError);
+  });
+
+  test('KAFKALITE_CRC32C=node-rs / sse4_crc32 select those libraries with identical results (child process)', () => {
     const rng = new Rng(SEED + 1);
     const bufs = Array.from({ length: 50 }, (_, i) => rng.bytes(i * 37 + rng.int(2000)));
     const ranges = bufs.map((b) => {
@@ -99,7 +123,7 @@ describe('implementations agree', () => {
         process.stdout.write(JSON.stringify({ impl: crc32cImplementation, out }));
       });`;
     const input = JSON.stringify(bufs.map((b, i) => [b.toString('hex'), ranges[i]![0], ranges[i]![1]]));
-    for (const env of ['node-rs', undefined] as const) {
+    for (const env of ['node-rs', 'sse4_crc32', undefined] as const) {
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
         input,
         encoding: 'utf8',
@@ -107,8 +131,7 @@ describe('implementations agree', () => {
       });
       assert.equal(r.status, 0, r.stderr);
       const { impl, out } = JSON.parse(r.stdout) as { impl: string; out: number[] };
-      if (env === 'node-rs') assert.equal(impl, '@node-rs/crc32');
-      else assert.equal(impl, 'sse4_crc32');
+      assert.equal(impl, env === 'node-rs' ? '@node-rs/crc32' : env === 'sse4_crc32' ? 'sse4_crc32' : 'kafkalite-crc32c');
       out.forEach((v, i) => {
         const [s, e] = ranges[i]!;
         assert.equal(v, refCrc32c(bufs[i]!, s, e), `${impl} case ${i}`);
