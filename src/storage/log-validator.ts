@@ -662,7 +662,8 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
     batches.push(batch);
   }
   if (batches.length === 0) throw new InvalidRecordError('Record batch has no batches at all', { position: 0 });
-  const validBytes = buf.subarray(0, reader.position);
+  // (a view only when something trails the batches: a Buffer view costs ~40 ns per append)
+  const validBytes = reader.position === buf.length ? buf : buf.subarray(0, reader.position);
 
   // -- LogValidator --
   const target = targetCompressionOf(config, source);
@@ -671,7 +672,9 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
   const common = { firstOffset: ctx.nextOffset, logAppendTime, sourceCompression: source, targetCompression: target.codec };
 
   if (source === CompressionType.none && target.codec === CompressionType.none) {
-    if (batches.every((b) => b.magic === v.magic)) {
+    let sameMagic = true;
+    for (let i = 0; i < batches.length; i++) if (batches[i]!.magic !== v.magic) sameMagic = false;
+    if (sameMagic) {
       const { maxTimestamp, shallow } = v.assignOffsetsNonCompressed();
       return {
         firstOffset: common.firstOffset,
