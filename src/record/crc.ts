@@ -2,9 +2,9 @@
  * Checksums: CRC-32C (Castagnoli) for v2 batches and producer snapshots, CRC-32 (IEEE) for legacy
  * v0/v1 messages (storage spec §1.3).
  *
- * Implementation chosen by measurement on this machine (AMD EPYC, `node native/crc32c/bench.cjs`,
+ * Implementation chosen by measurement on this machine (AMD EPYC, `node native/bench-crc32c.cjs`,
  * cache-hot, GB/s at 1 KiB / 16 KiB / 1 MiB):
- *  - kafkalite-crc32c (native/crc32c, our own N-API addon): 12.6 / 43 / 45. The crc32 instruction
+ *  - kafkalite-native (native/src/crc32c.c, our own N-API addon): 12.6 / 43 / 45. The crc32 instruction
  *    has a 3-cycle latency but issues more than once a cycle, so one dependent chain (what the
  *    libraries below run) leaves most of it idle; the addon runs three lanes per 128-byte block
  *    joined with PCLMULQDQ. It takes start/end, so no Buffer view is made per call.
@@ -18,6 +18,7 @@
  * 64 bytes for our addon, 512 for the others (140 bytes: 112 ns in JS against 224 ns native).
  */
 import { createRequire } from 'node:module';
+import { nativeAddon } from './native-addon.js';
 
 const require = createRequire(import.meta.url);
 
@@ -30,19 +31,16 @@ interface NodeRsCrc32 {
 
 const nodeRs = require('@node-rs/crc32') as NodeRsCrc32;
 
-/** Native CRC-32C with a range: kafkalite-crc32c (native/crc32c) takes start/end, no view needed. */
+/** Native CRC-32C with a range: kafkalite-native (native/) takes start/end, no view needed. */
 type RangeCrcFn = (buf: Uint8Array, start: number, end: number) => number;
 
 function loadCrc32c(): { fn: RangeCrcFn; impl: string; small: number } {
   const want = process.env.KAFKALITE_CRC32C;
   if (want !== 'node-rs' && want !== 'sse4_crc32') {
-    try {
-      const own = require('kafkalite-crc32c') as { crc32c(initial: number, buf: Uint8Array, start: number, end: number): number };
-      // one native call costs about as much as JS slicing-by-8 on 64 bytes (measured here)
-      return { fn: (b, s, e) => own.crc32c(0, b, s, e), impl: 'kafkalite-crc32c', small: 64 };
-    } catch {
-      // optional native build not present: fall through
-    }
+    const own = nativeAddon;
+    // one native call costs about as much as JS slicing-by-8 on 64 bytes (measured here)
+    // the range is clamped to the buffer as subarray() clamps it for the libraries below
+    if (own !== undefined) return { fn: (b, s, e) => (e <= b.length ? own.crc32c(0, b, s, e) : own.crc32c(0, b, Math.min(s, b.length), b.length)), impl: 'kafkalite-native', small: 64 };
   }
   if (want !== 'node-rs') {
     try {

@@ -1,9 +1,9 @@
 'use strict';
-// Throughput, cache-hot: `node native/crc32c/bench.cjs [sizes...]` (a few seconds). Each round runs
+// Throughput, cache-hot: `node native/bench-crc32c.cjs [sizes...]` (a few seconds). Each round runs
 // every implementation for ~ROUND_MS on the same buffer, in turn; the median round is reported.
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
-const root = path.join(__dirname, '..', '..', 'node_modules');
+const root = path.join(__dirname, '..', 'node_modules');
 const ours = require('./index.cjs');
 const nodeRs = require(path.join(root, '@node-rs/crc32'));
 let sse = null;
@@ -31,7 +31,7 @@ function crcJs(t, buf, start, end) {
 function impls(buf, off) {
   const end = off + buf.length;
   const list = [
-    ['kafkalite-crc32c', () => ours.crc32c(0, buf)],
+    ['kafkalite-native crc32c', () => ours.crc32c(0, buf)],
     ['  same, start/end on parent', () => ours.crc32c(0, big, off, end)],
     ['  same, subarray + call', () => ours.crc32c(0, big.subarray(off, end))],
   ];

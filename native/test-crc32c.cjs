@@ -1,9 +1,9 @@
 'use strict';
-// Correctness of the addon against sse4_crc32 and @node-rs/crc32: `node native/crc32c/test.cjs`
+// Correctness of the addon against sse4_crc32 and @node-rs/crc32: `node native/test-crc32c.cjs`
 const assert = require('node:assert/strict');
 const { randomBytes, randomInt } = require('node:crypto');
 const path = require('node:path');
-const root = path.join(__dirname, '..', '..', 'node_modules');
+const root = path.join(__dirname, '..', 'node_modules');
 const ours = require('./index.cjs');
 const nodeRs = require(path.join(root, '@node-rs/crc32'));
 let sse = null;

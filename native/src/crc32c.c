@@ -1,5 +1,5 @@
 /*
- * CRC-32C (Castagnoli) as a Node-API addon for kafkalite.
+ * CRC-32C (Castagnoli) for kafkalite's Node-API addon (module init in addon.c).
  *
  * crc32c(initial, data[, start, end]) -> uint32. `initial` is a finished CRC (0 to start), so
  * crc32c(crc32c(0, a), b) === crc32c(0, a + b), the convention of sse4_crc32 and @node-rs/crc32.
@@ -164,7 +164,8 @@ static napi_value call(napi_env env, napi_callback_info info, int use_hw) {
 static napi_value js_crc32c(napi_env env, napi_callback_info info) { return call(env, info, hw); }
 static napi_value js_crc32c_sw(napi_env env, napi_callback_info info) { return call(env, info, 0); }
 
-NAPI_MODULE_INIT() {
+/* Adds crc32c, crc32cSoftware and hardware to `exports` (module init: addon.c). */
+void crc32c_init(napi_env env, napi_value exports) {
   napi_value fn, flag;
   make_tables();
   init_hw();
@@ -174,5 +175,4 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "crc32cSoftware", fn);
   napi_get_boolean(env, hw != 0, &flag);
   napi_set_named_property(env, exports, "hardware", flag);
-  return exports;
 }

@@ -1,0 +1,4 @@
+'use strict';
+// crc32c(initial, data[, start, end]) -> uint32; crc32cSoftware (same, table path); hardware: boolean
+// scanRecords(data, start, end, count, summary: Float64Array(3)) -> boolean (src/records.c)
+module.exports = require('./build/Release/kafkalite_native.node');

@@ -1,0 +1,30 @@
+/**
+ * kafkalite's own Node-API addon (native/: CRC-32C and the v2 records scan), when it was built at
+ * install. It is an optional dependency: without it (no compiler, another platform, or
+ * KAFKALITE_NATIVE=off) every caller has a JavaScript or library path with identical results.
+ */
+import { createRequire } from 'node:module';
+
+export interface NativeAddon {
+  /** CRC-32C of data[start, end), continuing from the finished CRC `initial`. */
+  crc32c(initial: number, data: Uint8Array, start: number, end: number): number;
+  /** Whether the CRC runs on SSE4.2 + PCLMULQDQ (else its table path). */
+  hardware: boolean;
+  /**
+   * Structural scan of `count` uncompressed v2 records in data[start, end) (native/src/records.c):
+   * true when all are well formed, with summary = [max timestampDelta, min timestampDelta, null
+   * keys]; false for anything it does not accept (the JavaScript scan then decides and reports).
+   */
+  scanRecords(data: Uint8Array, start: number, end: number, count: number, summary: Float64Array): boolean;
+}
+
+function load(): NativeAddon | undefined {
+  if (process.env.KAFKALITE_NATIVE === 'off') return undefined;
+  try {
+    return createRequire(import.meta.url)('kafkalite-native') as NativeAddon;
+  } catch {
+    return undefined;
+  }
+}
+
+export const nativeAddon: NativeAddon | undefined = load();
