@@ -19,7 +19,7 @@ import { TopicRegistry } from './topic-registry.js';
 import { AppendNotifier } from './append-notifier.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
 import { GroupCoordinator } from './group/coordinator.js';
-import { FramePool } from '../protocol/framing.js';
+import { BufferPool } from '../buffer-pool.js';
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
@@ -27,6 +27,8 @@ import { FramePool } from '../protocol/framing.js';
  * would cost ~2 ms of page faults per MiB here, more than appending it.
  */
 const FRAME_POOL_BYTES = 32 * 1024 * 1024;
+/** Memory Fetch reads records into, back once each answer is written (the same reasoning). */
+const FETCH_READ_POOL_BYTES = 32 * 1024 * 1024;
 
 export interface BrokerOptions {
   /** Data directory; a fresh temp directory (removed on close) when not given. */
@@ -49,7 +51,9 @@ export class Broker {
   readonly topics: TopicRegistry;
   readonly appends = new AppendNotifier();
   /** Where connections copy request frames that span socket reads (see FRAME_POOL_BYTES). */
-  readonly framePool = new FramePool(FRAME_POOL_BYTES);
+  readonly framePool = new BufferPool(FRAME_POOL_BYTES);
+  /** Where Fetch reads records (handlers/fetch.ts). */
+  readonly fetchReadPool = new BufferPool(FETCH_READ_POOL_BYTES);
   readonly producerIds: ProducerIdManager;
   /** Compacts cleanup.policy=compact topics in the background (Kafka's LogCleaner). */
   readonly cleaner: LogCleaner;

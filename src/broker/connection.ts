@@ -14,7 +14,7 @@ import { decodeMessage, encodeMessage } from '../protocol/codec.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
-import { NO_RESPONSE, type ConnectionState, type RequestContext } from './handler.js';
+import { NO_RESPONSE, type ApiHandler, type ConnectionState, type Message, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
 
 const PRODUCE_KEY = 0;
@@ -48,6 +48,8 @@ export class Connection {
   /** Encoded answers not yet handed to the socket (see MAX_HELD_ANSWER_BYTES). */
   private readonly held: Buffer[] = [];
   private heldBytes = 0;
+  /** `afterAnswer` callbacks of the held answers: run once the socket has taken them. */
+  private heldReleases: (() => void)[] = [];
 
   constructor(
     private readonly broker: Broker,
@@ -152,6 +154,8 @@ export class Connection {
       this.destroy();
       return;
     }
+    // afterAnswer callbacks: handed to the held answer by write(), or run here when no answer goes out
+    const releases: (() => void)[] = [];
     const ctx: RequestContext = {
       broker: this.broker,
       apiKey,
@@ -160,7 +164,17 @@ export class Connection {
       clientId: header.clientId,
       remote: this.remote,
       connection: this.state,
+      afterAnswer: (release) => void releases.push(release),
     };
+    try {
+      return await this.answer(handler, request, ctx, releases);
+    } finally {
+      runAll(releases);
+    }
+  }
+
+  private async answer(handler: ApiHandler, request: Message, ctx: RequestContext, releases: (() => void)[]): Promise<number | undefined> {
+    const { apiKey, apiVersion, correlationId } = ctx;
     let response;
     try {
       response = handler.handle(request, ctx);
@@ -186,26 +200,36 @@ export class Connection {
       this.destroy();
       return;
     }
-    this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body));
+    this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body), releases);
     return apiKey;
   }
 
-  private write(chunks: Buffer[]): void {
+  /** Holds an answer; its request's releases now wait for the socket (taken out of `releases`). */
+  private write(chunks: Buffer[], releases: (() => void)[]): void {
     if (this.closed) return;
     for (const c of chunks) {
       this.held.push(c);
       this.heldBytes += c.length;
     }
+    this.heldReleases.push(...releases.splice(0));
     if (this.heldBytes >= MAX_HELD_ANSWER_BYTES) this.flushAnswers();
   }
 
-  /** Hands the held answers to the socket in one write. */
+  /** Hands the held answers to the socket in one write; their releases run once it took them. */
   private flushAnswers(): void {
     if (this.held.length === 0) return;
+    const releases = this.heldReleases;
+    this.heldReleases = [];
     if (!this.closed) {
       this.socket.cork();
-      for (const c of this.held) this.socket.write(c);
+      const last = this.held.length - 1;
+      for (let i = 0; i < last; i++) this.socket.write(this.held[i]!);
+      // called once written, or with an error when the socket is destroyed first: either way the
+      // kernel no longer needs the bytes
+      this.socket.write(this.held[last]!, releases.length === 0 ? undefined : () => runAll(releases));
       this.socket.uncork();
+    } else {
+      runAll(releases);
     }
     this.held.length = 0;
     this.heldBytes = 0;
@@ -214,6 +238,8 @@ export class Connection {
   destroy(): void {
     this.held.length = 0;
     this.heldBytes = 0;
+    runAll(this.heldReleases);
+    this.heldReleases = [];
     this.closed = true;
     this.queue.length = 0;
     this.queuedBytes = 0;
@@ -228,4 +254,9 @@ export class Connection {
     this.closed = true;
     this.socket.end();
   }
+}
+
+/** Runs and forgets the callbacks in `fns`. */
+function runAll(fns: (() => void)[]): void {
+  for (const f of fns.splice(0)) f();
 }

@@ -20,6 +20,11 @@ export interface RequestContext {
   readonly remote: string;
   /** The connection's own state (SASL, client software), shared by its requests. */
   readonly connection: ConnectionState;
+  /**
+   * Runs `release` once this request's answer has been handed to the socket (or will never be):
+   * memory the answer refers to (Fetch's pooled read buffers) is free for reuse from then on.
+   */
+  afterAnswer(release: () => void): void;
 }
 
 export interface ConnectionState {

@@ -8,57 +8,10 @@
  * spans chunks is copied once. Large frames (produce requests of up to a MiB and more) span
  * chunks; a fresh buffer for each costs page faults that dwarf the copy (a fresh MiB ~2 ms against
  * ~50 us reused, here), so the owner hands frames it no longer references back with `recycle`
- * and the next copy reuses their memory, from a {@link FramePool} that decoders may share.
+ * and the next copy reuses their memory, from a {@link BufferPool} that decoders may share.
  */
+import { BufferPool } from '../buffer-pool.js';
 import { FrameTooLargeError } from './errors.js';
-
-/**
- * The memory of recycled frames, bounded by bytes. One pool may serve many decoders (the broker's
- * connections share one): a client keeping five 1 MiB Produce requests in flight needs five frames
- * at once, and what it no longer needs serves the next connection instead of staying pinned to its own.
- */
-export class FramePool {
-  private readonly free: Buffer[] = [];
-  private freeBytes = 0;
-  /** Memory copied into by a decoder using this pool: only that may come back. */
-  private readonly owned = new WeakSet<ArrayBufferLike>();
-
-  /** @param maxBytes the most recycled memory kept for reuse; what would exceed it is left to the GC. */
-  constructor(readonly maxBytes: number) {}
-
-  /** Recycled bytes kept for reuse. */
-  get pooledBytes(): number {
-    return this.freeBytes;
-  }
-
-  /** A buffer of n bytes: the smallest pooled one large enough, else a fresh one. */
-  take(n: number): Buffer {
-    let best = -1;
-    for (let i = 0; i < this.free.length; i++) {
-      const len = this.free[i]!.length;
-      if (len >= n && (best < 0 || len < this.free[best]!.length)) best = i;
-    }
-    if (best >= 0) {
-      const b = this.free[best]!;
-      this.free[best] = this.free[this.free.length - 1]!;
-      this.free.pop();
-      this.freeBytes -= b.length;
-      return b.subarray(0, n);
-    }
-    const fresh = Buffer.allocUnsafeSlow(n);
-    this.owned.add(fresh.buffer);
-    return fresh;
-  }
-
-  /** Takes back memory `take` handed out (any view of it); anything else is ignored. */
-  give(frame: Buffer): void {
-    const ab = frame.buffer;
-    if (!this.owned.has(ab) || this.freeBytes + ab.byteLength > this.maxBytes) return;
-    if (this.free.some((b) => b.buffer === ab)) return;
-    this.free.push(Buffer.from(ab, 0, ab.byteLength));
-    this.freeBytes += ab.byteLength;
-  }
-}
 
 /** Per-decoder pool when none is shared: room for two 1 MiB Produce frames. */
 const DEFAULT_POOL_BYTES = 2 * 1024 * 1024 + 64 * 1024;
@@ -76,7 +29,7 @@ export class FrameDecoder {
   constructor(
     readonly maxFrameBytes: number,
     /** Where frames that span chunks are copied to, and recycled frames go back. */
-    private readonly pool: FramePool = new FramePool(DEFAULT_POOL_BYTES),
+    private readonly pool: BufferPool = new BufferPool(DEFAULT_POOL_BYTES),
   ) {}
 
   /** Bytes received but not yet returned as frames. */

@@ -10,7 +10,7 @@ export {
   API_VERSIONS_KEY,
   type RequestHeaderValue,
 } from './header.js';
-export { FrameDecoder, FramePool } from './framing.js';
+export { FrameDecoder } from './framing.js';
 export { KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorByName, kafkaErrorCode, type KafkaErrorInfo } from './error-codes.js';
 export * from './schemas/index.js';
 export * as internalSchemas from './schemas/internal/index.js';

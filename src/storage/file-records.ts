@@ -60,6 +60,13 @@ const HEADER_READ = RECORD_BATCH_OVERHEAD;
 
 let sharedScratch = Buffer.allocUnsafe(64 * 1024);
 
+/**
+ * Where a read puts its bytes: a reused buffer (used when large enough, else a fresh one), or a
+ * function giving a buffer of exactly the n bytes to read (the broker's Fetch takes them from a
+ * pool and gives them back once the answer is written).
+ */
+export type ReadTarget = Buffer | ((n: number) => Buffer);
+
 export class FileRecords {
   private header = Buffer.allocUnsafe(HEADER_READ);
   private closed = false;
@@ -164,9 +171,10 @@ export class FileRecords {
    * `into` when it is large enough (a caller's reused buffer: fresh large Buffers cost page faults),
    * else into a fresh Buffer.
    */
-  readBytes(position: number, length: number, into?: Buffer): Buffer {
+  readBytes(position: number, length: number, into?: ReadTarget): Buffer {
     const n = Math.max(0, Math.min(length, this.size - position));
-    const out = into !== undefined && into.length >= n ? into.subarray(0, n) : Buffer.allocUnsafe(n);
+    const out =
+      typeof into === 'function' ? into(n) : into !== undefined && into.length >= n ? into.subarray(0, n) : Buffer.allocUnsafe(n);
     this.readInto(out, 0, n, position);
     return out;
   }

@@ -20,7 +20,7 @@ import {
   MIN_ENTRY_SIZE,
   RECORD_BATCH_OVERHEAD,
 } from '../record/constants.js';
-import { FileRecords, type BatchHeader } from './file-records.js';
+import { FileRecords, type BatchHeader, type ReadTarget } from './file-records.js';
 import { logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
@@ -204,7 +204,7 @@ export class LogSegment {
    * Kafka `LogSegment.read`: from the batch holding `startOffset`, up to `maxSize` bytes (at least
    * that whole first batch when `minOneMessage`), never past `maxPosition`.
    */
-  read(startOffset: bigint, maxSize: number, maxPosition = this.size, minOneMessage = false, into?: Buffer): SegmentRead | undefined {
+  read(startOffset: bigint, maxSize: number, maxPosition = this.size, minOneMessage = false, into?: ReadTarget): SegmentRead | undefined {
     if (maxSize < 0) throw new InvalidArgumentError(`Invalid max size ${maxSize} for log read from segment ${this.log.path}`);
     const hinted = this.readAtHint(startOffset, maxSize, maxPosition, minOneMessage, into);
     if (hinted !== undefined) return hinted;
@@ -225,7 +225,7 @@ export class LogSegment {
    * take the first batch's size from the bytes read. Returns undefined (the caller takes the
    * general path, which also reports corruption) whenever anything is not plain.
    */
-  private readAtHint(startOffset: bigint, maxSize: number, maxPosition: number, minOneMessage: boolean, into?: Buffer): SegmentRead | undefined {
+  private readAtHint(startOffset: bigint, maxSize: number, maxPosition: number, minOneMessage: boolean, into?: ReadTarget): SegmentRead | undefined {
     const hint = this.nextRead;
     if (hint === undefined || hint.offset !== startOffset || hint.truncations !== this.log.truncations) return undefined;
     const position = hint.position;

@@ -33,6 +33,7 @@ import { LogSegment, type TimestampAndOffset } from './log-segment.js';
 import { validateAndAssignOffsets, type ValidationResult } from './log-validator.js';
 import { ProducerStateManager, type CompletedTxn, type ProducerAppendInfo } from './producer-state.js';
 import type { AbortedTxn } from './transaction-index.js';
+import type { ReadTarget } from './file-records.js';
 
 
 /** ListOffsets special timestamps (`ListOffsetsRequest`). */
@@ -617,8 +618,11 @@ export class PartitionLog {
       maxBytes: number;
       minOneMessage?: boolean;
       isolation?: IsolationLevel;
-      /** A reused buffer to read into when large enough (the result's records are then a view of it). */
-      into?: Buffer;
+      /**
+       * A reused buffer to read into when large enough (the result's records are then a view of
+       * it), or a function giving the buffer for the bytes to read (file-records.ts ReadTarget).
+       */
+      into?: ReadTarget;
     },
   ): ReadResult {
     const committed = options.isolation === 'read_committed';

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { readRecordBatches } from '../../src/record/batches.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { CLEAN_SHUTDOWN_FILE } from '../../src/storage/file-names.js';
 import { storedRecords, withBroker } from '../helpers/broker.js';
@@ -353,6 +354,58 @@ describe('broker connections (raw protocol)', () => {
       const records = f.body.responses[0].partitions[0].records as Buffer;
       assert.equal(records.readBigInt64BE(0), 1n, 'the poll was answered with the record that ended it');
       other.destroy();
+    });
+  });
+
+  test('Fetch answers read into pooled memory stay intact while the socket still holds them, and the memory comes back', async () => {
+    await withBroker({}, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      await createTopic(c, 'pooled');
+      const BATCHES = 40;
+      const PER_BATCH = 4;
+      for (let i = 0; i < BATCHES; i++) {
+        const value = Buffer.alloc(64 * 1024, i % 251);
+        const records = encodeRecordBatch(Array.from({ length: PER_BATCH }, () => ({ value })));
+        const r = await c.request(0, 7, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'pooled', partitionData: [{ index: 0, records }] }] });
+        assert.equal(r.responses[0].partitionResponses[0].errorCode, 0);
+      }
+      // ~10 MiB of answers to a client that does not read: the kernel's socket buffers fill and the
+      // broker's socket keeps the rest queued, so a read buffer handed back too early would be
+      // overwritten by a later Fetch before its bytes left
+      const f = await RawClient.connect(broker.port);
+      f.socket.pause();
+      const answers = Array.from({ length: BATCHES }, () => f.nextFrame());
+      f.send(
+        Buffer.concat(
+          Array.from({ length: BATCHES }, (_, i) =>
+            encodeRequestFrame(1, 11, i, {
+              replicaId: -1,
+              maxWaitMs: 0,
+              minBytes: 0,
+              maxBytes: 1 << 20,
+              isolationLevel: 0,
+              // partitionMaxBytes 1: exactly the batch holding the offset, whole (KIP-74)
+              topics: [{ topic: 'pooled', partitions: [{ partition: 0, fetchOffset: BigInt(i * PER_BATCH), partitionMaxBytes: 1 }] }],
+            }),
+          ),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300)); // lets the broker answer all it can meanwhile
+      f.socket.resume();
+      for (let i = 0; i < BATCHES; i++) {
+        const r = decodeResponseFrame(1, 11, await answers[i]!);
+        assert.equal(r.correlationId, i);
+        const records = r.body.responses[0].partitions[0].records as Buffer;
+        const batch = readRecordBatches(records, { verifyCrc: true }).nextBatch();
+        assert.ok(batch !== null && batch.kind === 'v2', `answer ${i} holds a batch`);
+        assert.equal(batch.baseOffset, BigInt(i * PER_BATCH), `answer ${i}`);
+        for (const rec of batch.records({ verifyCrc: false })) {
+          assert.ok(rec.value!.every((b) => b === i % 251), `answer ${i}: a record's bytes changed after it was read`);
+        }
+      }
+      assert.ok(broker.fetchReadPool.pooledBytes > 0, 'the read buffers came back to the pool once written');
+      f.destroy();
+      c.destroy();
     });
   });
 });

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameDecoder, FramePool } from '../../src/protocol/framing.js';
+import { BufferPool } from '../../src/buffer-pool.js';
+import { FrameDecoder } from '../../src/protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader, requestHeaderVersion } from '../../src/protocol/header.js';
 import { FrameTooLargeError, ProtocolError } from '../../src/protocol/errors.js';
 import { Rng } from '../helpers/ref.js';
@@ -160,8 +161,8 @@ test('FrameDecoder reuses the memory of a recycled copied frame, never of a chun
   assert.ok(view!.every((b) => b === 1), 'the recycled view was not written over');
 });
 
-test('a FramePool shared by decoders: what one recycles serves the other, and it keeps no more than its byte budget', () => {
-  const pool = new FramePool(5000);
+test('a BufferPool shared by decoders: what one recycles serves the other, and it keeps no more than its byte budget', () => {
+  const pool = new BufferPool(5000);
   const a = new FrameDecoder(10_000, pool);
   const b = new FrameDecoder(10_000, pool);
   const spanning = (d: FrameDecoder, n: number, fill: number): Buffer => {

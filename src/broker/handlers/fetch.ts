@@ -10,6 +10,8 @@
  * - records are never null (an empty partition carries zero bytes: librdkafka rejects -1).
  * Long poll: until min_bytes are available or max_wait_ms passes, woken by appends (DelayedFetch);
  * any partition error answers at once. Fetch sessions (KIP-227) are answered sessionless (id 0).
+ * Records of 16 KiB and more are read into memory from the broker's fetch read pool, given back
+ * once the answer has been written to the socket (buffer-pool.ts: fresh memory costs page faults).
  */
 import { OffsetOutOfRangeError } from '../../errors.js';
 import { errorCodeOf } from '../api-error.js';
@@ -20,6 +22,8 @@ import { partitionLog } from './partitions.js';
 
 const EMPTY = Buffer.alloc(0);
 const INT32_MAX = 2147483647;
+/** Reads smaller than this take Node's own allocation (its 8 KiB slab below 4 KiB). */
+const POOLED_READ_MIN = 16 * 1024;
 
 interface FetchPlan {
   isolation: 'read_uncommitted' | 'read_committed';
@@ -27,7 +31,15 @@ interface FetchPlan {
   topics: Message[];
 }
 
-function readAll(broker: Broker, plan: FetchPlan): { responses: Message[]; bytes: number; anyError: boolean } {
+/** Reads every partition of the plan; buffers taken from the fetch read pool are added to `taken`. */
+function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses: Message[]; bytes: number; anyError: boolean } {
+  const pool = broker.fetchReadPool;
+  const into = (n: number): Buffer => {
+    if (n < POOLED_READ_MIN) return Buffer.allocUnsafe(n);
+    const b = pool.take(n);
+    taken.push(b);
+    return b;
+  };
   let remaining = plan.maxBytes;
   let minOneMessage = true;
   let bytes = 0;
@@ -54,7 +66,7 @@ function readAll(broker: Broker, plan: FetchPlan): { responses: Message[]; bytes
         out.logStartOffset = log.logStartOffset;
         const limit = Math.min(p.partitionMaxBytes as number, remaining);
         if (limit <= 0 && !minOneMessage) continue;
-        const r = log.read(p.fetchOffset as bigint, { maxBytes: Math.max(0, limit), minOneMessage, isolation: plan.isolation });
+        const r = log.read(p.fetchOffset as bigint, { maxBytes: Math.max(0, limit), minOneMessage, isolation: plan.isolation, into });
         out.highWatermark = r.highWatermark;
         out.lastStableOffset = r.lastStableOffset;
         out.logStartOffset = r.logStartOffset;
@@ -94,12 +106,18 @@ export const fetchHandler: ApiHandler = {
     };
     const deadline = Date.now() + Math.max(0, request.maxWaitMs as number);
     const minBytes = Math.max(0, request.minBytes as number);
+    const pool = broker.fetchReadPool;
     for (;;) {
-      const r = readAll(broker, plan);
+      const taken: Buffer[] = [];
+      const r = readAll(broker, plan, taken);
       const wait = deadline - Date.now();
       if (r.anyError || r.bytes >= minBytes || wait <= 0 || broker.isClosing) {
+        // the answer refers to these buffers until the socket has taken it
+        if (taken.length > 0) ctx.afterAnswer(() => taken.forEach((b) => pool.give(b)));
         return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: r.responses };
       }
+      // this read is dropped (the poll waits for more): its buffers are free at once
+      taken.forEach((b) => pool.give(b));
       await broker.appends.waitForAppend(wait);
     }
   },

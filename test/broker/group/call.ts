@@ -20,6 +20,8 @@ export async function call(broker: Broker, apiKey: number, version: number, requ
     clientId,
     remote: '127.0.0.1:40000',
     connection: {},
+    // the answer stays with the test: nothing it refers to is handed back for reuse
+    afterAnswer: () => undefined,
   });
   if (response === NO_RESPONSE) throw new Error('no response');
   return decodeMessage(handler.api.response, version, encodeMessageToBuffer(handler.api.response, version, response)).value as Message;
