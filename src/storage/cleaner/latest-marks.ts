@@ -51,9 +51,11 @@ export class LatestMarks {
     }
     const byte = Math.floor(rel / 8);
     if (byte >= this.used && !this.grow(byte + 1)) return;
-    this.bits[byte]! |= 1 << (rel & 7);
+    // clear before set: the same offset put again for its key (a damaged log repeating an
+    // offset) stays the latest, as the map says
     const old = replaced - base;
     if (old >= 0) this.bits[Math.floor(old / 8)]! &= ~(1 << (old & 7));
+    this.bits[byte]! |= 1 << (rel & 7);
   }
 
   /**

@@ -188,6 +188,10 @@ describe('latest-offset marks (the map tells, per offset of the round, whether i
     map.beginRound(0n);
     map.putAt(Buffer.from('b'), 0, 1, 3);
     assert.ok(map.marks.isLatest(3) && !map.marks.isLatest(2));
+    // the same offset put again for its key stays the latest, as map.get(key) === 3 says
+    map.putAt(Buffer.from('b'), 0, 1, 3);
+    assert.ok(map.marks.isLatest(3));
+    assert.equal(map.getAt(Buffer.from('b'), 0, 1), 3);
     map.clear();
     assert.equal(map.marks.active, false);
   });
