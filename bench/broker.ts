@@ -17,7 +17,8 @@
  * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
  * of that many minutes with the RSS curve. Results: stdout and bench/results/<date>-broker.json.
  * Environment: BENCH_BROKER_MIB (64: MiB per produce run), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
- * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`).
+ * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`),
+ * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js, measured alongside as `kafkalite-base`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { adoptSocketReads } from '../src/broker/socket-reads.js';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
@@ -40,6 +42,12 @@ const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** MiB per peer and batch size produced before anything is measured. */
 const WARMUP_MIB = Number(process.env.BENCH_WARMUP_MIB ?? 16);
+/**
+ * Another build's `bin/kafkalite.js` (e.g. a `git worktree` of the previous commit): run as a fourth
+ * peer, `kafkalite-base`, in the same rounds, so a change is measured against its baseline under
+ * the same machine conditions (this VM's speed drifts by 2x between runs).
+ */
+const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
 const MiB = 1024 * 1024;
 const RECORD_BYTES = 1024;
 const IN_FLIGHT = 5;
@@ -56,14 +64,23 @@ const MAX_MESSAGE_BYTES = 1048588;
  * is the socket, not a frame decoder.
  */
 function nullServer(): void {
-  const server: Server = createServer((s) => {
+  // reads land in one reused buffer (the broker's own socket-reads.ts path), not a fresh chunk per read
+  const readBuffer = Buffer.allocUnsafeSlow(1024 * 1024);
+  const server: Server = createServer({ pauseOnConnect: true }, (accepted) => {
+    let onChunk: (chunk: Buffer) => void = () => undefined;
+    const adopted = adoptSocketReads(accepted, { target: () => readBuffer, filled: (n, buf) => onChunk(buf.subarray(0, n)) });
+    const s = adopted ?? accepted;
+    if (adopted === undefined) {
+      s.on('data', (chunk: Buffer) => onChunk(chunk));
+      s.resume();
+    }
     s.setNoDelay(true);
     // the next frame's size prefix (4) + apiKey/apiVersion (4) + correlation id (4), as they arrive
     const head = Buffer.alloc(12);
     let headFilled = 0;
     /** Bytes of the current frame's body still to skip once its head is known. */
     let skip = 0;
-    s.on('data', (chunk: Buffer) => {
+    onChunk = (chunk: Buffer) => {
       const answers: Buffer[] = [];
       const answer = () => {
         const a = Buffer.allocUnsafe(8);
@@ -90,7 +107,7 @@ function nullServer(): void {
         if (skip === 0) answer();
       }
       if (answers.length > 0) s.write(answers.length === 1 ? answers[0]! : Buffer.concat(answers));
-    });
+    };
     s.on('error', () => undefined);
   });
   server.listen(0, '127.0.0.1', () => {
@@ -299,6 +316,11 @@ async function main(): Promise<void> {
   const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
   const loopback = await startChild('loopback-limit', process.execPath, [self, 'null-server'], /listening on [^:]+:(\d+)/, false);
   const peers = [kafkalite, mock, loopback];
+  if (BASELINE_BROKER !== undefined) {
+    const baseDir = join(dataDir, 'baseline');
+    mkdirSync(baseDir);
+    peers.push(await startChild('kafkalite-base', process.execPath, [BASELINE_BROKER, 'serve', '--port', '0', '--data-dir', baseDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000'], /listening on [^:]+:(\d+)/, true));
+  }
 
   const rss: { t: number; mib: number }[] = [];
   const t0 = Date.now();
@@ -373,7 +395,7 @@ async function main(): Promise<void> {
     // ---- table --------------------------------------------------------------------------------
     console.log(`\nproduce (MB/s, rec/s, request latency p50/p99 ms): each peer's median round of ${ROUNDS}; ratios: median [min-max] of the per-round ratios`);
     console.log('case                      kafkalite                         librdkafka mock                   loopback limit    vs mock              vs limit');
-    const summary = [];
+    const summary: Record<string, unknown>[] = [];
     for (const c of cases) {
       const rounds = (peer: string) =>
         produce.filter((r) => r.peer === peer && r.batch === c.batch && r.acks === c.acks && r.connections === c.connections).sort((a, b) => (a.round ?? 0) - (b.round ?? 0));
@@ -390,6 +412,12 @@ async function main(): Promise<void> {
       const cell = (r: ProduceResult) => `${f(r.mbPerSec).padStart(7)} ${f(r.recordsPerSec, 0).padStart(8)} ${f(r.p50Ms, 2).padStart(6)}/${f(r.p99Ms, 2).padEnd(7)}`;
       const rr = (x: { median: number; min: number; max: number }) => `${f(x.median, 2)}x [${f(x.min, 2)}-${f(x.max, 2)}]`.padEnd(20);
       console.log(`${`${c.batch} acks=${c.acks === -1 ? 'all' : '1'} x${c.connections}`.padEnd(26)}${cell(k)}   ${cell(m)}   ${f(l.mbPerSec).padStart(8)}    ${rr(vsMock)} ${rr(vsLimit)}`);
+      if (BASELINE_BROKER !== undefined) {
+        const bs = rounds('kafkalite-base');
+        const vsBase = ratio(ks, bs);
+        summary[summary.length - 1]!.vsBaseline = { baseline: medianRound(bs).mbPerSec, ...vsBase };
+        console.log(`${''.padEnd(26)}kafkalite-base ${cell(medianRound(bs))}   kafkalite vs base ${rr(vsBase)}`);
+      }
     }
     const rssVals = rss.map((x) => x.mib);
     console.log(`\nkafkalite RSS over the run: min ${f(Math.min(...rssVals))} MiB, max ${f(Math.max(...rssVals))} MiB, last ${f(rssVals[rssVals.length - 1]!)} MiB (${rss.length} samples)`);

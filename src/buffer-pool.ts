@@ -48,3 +48,32 @@ export class BufferPool {
     this.freeBytes += ab.byteLength;
   }
 }
+
+/**
+ * A bound on memory promised to bytes that have not arrived yet. A frame assembled in place
+ * (framing.ts) gets a buffer of its announced size before its bytes arrive, so the size prefix,
+ * an untrusted length, would decide an allocation. Each such frame first reserves its missing bytes
+ * here. When the bound is reached, further frames are assembled from the chunks actually received,
+ * as before in-place assembly existed. What a client can make the broker allocate ahead of its
+ * bytes is therefore this bound in total, however many connections it opens.
+ */
+export class ByteReservations {
+  private reserved = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  get reservedBytes(): number {
+    return this.reserved;
+  }
+
+  /** Reserves n bytes when they fit under the bound; false (and nothing reserved) otherwise. */
+  tryReserve(n: number): boolean {
+    if (n < 0 || this.reserved + n > this.maxBytes) return false;
+    this.reserved += n;
+    return true;
+  }
+
+  release(n: number): void {
+    this.reserved = Math.max(0, this.reserved - n);
+  }
+}

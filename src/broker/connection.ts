@@ -16,6 +16,7 @@ import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
 import { NO_RESPONSE, type ApiHandler, type ConnectionState, type Message, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
+import { adoptSocketReads } from './socket-reads.js';
 
 const PRODUCE_KEY = 0;
 
@@ -32,6 +33,13 @@ const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
  * at once past this many bytes (Fetch answers), and before any request that waits (long polls).
  */
 const MAX_HELD_ANSWER_BYTES = 256 * 1024;
+/**
+ * Reads that are not straight into a large frame land in a per-connection chunk of this size, used
+ * from its start to its end by successive reads (frames inside it are views, as Node's own chunks
+ * would be); a new chunk is started when less than READ_MIN_BYTES is left.
+ */
+const READ_CHUNK_BYTES = 64 * 1024;
+const READ_MIN_BYTES = 16 * 1024;
 
 export class Connection {
   private readonly decoder: FrameDecoder;
@@ -50,29 +58,65 @@ export class Connection {
   private heldBytes = 0;
   /** `afterAnswer` callbacks of the held answers: run once the socket has taken them. */
   private heldReleases: (() => void)[] = [];
+  private readonly socket: Socket;
+  /** The chunk non-direct reads go to, and how much of it earlier reads filled. */
+  private readChunk = Buffer.alloc(0);
+  private readChunkUsed = 0;
+  /** The last read target was the rest of a frame being assembled (framing.ts directTarget). */
+  private readingDirect = false;
 
   constructor(
     private readonly broker: Broker,
-    private readonly socket: Socket,
+    /** An accepted socket, paused (the server's pauseOnConnect). */
+    accepted: Socket,
   ) {
-    this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
-    this.decoder = new FrameDecoder(broker.config.socketRequestMaxBytes, broker.framePool);
+    this.remote = `${accepted.remoteAddress ?? '?'}:${accepted.remotePort ?? '?'}`;
+    this.decoder = new FrameDecoder(broker.config.socketRequestMaxBytes, broker.framePool, broker.inPlaceFrames);
+    const adopted = adoptSocketReads(accepted, { target: () => this.readTarget(), filled: (n, buf) => this.onRead(n, buf) });
+    const socket = adopted ?? accepted;
+    this.socket = socket;
     socket.setNoDelay(true);
-    socket.on('data', (chunk) => this.onData(chunk));
+    if (adopted === undefined) {
+      socket.on('data', (chunk: Buffer) => this.onData(chunk));
+      socket.resume();
+    }
     socket.on('error', (e) => broker.logger.debug(`connection ${this.remote}: ${e.message}`));
     socket.on('close', () => {
       this.closed = true;
+      this.decoder.dispose();
       this.queue.length = 0;
     this.queuedBytes = 0;
       broker.connectionClosed(this);
     });
   }
 
-  private onData(chunk: Buffer): void {
+  /** Where the socket's next bytes go: the rest of a large frame, else the read chunk. */
+  private readTarget(): Buffer {
+    const direct = this.decoder.directTarget();
+    this.readingDirect = direct !== undefined;
+    if (direct !== undefined) return direct;
+    if (this.readChunk.length - this.readChunkUsed < READ_MIN_BYTES) {
+      this.readChunk = Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
+      this.readChunkUsed = 0;
+    }
+    return this.readChunk.subarray(this.readChunkUsed);
+  }
+
+  private onRead(n: number, buf: Buffer): void {
+    if (this.readingDirect) {
+      this.onData(undefined, n);
+    } else {
+      this.readChunkUsed += n;
+      this.onData(buf.subarray(0, n));
+    }
+  }
+
+  /** Received bytes: a chunk, or (chunk undefined) `direct` bytes read into the frame being assembled. */
+  private onData(chunk: Buffer | undefined, direct = 0): void {
     if (this.closed) return;
     let frames: Buffer[];
     try {
-      frames = this.decoder.push(chunk);
+      frames = chunk === undefined ? this.decoder.directFilled(direct) : this.decoder.push(chunk);
     } catch (e) {
       this.broker.logger.warnThrottled(`frame:${this.remote}`, `closing connection ${this.remote}: ${errorMessageOf(e)}`);
       this.destroy();
@@ -236,6 +280,7 @@ export class Connection {
   }
 
   destroy(): void {
+    this.decoder.dispose();
     this.held.length = 0;
     this.heldBytes = 0;
     runAll(this.heldReleases);

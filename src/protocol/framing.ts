@@ -9,12 +9,24 @@
  * chunks; a fresh buffer for each costs page faults that dwarf the copy (a fresh MiB ~2 ms against
  * ~50 us reused, here), so the owner hands frames it no longer references back with `recycle`
  * and the next copy reuses their memory, from a {@link BufferPool} that decoders may share.
+ *
+ * A reader that can choose where the socket's next bytes land (Node's `onread` with a buffer
+ * function) asks {@link FrameDecoder.directTarget}: while a large frame is being assembled it is
+ * the rest of that frame's pooled buffer, so the kernel copies the bytes straight into the frame
+ * (one copy instead of two, and no 64 KiB read chunk allocated per read, which on a 1 MiB Produce
+ * stream was ~10% of the broker's time in copies and ~10% in the garbage collection those chunks
+ * caused).
  */
-import { BufferPool } from '../buffer-pool.js';
+import { BufferPool, type ByteReservations } from '../buffer-pool.js';
 import { FrameTooLargeError } from './errors.js';
 
 /** Per-decoder pool when none is shared: room for two 1 MiB Produce frames. */
 const DEFAULT_POOL_BYTES = 2 * 1024 * 1024 + 64 * 1024;
+/**
+ * A frame still missing at least this many bytes once its size is known is assembled in place
+ * (its pooled buffer becomes the next read target); smaller ones arrive in a read or two anyway.
+ */
+const DIRECT_MIN_BYTES = 64 * 1024;
 
 export class FrameDecoder {
   private chunks: Buffer[] = [];
@@ -26,15 +38,25 @@ export class FrameDecoder {
   private pending = -1;
   /** Set once a size prefix was out of range: the stream cannot be framed past it. */
   private failure: FrameTooLargeError | undefined;
+  /** The frame being assembled in place (its bytes go straight into it), and how much of it is filled. */
+  private assembling: Buffer | undefined;
+  private assembled = 0;
+  /** Bytes reserved in `inPlace` for the frame being assembled (its part not received when it began). */
+  private reserved = 0;
   constructor(
     readonly maxFrameBytes: number,
     /** Where frames that span chunks are copied to, and recycled frames go back. */
     private readonly pool: BufferPool = new BufferPool(DEFAULT_POOL_BYTES),
+    /**
+     * Given: large frames are assembled in place for a reader that reads into `directTarget()`,
+     * each reserving its not yet received bytes here first (see ByteReservations).
+     */
+    private readonly inPlace?: ByteReservations,
   ) {}
 
   /** Bytes received but not yet returned as frames. */
   get bufferedBytes(): number {
-    return this.buffered;
+    return this.buffered + this.assembled;
   }
 
   /** The error that ended the stream, once a size prefix was out of range. */
@@ -59,6 +81,14 @@ export class FrameDecoder {
   push(chunk: Buffer): Buffer[] {
     if (this.failure !== undefined) throw this.failure;
     const frames: Buffer[] = [];
+    if (this.assembling !== undefined) {
+      // bytes read elsewhere while a frame is assembled in place: its part is copied in
+      const k = Math.min(chunk.length, this.pending - this.assembled);
+      chunk.copy(this.assembling, this.assembled, 0, k);
+      this.directFilledInto(k, frames);
+      if (this.assembling !== undefined) return frames;
+      chunk = chunk.subarray(k);
+    }
     if (chunk.length > 0) {
       this.chunks.push(chunk);
       this.buffered += chunk.length;
@@ -76,11 +106,79 @@ export class FrameDecoder {
         }
         this.pending = size;
       }
-      if (this.buffered < this.pending) break;
+      if (this.buffered < this.pending) {
+        if (this.inPlace !== undefined && this.pending - this.buffered >= DIRECT_MIN_BYTES) this.assembleInPlace(this.inPlace);
+        break;
+      }
       frames.push(this.take(this.pending));
       this.pending = -1;
     }
     return frames;
+  }
+
+  /**
+   * Where the next read should put its bytes: the rest of the frame being assembled in place, or
+   * undefined when the bytes may belong to any frame (the reader's own chunk, given to `push`).
+   * Only a decoder given `inPlace` reservations assembles in place.
+   */
+  directTarget(): Buffer | undefined {
+    return this.assembling?.subarray(this.assembled, this.pending);
+  }
+
+  /** `n` bytes were read into the last `directTarget()`; returns the frame they complete, if any. */
+  directFilled(n: number): Buffer[] {
+    if (this.assembling === undefined || n < 0 || n > this.pending - this.assembled) {
+      throw new RangeError(`${n} bytes cannot have been read into the frame being assembled`);
+    }
+    const frames: Buffer[] = [];
+    this.directFilledInto(n, frames);
+    return frames;
+  }
+
+  private directFilledInto(n: number, frames: Buffer[]): void {
+    this.assembled += n;
+    if (this.assembled < this.pending) return;
+    frames.push(this.assembling!);
+    this.inPlace!.release(this.reserved);
+    this.reserved = 0;
+    this.assembling = undefined;
+    this.assembled = 0;
+    this.pending = -1;
+  }
+
+  /** The stream ends (its connection closed): gives back the reservation of an unfinished frame. */
+  dispose(): void {
+    this.inPlace?.release(this.reserved);
+    this.reserved = 0;
+    this.assembling = undefined;
+    this.assembled = 0;
+    this.chunks = [];
+    this.head = 0;
+    this.buffered = 0;
+    this.pending = -1;
+  }
+
+  /**
+   * Moves the pending frame's buffered bytes (all it has so far) into its own pooled buffer, once
+   * its missing bytes are reserved; without the reservation it stays in chunks.
+   */
+  private assembleInPlace(inPlace: ByteReservations): void {
+    const missing = this.pending - this.buffered;
+    if (!inPlace.tryReserve(missing)) return;
+    this.reserved = missing;
+    const frame = this.pool.take(this.pending);
+    let filled = 0;
+    for (let i = 0; i < this.chunks.length; i++) {
+      const c = this.chunks[i]!;
+      const start = i === 0 ? this.head : 0;
+      c.copy(frame, filled, start);
+      filled += c.length - start;
+    }
+    this.chunks = [];
+    this.head = 0;
+    this.buffered = 0;
+    this.assembling = frame;
+    this.assembled = filled;
   }
 
   private readSize(): number {

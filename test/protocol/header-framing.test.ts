@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BufferPool } from '../../src/buffer-pool.js';
+import { BufferPool, ByteReservations } from '../../src/buffer-pool.js';
 import { FrameDecoder } from '../../src/protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader, requestHeaderVersion } from '../../src/protocol/header.js';
 import { FrameTooLargeError, ProtocolError } from '../../src/protocol/errors.js';
@@ -185,4 +185,116 @@ test('a BufferPool shared by decoders: what one recycles serves the other, and i
   // a frame from a decoder with its own pool is not this pool's to hand out
   b.recycle(spanning(new FrameDecoder(10_000), 100, 4));
   assert.equal(pool.pooledBytes, 0);
+});
+
+/**
+ * A reader like the broker's connection (socket-reads.ts): each read of at most `readMax` bytes goes
+ * to `directTarget()` when there is one, else to a chunk pushed as usual. Returns the frames in order.
+ */
+function readLikeConnection(d: FrameDecoder, stream: Buffer, readSizes: () => number): { frames: Buffer[]; directBytes: number } {
+  const frames: Buffer[] = [];
+  let pos = 0;
+  let directBytes = 0;
+  while (pos < stream.length) {
+    const target = d.directTarget();
+    const n = Math.min(readSizes(), stream.length - pos, target?.length ?? Infinity);
+    if (target !== undefined) {
+      stream.copy(target, 0, pos, pos + n); // what the kernel does for a read into `target`
+      frames.push(...d.directFilled(n));
+      directBytes += n;
+    } else {
+      frames.push(...d.push(Buffer.from(stream.subarray(pos, pos + n))));
+    }
+    pos += n;
+  }
+  return { frames, directBytes };
+}
+
+test('FrameDecoder assembling in place: frames of every size come out whole, and a large frame arrives by direct reads', () => {
+  const rng = new Rng(0xd1ec7);
+  for (let run = 0; run < 40; run++) {
+    const payloads = Array.from({ length: 1 + rng.int(8) }, () => rng.bytes(rng.pick([0, 1, 100, 70_000, 200_000, 1_048_000 + rng.int(1000)])));
+    const stream = Buffer.concat(payloads.map(frame));
+    const readMax = rng.pick([7, 4096, 65_536, 300_000]);
+    const d = new FrameDecoder(2 << 20, new BufferPool(8 << 20), new ByteReservations(64 << 20));
+    const { frames, directBytes } = readLikeConnection(d, stream, () => 1 + rng.int(readMax));
+    assert.deepStrictEqual(frames, payloads, `run ${run}`);
+    assert.equal(d.bufferedBytes, 0);
+    assert.equal(d.directTarget(), undefined);
+    // a frame still missing 64 KiB once its size is known takes the rest by direct reads: certain
+    // when it is 64 KiB longer than any read
+    const large = payloads.filter((p) => p.length >= readMax + 65_536).length;
+    if (large > 0) assert.ok(directBytes > 0, `run ${run}: ${large} large frame(s), no direct read`);
+  }
+});
+
+test('FrameDecoder assembling in place: bytes pushed as a chunk complete the frame too, and the rest is framed as usual', () => {
+  const big = rng1MiB();
+  const d = new FrameDecoder(2 << 20, new BufferPool(4 << 20), new ByteReservations(64 << 20));
+  const stream = Buffer.concat([frame(big), frame(Buffer.from('after'))]);
+  assert.deepStrictEqual(d.push(stream.subarray(0, 1000)), []);
+  const target = d.directTarget()!;
+  assert.equal(target.length, big.length - 996, 'the rest of the frame');
+  stream.copy(target, 0, 1000, 5000);
+  assert.deepStrictEqual(d.directFilled(4000), []);
+  assert.equal(d.bufferedBytes, 4996);
+  // a reader that pushes a chunk instead: the frame's part is copied in, the next frame follows
+  const frames = d.push(stream.subarray(5000));
+  assert.equal(frames.length, 2);
+  assert.ok(frames[0]!.equals(big));
+  assert.equal(frames[1]!.toString(), 'after');
+  assert.equal(d.bufferedBytes, 0);
+});
+
+test('FrameDecoder refuses a direct fill it did not ask for, and a decoder without in-place reservations never asks', () => {
+  const d = new FrameDecoder(2 << 20, new BufferPool(4 << 20), new ByteReservations(64 << 20));
+  assert.throws(() => d.directFilled(1), RangeError);
+  d.push(frame(rng1MiB()).subarray(0, 100));
+  const target = d.directTarget()!;
+  assert.throws(() => d.directFilled(target.length + 1), RangeError);
+  assert.throws(() => d.directFilled(-1), RangeError);
+  const plain = new FrameDecoder(2 << 20);
+  plain.push(frame(rng1MiB()).subarray(0, 100));
+  assert.equal(plain.directTarget(), undefined);
+});
+
+function rng1MiB(): Buffer {
+  return new Rng(1).bytes(1 << 20);
+}
+
+test('FrameDecoder in place: what frames reserve ahead of their bytes is bounded across decoders, released when they complete or their stream ends', () => {
+  const reservations = new ByteReservations(1536 * 1024);
+  const pool = new BufferPool(8 << 20);
+  const payload = rng1MiB();
+  const stream = frame(payload);
+  const a = new FrameDecoder(200 << 20, pool, reservations);
+  const b = new FrameDecoder(200 << 20, pool, reservations);
+  a.push(stream.subarray(0, 1000));
+  assert.ok(a.directTarget() !== undefined);
+  assert.equal(reservations.reservedBytes, payload.length - 996);
+  // the second frame's missing bytes do not fit: it is assembled from what arrives, and still comes out whole
+  b.push(stream.subarray(0, 1000));
+  assert.equal(b.directTarget(), undefined);
+  const viaChunks = b.push(stream.subarray(1000));
+  assert.equal(viaChunks.length, 1);
+  assert.ok(viaChunks[0]!.equals(payload));
+  // a's frame completes: its reservation goes back
+  const target = a.directTarget()!;
+  stream.copy(target, 0, 1000);
+  assert.ok(a.directFilled(target.length)[0]!.equals(payload));
+  assert.equal(reservations.reservedBytes, 0);
+  // a hostile size prefix (100 MiB, within socket.request.max.bytes) with a few bytes behind it
+  const hostile = Buffer.alloc(8);
+  hostile.writeInt32BE(100 * 1024 * 1024, 0);
+  const h = new FrameDecoder(200 << 20, pool, reservations);
+  h.push(hostile);
+  assert.equal(h.directTarget(), undefined, 'nothing allocated by the announced size');
+  assert.equal(reservations.reservedBytes, 0);
+  // a stream that ends mid-frame gives its reservation back
+  const c = new FrameDecoder(200 << 20, pool, reservations);
+  c.push(stream.subarray(0, 5000));
+  assert.ok(reservations.reservedBytes > 0);
+  c.dispose();
+  assert.equal(reservations.reservedBytes, 0);
+  assert.equal(c.directTarget(), undefined);
 });
