@@ -1,4 +1,5 @@
 'use strict';
 // crc32c(initial, data[, start, end]) -> uint32; crc32cSoftware (same, table path); hardware: boolean
 // scanRecords(data, start, end, count, summary: Float64Array(3)) -> boolean (src/records.c)
+// startWriteback(fd, offset, length), dropPages(fd, offset, length) -> 0 or errno (src/pagecache.c)
 module.exports = require('./build/Release/kafkalite_native.node');

@@ -1,5 +1,5 @@
 /**
- * kafkalite's own Node-API addon (native/: CRC-32C and the v2 records scan), when it was built at
+ * kafkalite's own Node-API addon (native/: CRC-32C, the v2 records scan, page-cache hints), when it was built at
  * install. It is an optional dependency: without it (no compiler, another platform, or
  * KAFKALITE_NATIVE=off) every caller has a JavaScript or library path with identical results.
  */
@@ -16,6 +16,10 @@ export interface NativeAddon {
    * keys]; false for anything it does not accept (the JavaScript scan then decides and reports).
    */
   scanRecords(data: Uint8Array, start: number, end: number, count: number, summary: Float64Array): boolean;
+  /** sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE): 0 or an errno (native/src/pagecache.c). */
+  startWriteback(fd: number, offset: number, length: number): number;
+  /** posix_fadvise(fd, offset, length, POSIX_FADV_DONTNEED): 0 or an errno. */
+  dropPages(fd: number, offset: number, length: number): number;
 }
 
 function load(): NativeAddon | undefined {

@@ -29,6 +29,7 @@ import {
   RECORD_BATCH_OVERHEAD,
 } from '../record/constants.js';
 import { LegacyRecordBatch } from '../record/legacy.js';
+import { pageCacheBudget, WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
 
 export interface FileBatch {
   /** Byte position of the batch in the file. */
@@ -67,7 +68,7 @@ let sharedScratch = Buffer.allocUnsafe(64 * 1024);
  */
 export type ReadTarget = Buffer | ((n: number) => Buffer);
 
-export class FileRecords {
+export class FileRecords implements PageCacheFile {
   private header = Buffer.allocUnsafe(HEADER_READ);
   private closed = false;
   /** Written, truncated or trimmed since the last flush. */
@@ -77,6 +78,11 @@ export class FileRecords {
    * (bytes after the cut are rewritten by later appends), so cached positions compare it.
    */
   private truncationCount = 0;
+  /** Appended bytes from here on are not yet handed to the page-cache budget (page-cache-budget.ts). */
+  private writebackFrom: number;
+  /** See PageCacheFile: what the file held when opened counts as cold. */
+  pageCacheColdBefore: number;
+  pageCacheReadDroppedTo = 0;
 
   private constructor(
     public path: string,
@@ -84,7 +90,18 @@ export class FileRecords {
     /** Logical size: bytes of batches written (or found at open). */
     private size: number,
     readonly writable: boolean,
-  ) {}
+  ) {
+    this.writebackFrom = size;
+    this.pageCacheColdBefore = size;
+  }
+
+  get pageCacheFd(): number {
+    return this.fd;
+  }
+
+  get pageCacheClosed(): boolean {
+    return this.closed;
+  }
 
   /** Opens an existing file read-only; its logical size is its length. */
   static open(path: string): FileRecords {
@@ -132,6 +149,10 @@ export class FileRecords {
     while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, position + done);
     this.size = position + bytes.length;
     this.dirty = true;
+    if (this.size - this.writebackFrom >= WRITEBACK_CHUNK_BYTES) {
+      pageCacheBudget.written(this, this.writebackFrom, this.size);
+      this.writebackFrom = this.size;
+    }
     return position;
   }
 
@@ -153,6 +174,9 @@ export class FileRecords {
     if (size > before) throw new StorageError(`Cannot truncate ${this.path} to ${size} bytes: it holds ${before}`);
     ftruncateSync(this.fd, size);
     this.size = size;
+    this.writebackFrom = Math.min(this.writebackFrom, size);
+    this.pageCacheColdBefore = Math.min(this.pageCacheColdBefore, size);
+    this.pageCacheReadDroppedTo = Math.min(this.pageCacheReadDroppedTo, size);
     this.dirty = true;
     this.truncationCount++;
     return before - size;
@@ -176,6 +200,7 @@ export class FileRecords {
     const out =
       typeof into === 'function' ? into(n) : into !== undefined && into.length >= n ? into.subarray(0, n) : Buffer.allocUnsafe(n);
     this.readInto(out, 0, n, position);
+    pageCacheBudget.readCold(this, position, position + n);
     return out;
   }
 

@@ -1,0 +1,135 @@
+/**
+ * The page-cache budget (src/storage/page-cache-budget.ts): which ranges get their writeback
+ * started and their pages dropped, in what order, and what is never touched (closed files, hot
+ * reads, a budget of 0); FileRecords reporting its appends; and the real system calls on a real file
+ * (residency read by util-linux `fincore`, not by kafkalite).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { nativeAddon } from '../../src/record/native-addon.js';
+import { FileRecords } from '../../src/storage/file-records.js';
+import { PageCacheBudget, pageCacheBudget, WRITEBACK_CHUNK_BYTES, type PageCacheCalls, type PageCacheFile } from '../../src/storage/page-cache-budget.js';
+
+const MiB = 1024 * 1024;
+
+/** Records every call as `name fd offset length`. */
+function recordingCalls(): PageCacheCalls & { log: string[] } {
+  const log: string[] = [];
+  return {
+    log,
+    startWriteback: (fd, offset, length) => (log.push(`writeback ${fd} ${offset} ${length}`), 0),
+    dropPages: (fd, offset, length) => (log.push(`drop ${fd} ${offset} ${length}`), 0),
+  };
+}
+
+function file(fd: number): PageCacheFile & { pageCacheClosed: boolean } {
+  return { pageCacheFd: fd, pageCacheClosed: false, pageCacheColdBefore: 0, pageCacheReadDroppedTo: 0 };
+}
+
+describe('page-cache budget', () => {
+  test('written ranges start their writeback; the oldest ones, across files, are dropped once the budget is exceeded', () => {
+    const calls = recordingCalls();
+    const budget = new PageCacheBudget(10, calls);
+    const a = file(7);
+    const b = file(8);
+    budget.written(a, 0, 4);
+    budget.written(b, 0, 4);
+    assert.deepEqual(calls.log, ['writeback 7 0 4', 'writeback 8 0 4']);
+    assert.equal(budget.heldBytes, 8);
+    budget.written(a, 4, 8); // 12 > 10: a's first range goes
+    assert.deepEqual(calls.log.slice(2), ['writeback 7 4 4', 'drop 7 0 4']);
+    assert.equal(a.pageCacheColdBefore, 4);
+    assert.equal(budget.heldBytes, 8);
+    b.pageCacheClosed = true;
+    budget.written(a, 8, 12); // b's range is next, but b is closed: its descriptor number is not used
+    assert.deepEqual(calls.log.slice(4), ['writeback 7 8 4']);
+    assert.equal(budget.heldBytes, 8);
+    budget.written(b, 4, 8); // nothing for a closed file
+    assert.equal(calls.log.length, 5);
+    budget.limitBytes = 4; // lowering the budget drops at once
+    assert.deepEqual(calls.log.slice(5), ['drop 7 4 4']);
+    assert.equal(a.pageCacheColdBefore, 8);
+    assert.equal(budget.dropped, 2);
+  });
+
+  test('a budget of 0, or no native calls, leaves the page cache to the OS', () => {
+    const calls = recordingCalls();
+    const off = new PageCacheBudget(0, calls);
+    off.written(file(3), 0, 100);
+    off.readCold({ ...file(3), pageCacheColdBefore: 1000 }, 0, 100);
+    assert.deepEqual(calls.log, []);
+    assert.equal(off.active, false);
+    assert.equal(new PageCacheBudget(64, null).active, false);
+    assert.throws(() => new PageCacheBudget(-1, calls), RangeError);
+    assert.throws(() => (off.limitBytes = 1.5), RangeError);
+  });
+
+  test('cold reads drop the pages behind them, whole pages up to the read, never the read itself or a hot range', () => {
+    const calls = recordingCalls();
+    const budget = new PageCacheBudget(1, calls);
+    const f = { ...file(9), pageCacheColdBefore: 100_000 };
+    budget.readCold(f, 0, 10_000); // nothing behind the first read
+    budget.readCold(f, 9_000, 20_000); // the pages before 8192 (the page holding 9000 stays)
+    budget.readCold(f, 20_000, 30_000);
+    budget.readCold(f, 5_000, 6_000); // a read behind: nothing
+    budget.readCold(f, 95_000, 100_001); // reaches past the cold part: a read at the tail, nothing
+    assert.deepEqual(calls.log, ['drop 9 0 8192', 'drop 9 8192 8192']);
+    assert.equal(f.pageCacheReadDroppedTo, 16_384);
+  });
+
+  test('FileRecords hands every WRITEBACK_CHUNK_BYTES of appends to the budget, and cold reads to readCold', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'kafkalite-pagecache-'));
+    const calls = recordingCalls();
+    const saved = { os: pageCacheBudget.os, limit: pageCacheBudget.limitBytes };
+    pageCacheBudget.os = calls;
+    pageCacheBudget.limitBytes = 2 * WRITEBACK_CHUNK_BYTES;
+    t.after(() => {
+      pageCacheBudget.os = saved.os;
+      pageCacheBudget.limitBytes = saved.limit;
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const log = FileRecords.openWritable(join(dir, '00000000000000000000.log'), { create: true });
+    const fd = log.pageCacheFd;
+    const mib = Buffer.alloc(MiB, 1);
+    for (let i = 0; i < 13; i++) log.append(mib);
+    const chunk = WRITEBACK_CHUNK_BYTES;
+    assert.deepEqual(calls.log, [`writeback ${fd} 0 ${chunk}`, `writeback ${fd} ${chunk} ${chunk}`, `writeback ${fd} ${2 * chunk} ${chunk}`, `drop ${fd} 0 ${chunk}`]);
+    assert.equal(log.pageCacheColdBefore, chunk);
+    // a truncation below what was handed over: the next range starts at the new end
+    log.truncateTo(10 * MiB);
+    for (let i = 0; i < 4; i++) log.append(mib);
+    assert.equal(calls.log[4], `writeback ${fd} ${10 * MiB} ${chunk}`);
+    // reading the cold start of the file drops behind; reading the tail does not
+    calls.log.length = 0;
+    log.readBytes(0, MiB);
+    log.readBytes(2 * MiB, MiB);
+    log.readBytes(13 * MiB, MiB);
+    assert.deepEqual(calls.log, [`drop ${fd} 0 ${2 * MiB}`]);
+    log.close();
+  });
+
+  test('the native calls work on a real file: dropped pages leave the page cache (util-linux fincore)', { skip: nativeAddon === undefined ? 'kafkalite-native is not built' : false }, () => {
+    const addon = nativeAddon!;
+    const dir = mkdtempSync(join(tmpdir(), 'kafkalite-pagecache-'));
+    try {
+      const path = join(dir, 'f');
+      const fd = openSync(path, 'w+');
+      writeSync(fd, Buffer.alloc(4 * MiB, 7));
+      assert.equal(addon.startWriteback(fd, 0, 4 * MiB), 0);
+      fdatasyncSync(fd); // clean pages: the ones POSIX_FADV_DONTNEED drops
+      readSync(fd, Buffer.alloc(4 * MiB), 0, 4 * MiB, 0);
+      const resident = (): number => Number(execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', path], { encoding: 'utf8' }).trim());
+      assert.ok(resident() > 0, 'the file was just read: some of it is cached');
+      assert.equal(addon.dropPages(fd, 0, 4 * MiB), 0);
+      assert.equal(resident(), 0);
+      closeSync(fd);
+      assert.equal(addon.dropPages(fd, 0, 1), 9, 'EBADF for a closed descriptor');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
