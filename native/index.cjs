@@ -2,4 +2,5 @@
 // crc32c(initial, data[, start, end]) -> uint32; crc32cSoftware (same, table path); hardware: boolean
 // scanRecords(data, start, end, count, summary: Float64Array(3)) -> boolean (src/records.c)
 // startWriteback(fd, offset, length), dropPages(fd, offset, length) -> 0 or errno (src/pagecache.c)
+// pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength) -> 0 or errno (the same, on the thread pool)
 module.exports = require('./build/Release/kafkalite_native.node');

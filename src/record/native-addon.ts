@@ -20,6 +20,11 @@ export interface NativeAddon {
   startWriteback(fd: number, offset: number, length: number): number;
   /** posix_fadvise(fd, offset, length, POSIX_FADV_DONTNEED): 0 or an errno. */
   dropPages(fd: number, offset: number, length: number): number;
+  /**
+   * The two above (each skipped when its length is 0) on libuv's thread pool, on a duplicate of
+   * `fd` made before returning: 0, or the errno of that dup.
+   */
+  pageHintsAsync(fd: number, writebackOffset: number, writebackLength: number, dropOffset: number, dropLength: number): number;
 }
 
 function load(): NativeAddon | undefined {

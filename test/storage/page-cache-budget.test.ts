@@ -126,8 +126,16 @@ describe('page-cache budget', () => {
       assert.ok(resident() > 0, 'the file was just read: some of it is cached');
       assert.equal(addon.dropPages(fd, 0, 4 * MiB), 0);
       assert.equal(resident(), 0);
+      // the thread-pool variant works on a duplicate: closing the descriptor right away is fine
+      readSync(fd, Buffer.alloc(4 * MiB), 0, 4 * MiB, 0);
+      assert.ok(resident() > 0);
+      assert.equal(addon.pageHintsAsync(fd, 0, 4 * MiB, 0, 4 * MiB), 0);
       closeSync(fd);
+      const guard = Date.now() + 10_000; // a hang guard, not a timing claim
+      while (resident() > 0 && Date.now() < guard) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      assert.equal(resident(), 0, 'the pages were dropped through the duplicate descriptor');
       assert.equal(addon.dropPages(fd, 0, 1), 9, 'EBADF for a closed descriptor');
+      assert.equal(addon.pageHintsAsync(fd, 0, 1, 0, 1), 9);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
