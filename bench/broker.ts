@@ -18,7 +18,8 @@
  * of that many minutes with the RSS curve. Results: stdout and bench/results/<date>-broker.json.
  * Environment: BENCH_BROKER_MIB (64: MiB per produce run), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
  * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`),
- * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js, measured alongside as `kafkalite-base`).
+ * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js, measured alongside as `kafkalite-base`),
+ * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,6 +49,8 @@ const WARMUP_MIB = Number(process.env.BENCH_WARMUP_MIB ?? 16);
  * the same machine conditions (this VM's speed drifts by 2x between runs).
  */
 const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
+/** Extra broker properties for kafkalite (and the baseline), e.g. `log.segment.bytes=67108864` to make the logs roll. */
+const BROKER_CONFIG = (process.env.BENCH_BROKER_CONFIG ?? '').split(/[\s,]+/).filter(Boolean).flatMap((kv) => ['--config', kv]);
 const MiB = 1024 * 1024;
 const RECORD_BYTES = 1024;
 const IN_FLIGHT = 5;
@@ -312,14 +315,14 @@ async function main(): Promise<void> {
   const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
   process.on('exit', cleanup);
   const self = new URL(import.meta.url).pathname;
-  const kafkalite = await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000'], /listening on [^:]+:(\d+)/, true);
+  const kafkalite = await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true);
   const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
   const loopback = await startChild('loopback-limit', process.execPath, [self, 'null-server'], /listening on [^:]+:(\d+)/, false);
   const peers = [kafkalite, mock, loopback];
   if (BASELINE_BROKER !== undefined) {
     const baseDir = join(dataDir, 'baseline');
     mkdirSync(baseDir);
-    peers.push(await startChild('kafkalite-base', process.execPath, [BASELINE_BROKER, 'serve', '--port', '0', '--data-dir', baseDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000'], /listening on [^:]+:(\d+)/, true));
+    peers.push(await startChild('kafkalite-base', process.execPath, [BASELINE_BROKER, 'serve', '--port', '0', '--data-dir', baseDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true));
   }
 
   const rss: { t: number; mib: number }[] = [];

@@ -25,6 +25,8 @@ export interface NativeAddon {
    * `fd` made before returning: 0, or the errno of that dup.
    */
   pageHintsAsync(fd: number, writebackOffset: number, writebackLength: number, dropOffset: number, dropLength: number): number;
+  /** fdatasync on the thread pool on a duplicate of `fd`; `done(errno)` on the event loop. Returns 0 or the errno of the dup. */
+  fdatasyncAsync(fd: number, done: (errno: number) => void): number;
 }
 
 function load(): NativeAddon | undefined {

@@ -29,6 +29,7 @@ import {
   RECORD_BATCH_OVERHEAD,
 } from '../record/constants.js';
 import { LegacyRecordBatch } from '../record/legacy.js';
+import { backgroundSyncAvailable, syncInBackground } from './background-sync.js';
 import { pageCacheBudget, WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
 
 export interface FileBatch {
@@ -73,6 +74,8 @@ export class FileRecords implements PageCacheFile {
   private closed = false;
   /** Written, truncated or trimmed since the last flush. */
   private dirty = false;
+  /** Bumped by every change that makes the file dirty: a background flush clears `dirty` only if none came after it began. */
+  private changes = 0;
   /**
    * Bumped by every truncation: positions learned before it may no longer be batch boundaries
    * (bytes after the cut are rewritten by later appends), so cached positions compare it.
@@ -149,6 +152,7 @@ export class FileRecords implements PageCacheFile {
     while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, position + done);
     this.size = position + bytes.length;
     this.dirty = true;
+    this.changes++;
     if (this.size - this.writebackFrom >= WRITEBACK_CHUNK_BYTES) {
       pageCacheBudget.written(this, this.writebackFrom, this.size);
       this.writebackFrom = this.size;
@@ -160,6 +164,15 @@ export class FileRecords implements PageCacheFile {
     if (!this.writable || !this.dirty) return;
     fdatasyncSync(this.fd);
     this.dirty = false;
+  }
+
+  /** `flush()` on the thread pool (background-sync.ts); undefined when only the inline flush is available. */
+  flushInBackground(): Promise<void> | undefined {
+    if (!this.writable || !this.dirty) return backgroundSyncAvailable() ? Promise.resolve() : undefined;
+    const changes = this.changes;
+    return syncInBackground(this.fd, this.path)?.then(() => {
+      if (this.changes === changes) this.dirty = false;
+    });
   }
 
   /** Renames the file; the open descriptor stays valid (POSIX). */
@@ -178,6 +191,7 @@ export class FileRecords implements PageCacheFile {
     this.pageCacheColdBefore = Math.min(this.pageCacheColdBefore, size);
     this.pageCacheReadDroppedTo = Math.min(this.pageCacheReadDroppedTo, size);
     this.dirty = true;
+    this.changes++;
     this.truncationCount++;
     return before - size;
   }
@@ -187,6 +201,7 @@ export class FileRecords implements PageCacheFile {
     if (this.writable && fstatSync(this.fd).size !== this.size) {
       ftruncateSync(this.fd, this.size);
       this.dirty = true;
+      this.changes++;
     }
   }
 

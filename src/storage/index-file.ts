@@ -29,6 +29,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { InvalidArgumentError, StorageError } from '../errors.js';
+import { backgroundSyncAvailable, syncInBackground } from './background-sync.js';
 import { indexCacheBudget, type CacheHolder } from './index-cache-budget.js';
 
 /** `segment.index.bytes` default (§16). */
@@ -101,6 +102,8 @@ export abstract class AbstractIndex implements CacheHolder {
   private unwrittenFrom = -1;
   /** Changed since the last flush: an unchanged index needs no sync (a segment flush syncs three files). */
   private dirty = false;
+  /** Bumped by every change that makes the file dirty: a background flush clears `dirty` only if none came after it began. */
+  private changes = 0;
   private readonly scratch: Buffer;
   /** The buffer the last `slot()` call positioned in: the cache, or the scratch entry. */
   protected view: Buffer;
@@ -303,6 +306,7 @@ export abstract class AbstractIndex implements CacheHolder {
     if (this.unwrittenFrom < 0) this.unwrittenFrom = this._entries;
     this._entries++;
     this.dirty = true;
+    this.changes++;
   }
 
   /** Kafka's `truncateToEntries`: forget entries past `entries`; the file keeps its length. */
@@ -311,6 +315,7 @@ export abstract class AbstractIndex implements CacheHolder {
     this._entries = Math.min(entries, this._entries);
     if (this.unwrittenFrom >= this._entries) this.unwrittenFrom = -1;
     this.dirty = true;
+    this.changes++;
     this.refreshLastEntry();
   }
 
@@ -349,6 +354,7 @@ export abstract class AbstractIndex implements CacheHolder {
     this._length = rounded;
     this._maxEntries = rounded / this.entrySize;
     this.dirty = true;
+    this.changes++;
     return true;
   }
 
@@ -382,6 +388,21 @@ export abstract class AbstractIndex implements CacheHolder {
     } catch (cause) {
       throw storageError('Cannot flush', this.path, cause);
     }
+  }
+
+  /**
+   * `flush()` with the fdatasync on the thread pool (background-sync.ts): the cached appends are
+   * written first, here. Undefined when only the inline flush is available.
+   */
+  flushInBackground(): Promise<void> | undefined {
+    if (!backgroundSyncAvailable()) return undefined;
+    const fd = this.handle();
+    if (!this.writable || !this.dirty) return Promise.resolve();
+    this.writeUnwritten();
+    const changes = this.changes;
+    return syncInBackground(fd, this.path)?.then(() => {
+      if (this.changes === changes) this.dirty = false;
+    });
   }
 
   /**

@@ -411,6 +411,18 @@ export class LogSegment {
     this.txnIndex.flush();
   }
 
+  /**
+   * `flush()` (log and indexes) with the fdatasyncs on the thread pool: for a rolled segment, which
+   * Kafka flushes in the background (background-sync.ts). Undefined when only the inline flush is
+   * available. Until it resolves the files stay dirty, so a `flush()` or `close()` meanwhile still
+   * syncs them inline.
+   */
+  flushInBackground(): Promise<void> | undefined {
+    const parts = [this.log.flushInBackground(), this.offsetIndex.flushInBackground(), this.timeIndex.flushInBackground(), this.txnIndex.flushInBackground()];
+    if (parts.some((p) => p === undefined)) return undefined;
+    return Promise.all(parts).then(() => undefined);
+  }
+
   close(): void {
     if (this.log.sizeInBytes > 0 || this.timeIndex.entries > 0) {
       const m = this.maxTimestampAndOffset();

@@ -93,6 +93,12 @@ export class PartitionLog {
   private startOffset = 0n;
   private recoveryPointOffset = 0n;
   private lastFlushMs: number;
+  /**
+   * Background flushes of rolled segments, chained in roll order: resolves to whether all of them
+   * succeeded so far, and each success moves the recovery point to its roll's offset.
+   */
+  private backgroundFlush: Promise<boolean> = Promise.resolve(true);
+  private logger: LogSink | undefined;
   private readonly time: () => number;
   /** Reused copy of each append's input (the validator mutates a copy, never the caller's bytes). */
   private readonly appendScratch = { buffer: Buffer.allocUnsafe(0) };
@@ -179,6 +185,7 @@ export class PartitionLog {
   // ---- loading and recovery (Kafka LogLoader, spec §10) -------------------------------------
 
   private load(options: PartitionLogOptions): void {
+    this.logger = options.logger;
     this.cleanUpStateFiles();
     const needsRecovery = new Set<bigint>();
     const names = readdirSync(this.dir).sort();
@@ -579,14 +586,48 @@ export class PartitionLog {
       throw new StorageError(`Trying to roll a new log segment with start offset ${newOffset} below the active segment ${active.baseOffset}`);
     }
     active.onBecomeInactiveSegment();
-    active.flush();
     const segment = this.newSegment(newOffset);
     this.segments.push(segment);
     // a producer snapshot at every segment base (Kafka UnifiedLog.roll)
     this.producerStateManager.updateMapEndOffset(newOffset);
     this.producerStateManager.takeSnapshot(false);
-    if (this.recoveryPointOffset < newOffset) this.recoveryPointOffset = newOffset;
+    this.flushRolled(active, newOffset);
     return segment;
+  }
+
+  /**
+   * Kafka flushes the rolled segment in the background and moves the recovery point to the new
+   * segment's base once that is done (UnifiedLog.roll's "flush-log" task, spec §7.2). Without the
+   * native addon the flush is inline, as it was. A failed background flush leaves the recovery
+   * point where it was (recovery after a crash then checks those segments) and the files dirty, so
+   * the next flush() or close() syncs them again inline.
+   */
+  private flushRolled(rolled: LogSegment, upTo: bigint): void {
+    const flushed = rolled.flushInBackground();
+    if (flushed === undefined) {
+      rolled.flush();
+      if (this.recoveryPointOffset < upTo) this.recoveryPointOffset = upTo;
+      return;
+    }
+    const ok = flushed.then(
+      () => true,
+      (e: unknown) => {
+        this.logger?.('warn', `Background flush of ${rolled.log.path} failed, the recovery point stays at ${this.recoveryPointOffset}: ${(e as Error).message}`);
+        return false;
+      },
+    );
+    this.backgroundFlush = Promise.all([this.backgroundFlush, ok]).then(([before, now]) => {
+      if (before && now && this.recoveryPointOffset < upTo) {
+        this.recoveryPointOffset = upTo;
+        this.lastFlushMs = this.time();
+      }
+      return before && now;
+    });
+  }
+
+  /** Resolves once the background flushes of rolled segments started so far are done. */
+  backgroundFlushes(): Promise<void> {
+    return this.backgroundFlush.then(() => undefined);
   }
 
   // ---- reads (spec §8) ----------------------------------------------------------------------
@@ -808,6 +849,8 @@ export class PartitionLog {
     for (let i = from; i <= last && this.segments[i]!.baseOffset < upTo; i++) this.segments[i]!.flush(i !== last);
     this.recoveryPointOffset = upTo;
     this.lastFlushMs = this.time();
+    // everything below upTo is on disk now, whatever became of earlier background flushes
+    this.backgroundFlush = Promise.resolve(true);
   }
 
   /** `flush.ms`: flush when that long has passed since the last flush (called by a scheduler). */

@@ -23,6 +23,7 @@
 import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, StorageError } from '../errors.js';
+import { backgroundSyncAvailable, syncInBackground } from './background-sync.js';
 
 export const ABORTED_TXN_VERSION_OFFSET = 0;
 export const ABORTED_TXN_PRODUCER_ID_OFFSET = 2;
@@ -277,6 +278,12 @@ export class TransactionIndex {
         );
       }
     }
+  }
+
+  /** `flush()` on the thread pool (background-sync.ts); undefined when only the inline flush is available. */
+  flushInBackground(): Promise<void> | undefined {
+    if (!backgroundSyncAvailable()) return undefined;
+    return this.fd === undefined ? Promise.resolve() : syncInBackground(this.fd, this.path);
   }
 
   /** fsync the file if it is open (never creates it). */

@@ -12,6 +12,7 @@ import { readLeaderEpochCheckpoint, readOffsetCheckpoint } from '../../src/stora
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { readMetaProperties } from '../../src/storage/meta-properties.js';
+import { nativeAddon } from '../../src/record/native-addon.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import {
   clientBatch,
@@ -229,7 +230,7 @@ describe('PartitionLog roll (UnifiedLogTest, LocalLogTest)', () => {
     assert.deepEqual(log.segmentBaseOffsets(), [0n, 2n]);
   });
 
-  it('roll trims the old segment (log and indexes) and advances the recovery point', () => {
+  it('roll trims the old segment (log and indexes) and advances the recovery point once its background flush is done', async () => {
     const log = openLog(cfg({ indexIntervalBytes: 1, preallocate: true, segmentBytes: 64 * 1024 }));
     appendMany(log, 5);
     const old = log.activeSegment;
@@ -238,8 +239,41 @@ describe('PartitionLog roll (UnifiedLogTest, LocalLogTest)', () => {
     assert.equal(statSync(old.log.path).size, old.size);
     assert.equal(statSync(join(log.dir, `${name(0)}.index`)).size, old.offsetIndex.entries * 8);
     assert.equal(statSync(join(log.dir, `${name(0)}.timeindex`)).size, old.timeIndex.entries * 12);
-    assert.equal(log.recoveryPoint, 5n);
     assert.equal(statSync(log.activeSegment.log.path).size, 64 * 1024);
+    if (nativeAddon !== undefined) {
+      // Kafka's "flush-log" task: the fdatasyncs run on the thread pool, the recovery point follows them
+      assert.equal(log.recoveryPoint, 0n, 'not before the rolled segment is on disk');
+      await log.backgroundFlushes();
+    }
+    assert.equal(log.recoveryPoint, 5n);
+  });
+
+  it('without background flushes (KAFKALITE_BACKGROUND_FLUSH=off, or no native addon) roll flushes inline', () => {
+    const before = process.env.KAFKALITE_BACKGROUND_FLUSH;
+    process.env.KAFKALITE_BACKGROUND_FLUSH = 'off';
+    try {
+      const log = openLog(cfg({ segmentBytes: 64 * 1024 }));
+      appendMany(log, 5);
+      log.roll();
+      assert.equal(log.recoveryPoint, 5n);
+    } finally {
+      if (before === undefined) delete process.env.KAFKALITE_BACKGROUND_FLUSH;
+      else process.env.KAFKALITE_BACKGROUND_FLUSH = before;
+    }
+  });
+
+  it('a flush while rolled segments are still flushing in the background syncs them inline, and later rolls keep the order', async () => {
+    const log = openLog(cfg({ segmentBytes: 64 * 1024 }));
+    appendMany(log, 3);
+    log.roll();
+    appendMany(log, 3);
+    log.roll();
+    log.flush(); // inline: everything below the log end, the rolled segments included
+    assert.equal(log.recoveryPoint, 6n);
+    appendMany(log, 2);
+    log.roll();
+    await log.backgroundFlushes();
+    assert.equal(log.recoveryPoint, 8n);
   });
 });
 
