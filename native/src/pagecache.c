@@ -119,8 +119,10 @@ static napi_value js_page_hints_async(napi_env env, napi_callback_info info) {
   w->drop_length = a[4];
   napi_value name;
   napi_create_string_utf8(env, "kafkalite:pageHints", NAPI_AUTO_LENGTH, &name);
+  w->work = NULL;
   if (napi_create_async_work(env, NULL, name, hint_execute, hint_complete, w, &w->work) != napi_ok ||
       napi_queue_async_work(env, w->work) != napi_ok) {
+    if (w->work != NULL) napi_delete_async_work(env, w->work);
     close(fd);
     free(w);
     return result_errno(env, EAGAIN);
@@ -186,6 +188,8 @@ static napi_value js_fdatasync_async(napi_env env, napi_callback_info info) {
   if (napi_create_reference(env, argv[1], 1, &w->done) != napi_ok ||
       napi_create_async_work(env, NULL, name, sync_execute, sync_complete, w, &w->work) != napi_ok ||
       napi_queue_async_work(env, w->work) != napi_ok) {
+    if (w->work != NULL) napi_delete_async_work(env, w->work);
+    if (w->done != NULL) napi_delete_reference(env, w->done);
     close(fd);
     free(w);
     return result_errno(env, EAGAIN);
