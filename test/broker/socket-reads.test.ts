@@ -144,6 +144,35 @@ describe('socket reads into chosen buffers', () => {
     assert.ok(directBytes > 1 << 20, `only ${directBytes} bytes were read in place`);
   });
 
+  test('hostile size prefixes on many connections: what the broker allocates ahead of the bytes stays within its reservations, and comes back when the clients leave', async () => {
+    await withBroker({}, async (broker) => {
+      const limit = broker.inPlaceFrames.maxBytes;
+      // 12 connections each announcing a 10 MiB request (within socket.request.max.bytes) and
+      // sending 1 KiB of it: 120 MiB announced against the 64 MiB bound
+      const announced = 10 * 1024 * 1024;
+      const head = Buffer.alloc(4 + 1024);
+      head.writeInt32BE(announced, 0);
+      const sockets = await Promise.all(
+        Array.from({ length: 12 }, () => new Promise<Socket>((resolve, reject) => {
+          const s = connect(broker.port, '127.0.0.1', () => s.write(head, () => resolve(s)));
+          s.on('error', reject);
+        })),
+      );
+      const guard = Date.now() + 10_000; // a hang guard, not a timing claim
+      while (broker.inPlaceFrames.reservedBytes < limit - announced && Date.now() < guard) await new Promise((r) => setTimeout(r, 10));
+      const reserved = broker.inPlaceFrames.reservedBytes;
+      assert.ok(reserved > 0, 'large frames were assembled in place');
+      assert.ok(reserved <= limit, `${reserved} bytes reserved, bound ${limit}`);
+      // the broker still answers a well-behaved client meanwhile
+      const c = await RawClient.connect(broker.port);
+      assert.equal((await c.request(3, 1, { topics: [] })).brokers.length, 1);
+      c.destroy();
+      for (const s of sockets) s.destroy();
+      while (broker.inPlaceFrames.reservedBytes > 0 && Date.now() < guard + 10_000) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(broker.inPlaceFrames.reservedBytes, 0, 'the connections that left gave their reservations back');
+    });
+  });
+
   test('with KAFKALITE_SOCKET_READS=stream the broker serves the same requests from data events', async () => {
     await withEnv('KAFKALITE_SOCKET_READS', 'stream', largeProduceRoundTrip);
   });
