@@ -27,7 +27,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { adoptSocketReads } from '../src/broker/socket-reads.js';
+import { startReads } from '../src/broker/socket-reads.js';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
@@ -71,12 +71,7 @@ function nullServer(): void {
   const readBuffer = Buffer.allocUnsafeSlow(1024 * 1024);
   const server: Server = createServer({ pauseOnConnect: true }, (accepted) => {
     let onChunk: (chunk: Buffer) => void = () => undefined;
-    const adopted = adoptSocketReads(accepted, { target: () => readBuffer, filled: (n, buf) => onChunk(buf.subarray(0, n)) });
-    const s = adopted ?? accepted;
-    if (adopted === undefined) {
-      s.on('data', (chunk: Buffer) => onChunk(chunk));
-      s.resume();
-    }
+    const s = startReads(accepted, { target: () => readBuffer, filled: (n, buf) => onChunk(buf.subarray(0, n)), chunk: (data) => onChunk(data) });
     s.setNoDelay(true);
     // the next frame's size prefix (4) + apiKey/apiVersion (4) + correlation id (4), as they arrive
     const head = Buffer.alloc(12);

@@ -15,14 +15,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static int read_args(napi_env env, napi_callback_info info, int64_t out[3], const char *usage) {
-  size_t argc = 3;
-  napi_value argv[3];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3) {
+/* The first n (at most 5) arguments as non-negative safe integers; 0 after throwing a TypeError. */
+static int read_args(napi_env env, napi_callback_info info, size_t n, int64_t *out, const char *usage) {
+  size_t argc = 5;
+  napi_value argv[5];
+  if (n > 5 || napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < n) {
     napi_throw_type_error(env, NULL, usage);
     return 0;
   }
-  for (int i = 0; i < 3; i++) {
+  for (size_t i = 0; i < n; i++) {
     double v;
     if (napi_get_value_double(env, argv[i], &v) != napi_ok || !(v >= 0) || v > 9007199254740991.0) {
       napi_throw_type_error(env, NULL, usage);
@@ -39,10 +40,26 @@ static napi_value result_errno(napi_env env, int err) {
   return result;
 }
 
+/* Queues `data` on libuv's thread pool; 0, or EAGAIN with nothing queued (the caller frees `data`). */
+static int queue_on_pool(napi_env env, const char *name, napi_async_execute_callback execute, napi_async_complete_callback complete, void *data,
+                         napi_async_work *work) {
+  napi_value resource_name;
+  *work = NULL;
+  if (napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &resource_name) != napi_ok ||
+      napi_create_async_work(env, NULL, resource_name, execute, complete, data, work) != napi_ok) {
+    return EAGAIN;
+  }
+  if (napi_queue_async_work(env, *work) != napi_ok) {
+    napi_delete_async_work(env, *work);
+    return EAGAIN;
+  }
+  return 0;
+}
+
 /* startWriteback(fd, offset, length) -> 0 or errno */
 static napi_value js_start_writeback(napi_env env, napi_callback_info info) {
   int64_t a[3];
-  if (!read_args(env, info, a, "startWriteback(fd, offset, length)")) return NULL;
+  if (!read_args(env, info, 3, a, "startWriteback(fd, offset, length)")) return NULL;
 #ifdef __linux__
   int rc = sync_file_range((int)a[0], a[1], a[2], SYNC_FILE_RANGE_WRITE);
   return result_errno(env, rc == 0 ? 0 : errno);
@@ -54,7 +71,7 @@ static napi_value js_start_writeback(napi_env env, napi_callback_info info) {
 /* dropPages(fd, offset, length) -> 0 or errno (posix_fadvise returns the error itself) */
 static napi_value js_drop_pages(napi_env env, napi_callback_info info) {
   int64_t a[3];
-  if (!read_args(env, info, a, "dropPages(fd, offset, length)")) return NULL;
+  if (!read_args(env, info, 3, a, "dropPages(fd, offset, length)")) return NULL;
   return result_errno(env, posix_fadvise((int)a[0], a[1], a[2], POSIX_FADV_DONTNEED));
 }
 
@@ -89,22 +106,8 @@ static void hint_complete(napi_env env, napi_status status, void *data) {
 
 /* pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength) -> 0 or errno (of dup) */
 static napi_value js_page_hints_async(napi_env env, napi_callback_info info) {
-  static const char *usage = "pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength)";
-  size_t argc = 5;
-  napi_value argv[5];
   int64_t a[5];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5) {
-    napi_throw_type_error(env, NULL, usage);
-    return NULL;
-  }
-  for (int i = 0; i < 5; i++) {
-    double v;
-    if (napi_get_value_double(env, argv[i], &v) != napi_ok || !(v >= 0) || v > 9007199254740991.0) {
-      napi_throw_type_error(env, NULL, usage);
-      return NULL;
-    }
-    a[i] = (int64_t)v;
-  }
+  if (!read_args(env, info, 5, a, "pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength)")) return NULL;
   int fd = dup((int)a[0]);
   if (fd < 0) return result_errno(env, errno);
   hint_work *w = malloc(sizeof *w);
@@ -117,17 +120,12 @@ static napi_value js_page_hints_async(napi_env env, napi_callback_info info) {
   w->writeback_length = a[2];
   w->drop_offset = a[3];
   w->drop_length = a[4];
-  napi_value name;
-  napi_create_string_utf8(env, "kafkalite:pageHints", NAPI_AUTO_LENGTH, &name);
-  w->work = NULL;
-  if (napi_create_async_work(env, NULL, name, hint_execute, hint_complete, w, &w->work) != napi_ok ||
-      napi_queue_async_work(env, w->work) != napi_ok) {
-    if (w->work != NULL) napi_delete_async_work(env, w->work);
+  int err = queue_on_pool(env, "kafkalite:pageHints", hint_execute, hint_complete, w, &w->work);
+  if (err != 0) {
     close(fd);
     free(w);
-    return result_errno(env, EAGAIN);
   }
-  return result_errno(env, 0);
+  return result_errno(env, err);
 }
 
 /*
@@ -183,18 +181,13 @@ static napi_value js_fdatasync_async(napi_env env, napi_callback_info info) {
     return result_errno(env, ENOMEM);
   }
   w->fd = fd;
-  napi_value name;
-  napi_create_string_utf8(env, "kafkalite:fdatasync", NAPI_AUTO_LENGTH, &name);
-  if (napi_create_reference(env, argv[1], 1, &w->done) != napi_ok ||
-      napi_create_async_work(env, NULL, name, sync_execute, sync_complete, w, &w->work) != napi_ok ||
-      napi_queue_async_work(env, w->work) != napi_ok) {
-    if (w->work != NULL) napi_delete_async_work(env, w->work);
+  int err = napi_create_reference(env, argv[1], 1, &w->done) == napi_ok ? queue_on_pool(env, "kafkalite:fdatasync", sync_execute, sync_complete, w, &w->work) : EAGAIN;
+  if (err != 0) {
     if (w->done != NULL) napi_delete_reference(env, w->done);
     close(fd);
     free(w);
-    return result_errno(env, EAGAIN);
   }
-  return result_errno(env, 0);
+  return result_errno(env, err);
 }
 
 void pagecache_init(napi_env env, napi_value exports) {

@@ -16,7 +16,7 @@ import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
 import { NO_RESPONSE, type ApiHandler, type ConnectionState, type Message, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
-import { adoptSocketReads } from './socket-reads.js';
+import { startReads } from './socket-reads.js';
 
 const PRODUCE_KEY = 0;
 
@@ -72,14 +72,9 @@ export class Connection {
   ) {
     this.remote = `${accepted.remoteAddress ?? '?'}:${accepted.remotePort ?? '?'}`;
     this.decoder = new FrameDecoder(broker.config.socketRequestMaxBytes, broker.framePool, broker.inPlaceFrames);
-    const adopted = adoptSocketReads(accepted, { target: () => this.readTarget(), filled: (n, buf) => this.onRead(n, buf) });
-    const socket = adopted ?? accepted;
+    const socket = startReads(accepted, { target: () => this.readTarget(), filled: (n, buf) => this.onRead(n, buf), chunk: (data) => this.onData(data) });
     this.socket = socket;
     socket.setNoDelay(true);
-    if (adopted === undefined) {
-      socket.on('data', (chunk: Buffer) => this.onData(chunk));
-      socket.resume();
-    }
     socket.on('error', (e) => broker.logger.debug(`connection ${this.remote}: ${e.message}`));
     socket.on('close', () => {
       this.closed = true;

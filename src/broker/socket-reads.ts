@@ -17,7 +17,7 @@
  * out of the server's connection count; the broker tracks and closes its connections itself.
  *
  * Where this is not possible (a handle that is not a stream handle, or
- * KAFKALITE_SOCKET_READS=stream), the caller reads 'data' events instead: the same bytes with one
+ * KAFKALITE_SOCKET_READS=stream), `startReads` reads 'data' events instead: the same bytes with one
  * more copy.
  */
 import { Socket, type SocketConstructorOpts } from 'node:net';
@@ -27,6 +27,8 @@ export interface SocketReader {
   target(): Buffer;
   /** `n` bytes were read into `buf`, the last `target()`. */
   filled(n: number, buf: Buffer): void;
+  /** A chunk Node read itself, when the socket could not be adopted. */
+  chunk(data: Buffer): void;
 }
 
 interface StreamHandle {
@@ -34,8 +36,17 @@ interface StreamHandle {
   readStart(): number;
 }
 
+/** Starts reading an accepted (paused) socket through `reader`; returns the socket to use from now on. */
+export function startReads(accepted: Socket, reader: SocketReader): Socket {
+  const adopted = adoptSocketReads(accepted, reader);
+  if (adopted !== undefined) return adopted;
+  accepted.on('data', (data: Buffer) => reader.chunk(data));
+  accepted.resume();
+  return accepted;
+}
+
 /** The accepted (paused) `socket`'s connection, now read through `reader`; undefined when it cannot be. */
-export function adoptSocketReads(socket: Socket, reader: SocketReader): Socket | undefined {
+export function adoptSocketReads(socket: Socket, reader: Pick<SocketReader, 'target' | 'filled'>): Socket | undefined {
   if (process.env.KAFKALITE_SOCKET_READS === 'stream') return undefined;
   const holder = socket as unknown as { _handle?: Partial<StreamHandle> | null };
   const handle = holder._handle;
