@@ -3,8 +3,10 @@
  * to disk) side by side with librdkafka's in-memory mock cluster (C; started by
  * confluent-kafka-python with test.mock.num.brokers=1, bench/py/rdkafka_mock_cluster.py) and the
  * physical limit — a null server in another Node process that reads each request frame and answers
- * it with a bare header, over the same loopback TCP. One load client (this process, the repo's raw
- * protocol client) drives all three with the same pre-encoded requests.
+ * it with a bare header, over the same loopback TCP — and the same null server persisting what it
+ * reads (`loopback+disk`: writeSync to a file with the broker's page-cache hints, before answering),
+ * the floor for any broker in Node that stores what it acknowledges. One load client (this process,
+ * the repo's raw protocol client) drives all four with the same pre-encoded requests.
  *
  * Produce: 1 KiB records in batches of 16 KiB and ~1 MiB (the largest batch under Kafka's default
  * max.message.bytes 1048588), acks=1 and acks=all, from 1 connection and from 8, each connection
@@ -22,13 +24,14 @@
  * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startReads } from '../src/broker/socket-reads.js';
 import { encodeRecordBatch } from '../src/record/builder.js';
+import { pageCacheBudget, WRITEBACK_CHUNK_BYTES } from '../src/storage/page-cache-budget.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
 import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '../test/helpers/raw-client.js';
@@ -66,9 +69,10 @@ const MAX_MESSAGE_BYTES = 1048588;
  * chunks and reads only each frame's correlation id (bytes 4-8 after the size), so what it measures
  * is the socket, not a frame decoder.
  */
-function nullServer(): void {
+function nullServer(persistDir?: string): void {
   // reads land in one reused buffer (the broker's own socket-reads.ts path), not a fresh chunk per read
   const readBuffer = Buffer.allocUnsafeSlow(1024 * 1024);
+  const persist = persistDir === undefined ? undefined : appendOnlyFile(persistDir);
   const server: Server = createServer({ pauseOnConnect: true }, (accepted) => {
     let onChunk: (chunk: Buffer) => void = () => undefined;
     const s = startReads(accepted, { target: () => readBuffer, filled: (n, buf) => onChunk(buf.subarray(0, n)), chunk: (data) => onChunk(data) });
@@ -79,6 +83,8 @@ function nullServer(): void {
     /** Bytes of the current frame's body still to skip once its head is known. */
     let skip = 0;
     onChunk = (chunk: Buffer) => {
+      // the persisting variant stores what arrived before it answers, as a broker must
+      persist?.(chunk);
       const answers: Buffer[] = [];
       const answer = () => {
         const a = Buffer.allocUnsafe(8);
@@ -114,6 +120,38 @@ function nullServer(): void {
   });
   process.stdin.on('end', () => process.exit(0));
   process.stdin.resume();
+  // an exit, not death by signal, so a --cpu-prof given to it is written
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+/**
+ * For the persisting null server: appends every byte received to files of 1 GiB in `dir` with
+ * writeSync, as FileRecords.append does, with the same page-cache hints (page-cache-budget.ts),
+ * so its figure is the floor for reading, persisting and answering in one Node process.
+ */
+function appendOnlyFile(dir: string): (bytes: Buffer) => void {
+  const FILE_BYTES = 1024 * MiB;
+  let n = 0;
+  const open = () => {
+    const path = join(dir, `floor-${n++}.log`);
+    return { path, pageCacheFd: openSync(path, 'w'), pageCacheClosed: false, pageCacheColdBefore: 0, pageCacheReadDroppedTo: 0, size: 0, writebackFrom: 0 };
+  };
+  let file = open();
+  return (bytes) => {
+    if (file.size + bytes.length > FILE_BYTES) {
+      closeSync(file.pageCacheFd);
+      file.pageCacheClosed = true;
+      rmSync(file.path);
+      file = open();
+    }
+    let done = 0;
+    while (done < bytes.length) done += writeSync(file.pageCacheFd, bytes, done, bytes.length - done, file.size + done);
+    file.size += bytes.length;
+    if (file.size - file.writebackFrom >= WRITEBACK_CHUNK_BYTES) {
+      pageCacheBudget.written(file, file.writebackFrom, file.size);
+      file.writebackFrom = file.size;
+    }
+  };
 }
 
 // ---- peers ----------------------------------------------------------------------------------------
@@ -313,7 +351,10 @@ async function main(): Promise<void> {
   const kafkalite = await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true);
   const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
   const loopback = await startChild('loopback-limit', process.execPath, [self, 'null-server'], /listening on [^:]+:(\d+)/, false);
-  const peers = [kafkalite, mock, loopback];
+  const floorDir = join(dataDir, 'floor');
+  mkdirSync(floorDir);
+  const diskFloor = await startChild('loopback+disk', process.execPath, [self, 'null-server', floorDir], /listening on [^:]+:(\d+)/, false);
+  const peers = [kafkalite, mock, loopback, diskFloor];
   if (BASELINE_BROKER !== undefined) {
     const baseDir = join(dataDir, 'baseline');
     mkdirSync(baseDir);
@@ -410,6 +451,11 @@ async function main(): Promise<void> {
       const cell = (r: ProduceResult) => `${f(r.mbPerSec).padStart(7)} ${f(r.recordsPerSec, 0).padStart(8)} ${f(r.p50Ms, 2).padStart(6)}/${f(r.p99Ms, 2).padEnd(7)}`;
       const rr = (x: { median: number; min: number; max: number }) => `${f(x.median, 2)}x [${f(x.min, 2)}-${f(x.max, 2)}]`.padEnd(20);
       console.log(`${`${c.batch} acks=${c.acks === -1 ? 'all' : '1'} x${c.connections}`.padEnd(26)}${cell(k)}   ${cell(m)}   ${f(l.mbPerSec).padStart(8)}    ${rr(vsMock)} ${rr(vsLimit)}`);
+      const ds = rounds('loopback+disk');
+      const vsDisk = ratio(ks, ds);
+      const mockVsDisk = ratio(ms, ds);
+      summary[summary.length - 1]!.loopbackDisk = { mbPerSec: medianRound(ds).mbPerSec, kafkaliteVs: vsDisk, mockVs: mockVsDisk };
+      console.log(`${''.padEnd(26)}loopback+disk ${f(medianRound(ds).mbPerSec).padStart(8)}   kafkalite vs it ${rr(vsDisk)} mock vs it ${rr(mockVsDisk)}`);
       if (BASELINE_BROKER !== undefined) {
         const bs = rounds('kafkalite-base');
         const vsBase = ratio(ks, bs);
@@ -451,5 +497,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'null-server') nullServer();
+if (process.argv[2] === 'null-server') nullServer(process.argv[3]);
 else await main();
