@@ -18,7 +18,7 @@
  * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced.
  * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
  * of that many minutes with the RSS curve. Results: stdout and bench/results/<date>-broker.json.
- * Environment: BENCH_BROKER_MIB (64: MiB per produce run), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
+ * Environment: BENCH_BROKER_MIB (256: MiB per produce run; with 8 connections x 5 in flight x 1 MiB, 40 MiB are in flight at once, so a shorter run measures mostly its ramp), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
  * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`),
  * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js, measured alongside as `kafkalite-base`),
  * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`).
@@ -36,7 +36,7 @@ import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
 import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '../test/helpers/raw-client.js';
 
-const RUN_MIB = Number(process.env.BENCH_BROKER_MIB ?? 64);
+const RUN_MIB = Number(process.env.BENCH_BROKER_MIB ?? 256);
 const SOAK_MIN = Number(process.env.BENCH_SOAK_MIN ?? 0);
 /** Comma-separated case names to run (e.g. `16KiB-acks1-x1`); all cases when unset (consume needs the acks=1 x1 ones). */
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
