@@ -232,8 +232,7 @@ async function ensureTopic(port: number, topic: string): Promise<void> {
 }
 
 /** One connection producing `requests` requests, IN_FLIGHT at a time; returns the latencies (ms). */
-async function produceOn(port: number, topic: string, c: ProduceCase, requests: number, checkAnswers: boolean): Promise<number[]> {
-  const client = await RawClient.connect(port);
+async function produceOn(client: RawClient, topic: string, c: ProduceCase, requests: number, checkAnswers: boolean): Promise<number[]> {
   const { records } = batchFor(c.batch);
   const body: Msg = { transactionalId: null, acks: c.acks, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] };
   // one frame per in-flight slot, its correlation id patched only after its answer came back
@@ -280,8 +279,13 @@ async function runProduce(peer: Peer, c: ProduceCase, topic: string, mib = RUN_M
   const { records, count } = batchFor(c.batch);
   const total = Math.max(c.connections * IN_FLIGHT, Math.round((mib * MiB) / records.length));
   const perConn = Math.ceil(total / c.connections);
+  // connected before the clock starts, as a client keeps its connections: librdkafka's mock listens
+  // with a backlog of 5 (`ss -ltn`), so 8 connects at once while it is busy can overflow its accept
+  // queue (TcpExtListenOverflows), and the dropped handshake is retried by TCP after 1 s — timed,
+  // that second was most of a run's duration
+  const clients = await Promise.all(Array.from({ length: c.connections }, () => RawClient.connect(peer.port)));
   const t0 = performance.now();
-  const lats = await Promise.all(Array.from({ length: c.connections }, () => produceOn(peer.port, topic, c, perConn, peer.stores)));
+  const lats = await Promise.all(clients.map((client) => produceOn(client, topic, c, perConn, peer.stores)));
   const seconds = (performance.now() - t0) / 1000;
   const all = lats.flat().sort((a, b) => a - b);
   const requests = perConn * c.connections;
