@@ -17,6 +17,7 @@ import { createLogger, type Logger, type LogLevel } from './logger.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { TopicRegistry } from './topic-registry.js';
 import { AppendNotifier } from './append-notifier.js';
+import { DeferredAppends } from '../storage/deferred-appends.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { BufferPool, ByteReservations } from '../buffer-pool.js';
@@ -55,6 +56,8 @@ export class Broker {
   readonly logs: LogManager;
   readonly topics: TopicRegistry;
   readonly appends = new AppendNotifier();
+  /** Produce appends whose file writes wait for the next answer to leave (deferred-appends.ts, connection.ts). */
+  readonly deferredAppends = new DeferredAppends();
   /** Where connections copy request frames that span socket reads (see FRAME_POOL_BYTES). */
   readonly framePool = new BufferPool(FRAME_POOL_BYTES);
   /** Bounds the frame bytes connections allocate ahead of their arrival (framing.ts in-place assembly). */
@@ -257,8 +260,15 @@ export class Broker {
     await Promise.all([...this.connections].map((c) => c.close()));
     for (const c of this.connections) c.destroy();
     await serverClosed;
-    this.logs.close();
-    this.logger.info(`kafkalite broker ${this.config.nodeId} stopped`);
+    const failed = this.deferredAppends.failed;
+    if (failed !== undefined) {
+      // a log is ahead of its file: no clean-shutdown marker, so the next start recovers it
+      this.logs.closeUnclean();
+      this.logger.error(`kafkalite broker ${this.config.nodeId} stopped without the clean-shutdown marker: ${failed.message}`);
+    } else {
+      this.logs.close();
+      this.logger.info(`kafkalite broker ${this.config.nodeId} stopped`);
+    }
     if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

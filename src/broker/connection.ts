@@ -31,6 +31,10 @@ const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
  * go out in one write: on loopback every send syscall also runs the receiver's TCP input and wakes
  * it, which cost ~30 µs per answer here, more than handling a 16 KiB Produce. Held answers go out
  * at once past this many bytes (Fetch answers), and before any request that waits (long polls).
+ *
+ * Otherwise they go out once the event loop has run every read callback of its turn (setImmediate),
+ * after the broker's held Produce appends are written (deferred-appends.ts): the appends of every
+ * connection served in that turn share one `pwritev` per segment.
  */
 const MAX_HELD_ANSWER_BYTES = 256 * 1024;
 /**
@@ -58,6 +62,10 @@ export class Connection {
   private heldBytes = 0;
   /** `afterAnswer` callbacks of the held answers: run once the socket has taken them. */
   private heldReleases: (() => void)[] = [];
+  /** Produce frames whose records may still wait for their write: recycled once it is done. */
+  private readonly recyclable: Buffer[] = [];
+  /** A flushAnswers is scheduled for the end of this event-loop turn. */
+  private flushScheduled = false;
   private readonly socket: Socket;
   /** The chunk non-direct reads go to, and how much of it earlier reads filled. */
   private readChunk = Buffer.alloc(0);
@@ -145,21 +153,43 @@ export class Connection {
         this.queuedBytes -= frame.length;
         if (this.queue.length < MAX_QUEUED_FRAMES / 2 && this.queuedBytes < MAX_QUEUED_BYTES / 2 && this.socket.isPaused()) this.socket.resume();
         const apiKey = await this.handleFrame(frame);
-        // a Produce request's bytes are written to the log before its answer and referenced by
-        // nothing after it, so its frame's memory can take the next large frame (other APIs may
-        // keep views of their request, e.g. JoinGroup's member metadata)
-        if (apiKey === PRODUCE_KEY) this.decoder.recycle(frame);
+        // a Produce request's bytes are referenced by nothing once they are written to the log, so
+        // its frame's memory can take a later large frame (other APIs may keep views of their
+        // request, e.g. JoinGroup's member metadata); the write may wait for flushAnswers
+        if (apiKey === PRODUCE_KEY) this.recyclable.push(frame);
         if (this.state.closeAfterResponse) {
           this.flushAnswers();
           this.socket.end();
           this.closed = true;
         }
       }
-      this.flushAnswers();
-      if (this.closeWhenDrained && !this.closed) this.destroy();
+      if (this.closeWhenDrained && !this.closed) {
+        this.flushAnswers();
+        this.destroy();
+      } else if (this.broker.deferredAppends.holding) {
+        // wait for the other connections' appends of this turn: one write for all of them
+        this.scheduleFlush();
+      } else {
+        this.flushAnswers();
+      }
     } finally {
       this.processing = false;
     }
+  }
+
+  /** flushAnswers once the event loop has run this turn's other read callbacks. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      try {
+        this.flushAnswers();
+      } catch (e) {
+        this.broker.logger.error(`closing connection ${this.remote} without its answers: ${errorMessageOf(e)}`);
+        this.destroy();
+      }
+    });
   }
 
   /** Handles one request; returns its API key once answered (undefined when unreadable). */
@@ -254,8 +284,15 @@ export class Connection {
     if (this.heldBytes >= MAX_HELD_ANSWER_BYTES) this.flushAnswers();
   }
 
-  /** Hands the held answers to the socket in one write; their releases run once it took them. */
+  /**
+   * Hands the held answers to the socket in one write; their releases run once it took them. The
+   * Produce appends they acknowledge are written first (Kafka answers after the append): when that
+   * write fails this throws, and the answers never leave.
+   */
   private flushAnswers(): void {
+    this.broker.deferredAppends.writeAll();
+    for (const frame of this.recyclable) this.decoder.recycle(frame);
+    this.recyclable.length = 0;
     if (this.held.length === 0) return;
     const releases = this.heldReleases;
     this.heldReleases = [];
@@ -276,6 +313,8 @@ export class Connection {
 
   destroy(): void {
     this.decoder.dispose();
+    // not recycled: an append still held may point into them (the garbage collector frees them)
+    this.recyclable.length = 0;
     this.held.length = 0;
     this.heldBytes = 0;
     runAll(this.heldReleases);
@@ -291,6 +330,13 @@ export class Connection {
     this.queue.length = 0;
     this.queuedBytes = 0;
     await this.idle;
+    if (!this.closed) {
+      try {
+        this.flushAnswers();
+      } catch (e) {
+        this.broker.logger.error(`closing connection ${this.remote} without its answers: ${errorMessageOf(e)}`);
+      }
+    }
     this.closed = true;
     this.socket.end();
   }

@@ -8,14 +8,16 @@
  * read as v2).
  *
  * The logical size can be smaller than the file (a preallocated segment); reads stop at it, and it
- * only advances once an append's bytes are written, so a reader never sees a torn batch.
+ * only advances once an append's bytes are written, so a reader never sees a torn batch. Appends
+ * given a DeferredAppends (the broker's Produce) are the exception: the size covers them before
+ * their write, and every read or change of the file writes them first (deferred-appends.ts).
  *
  * One scratch buffer is shared by every file in the process (fresh large Buffers cost page faults,
  * and a buffer per segment would make memory grow with the number of segments), so a batch view
  * yielded by `batches()` is valid only until the next batch is read from any file. Every caller
  * consumes a batch before reading the next one.
  */
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync, writevSync } from 'node:fs';
 import { CorruptRecordError, StorageError } from '../errors.js';
 import { RecordBatch } from '../record/batch.js';
 import type { AnyRecordBatch } from '../record/batches.js';
@@ -30,6 +32,7 @@ import {
 } from '../record/constants.js';
 import { LegacyRecordBatch } from '../record/legacy.js';
 import { backgroundSyncAvailable, syncInBackground } from './background-sync.js';
+import type { DeferredAppends, DeferredWriter } from './deferred-appends.js';
 import { pageCacheBudget, WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
 
 export interface FileBatch {
@@ -69,7 +72,7 @@ let sharedScratch = Buffer.allocUnsafe(64 * 1024);
  */
 export type ReadTarget = Buffer | ((n: number) => Buffer);
 
-export class FileRecords implements PageCacheFile {
+export class FileRecords implements PageCacheFile, DeferredWriter {
   private header = Buffer.allocUnsafe(HEADER_READ);
   private closed = false;
   /** Written, truncated or trimmed since the last flush. */
@@ -86,6 +89,11 @@ export class FileRecords implements PageCacheFile {
   /** See PageCacheFile: what the file held when opened counts as cold. */
   pageCacheColdBefore: number;
   pageCacheReadDroppedTo = 0;
+  /** Appends held for a DeferredAppends, in order: they fill [deferredFrom, size). */
+  private deferred: Uint8Array[] = [];
+  private deferredFrom = 0;
+  /** A held write failed: the size is ahead of the file, so every later use of it fails too. */
+  private writeFailure: StorageError | undefined;
 
   private constructor(
     public path: string,
@@ -137,30 +145,77 @@ export class FileRecords implements PageCacheFile {
 
   close(): void {
     if (this.closed) return;
+    // after a failed held write nothing more is written: recovery cuts the log back to the file
+    if (this.writeFailure === undefined) this.writeDeferred();
     this.closed = true;
     closeSync(this.fd);
   }
 
-  /** Appends bytes at the logical end; returns the position they were written at. */
-  append(bytes: Uint8Array): number {
+  /**
+   * Appends bytes at the logical end; returns the position they take. Written now, or, given
+   * `deferTo`, held until `deferTo.writeAll()` or the next read or change of this file: the caller
+   * then must not change `bytes` before that.
+   */
+  append(bytes: Uint8Array, deferTo?: DeferredAppends): number {
     if (!this.writable) throw new StorageError(`${this.path} is read-only`);
     if (bytes.length > MAX_SEGMENT_SIZE - this.size) {
       throw new StorageError(`Appending ${bytes.length} bytes would make ${this.path} larger than ${MAX_SEGMENT_SIZE} bytes`);
     }
     const position = this.size;
-    let done = 0;
-    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, position + done);
+    if (deferTo !== undefined) {
+      if (this.writeFailure !== undefined) throw this.writeFailure;
+      if (this.deferred.length === 0) this.deferredFrom = position;
+      this.deferred.push(bytes);
+    } else {
+      this.writeDeferred();
+      let done = 0;
+      while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, position + done);
+    }
     this.size = position + bytes.length;
     this.dirty = true;
     this.changes++;
+    if (deferTo === undefined) this.startWriteback();
+    else deferTo.hold(this, bytes.length);
+    return position;
+  }
+
+  /** Writes the appends held for a DeferredAppends, in one `pwritev` when the kernel takes it whole. */
+  writeDeferred(): void {
+    if (this.writeFailure !== undefined) throw this.writeFailure;
+    if (this.deferred.length === 0) return;
+    const held = this.deferred;
+    this.deferred = [];
+    try {
+      let at = this.deferredFrom;
+      let done = held.length === 1 ? 0 : writevSync(this.fd, held, at);
+      // a short pwritev (a signal, a full disk): the rest buffer by buffer, as append writes
+      for (const b of held) {
+        if (done >= b.length) {
+          done -= b.length;
+          at += b.length;
+          continue;
+        }
+        while (done < b.length) done += writeSync(this.fd, b, done, b.length - done, at + done);
+        at += b.length;
+        done = 0;
+      }
+    } catch (cause) {
+      this.writeFailure = new StorageError(`Cannot write the appends held for ${this.path} from byte ${this.deferredFrom}`, { cause });
+      throw this.writeFailure;
+    }
+    this.startWriteback();
+  }
+
+  /** Hands each WRITEBACK_CHUNK_BYTES written to the page-cache budget (page-cache-budget.ts). */
+  private startWriteback(): void {
     if (this.size - this.writebackFrom >= WRITEBACK_CHUNK_BYTES) {
       pageCacheBudget.written(this, this.writebackFrom, this.size);
       this.writebackFrom = this.size;
     }
-    return position;
   }
 
   flush(): void {
+    this.writeDeferred();
     if (!this.writable || !this.dirty) return;
     fdatasyncSync(this.fd);
     this.dirty = false;
@@ -168,6 +223,7 @@ export class FileRecords implements PageCacheFile {
 
   /** `flush()` on the thread pool (background-sync.ts); undefined when only the inline flush is available. */
   flushInBackground(): Promise<void> | undefined {
+    this.writeDeferred();
     if (!this.writable || !this.dirty) return backgroundSyncAvailable() ? Promise.resolve() : undefined;
     const changes = this.changes;
     return syncInBackground(this.fd, this.path)?.then(() => {
@@ -183,6 +239,7 @@ export class FileRecords implements PageCacheFile {
 
   /** Cuts the file (and the logical size) to `size` bytes; returns the bytes removed. */
   truncateTo(size: number): number {
+    this.writeDeferred();
     const before = this.size;
     if (size > before) throw new StorageError(`Cannot truncate ${this.path} to ${size} bytes: it holds ${before}`);
     ftruncateSync(this.fd, size);
@@ -198,6 +255,7 @@ export class FileRecords implements PageCacheFile {
 
   /** Trims a preallocated file to its logical size (roll and close). */
   trimToSize(): void {
+    this.writeDeferred();
     if (this.writable && fstatSync(this.fd).size !== this.size) {
       ftruncateSync(this.fd, this.size);
       this.dirty = true;
@@ -220,6 +278,7 @@ export class FileRecords implements PageCacheFile {
   }
 
   private readInto(buf: Buffer, offset: number, length: number, position: number): number {
+    this.writeDeferred();
     let done = 0;
     while (done < length) {
       const n = readSync(this.fd, buf, offset + done, length - done, position + done);

@@ -228,7 +228,7 @@ export class LogManager {
     this.unlock();
   }
 
-  /** Closes files without the clean-shutdown marker (as a crash would leave things, for tests). */
+  /** Closes files without the clean-shutdown marker, as a crash would leave things (tests; a broker whose held write failed). */
   closeUnclean(): void {
     for (const log of this.allLogs()) log.close();
     this.unlock();

@@ -25,6 +25,7 @@ import { logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from './fil
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { TransactionIndex } from './transaction-index.js';
+import type { DeferredAppends } from './deferred-appends.js';
 
 const INT32_MAX = 0x7fffffffn;
 
@@ -121,8 +122,9 @@ export class LogSegment {
    * @param largestOffset last offset in `records`
    * @param largestTimestamp max timestamp in `records`
    * @param shallowOffsetOfMaxTimestamp last offset of the batch holding `largestTimestamp`
+   * @param deferTo hold the file write for this DeferredAppends (FileRecords.append)
    */
-  append(largestOffset: bigint, largestTimestamp: bigint, shallowOffsetOfMaxTimestamp: bigint, records: Buffer): void {
+  append(largestOffset: bigint, largestTimestamp: bigint, shallowOffsetOfMaxTimestamp: bigint, records: Buffer, deferTo?: DeferredAppends): void {
     if (records.length === 0) return;
     if (this.log.sizeInBytes === 0) this.rollingBasedTimestamp = largestTimestamp;
     if (!this.canConvertToRelativeOffset(largestOffset)) {
@@ -130,8 +132,9 @@ export class LogSegment {
         `Detected offset overflow at offset ${largestOffset} in segment with base offset ${this.baseOffset}`,
       );
     }
-    const physicalPosition = this.log.append(records);
+    // known before the append (a first call scans the file, which would write a held append at once)
     const max = this.maxTimestampAndOffset();
+    const physicalPosition = this.log.append(records, deferTo);
     if (largestTimestamp > max.timestamp) {
       this.maxTimestampSoFar = { timestamp: largestTimestamp, offset: shallowOffsetOfMaxTimestamp };
     }

@@ -34,6 +34,7 @@ import { validateAndAssignOffsets, type ValidationResult } from './log-validator
 import { ProducerStateManager, type CompletedTxn, type ProducerAppendInfo } from './producer-state.js';
 import type { AbortedTxn } from './transaction-index.js';
 import type { ReadTarget } from './file-records.js';
+import type { DeferredAppends } from './deferred-appends.js';
 
 
 /** ListOffsets special timestamps (`ListOffsetsRequest`). */
@@ -452,8 +453,14 @@ export class PartitionLog {
    * `mutateInput`: the caller hands `records` over (e.g. a produce request's buffer it will not read
    * again): offsets, leader epoch and timestamps are then written into it rather than into a copy,
    * as Kafka does with the request's buffer; after an error its content is unspecified.
+   * `deferWrite` (with `mutateInput`): when the validated batches are still the caller's bytes, their
+   * file write is held for this DeferredAppends (deferred-appends.ts), and the caller must leave
+   * `records` unchanged until it was written. Batches rebuilt by validation are written at once.
    */
-  append(records: Buffer, options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean } = {}): AppendResult {
+  append(
+    records: Buffer,
+    options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; deferWrite?: DeferredAppends } = {},
+  ): AppendResult {
     if (records.length === 0) {
       return { firstOffset: this.leo, lastOffset: this.leo - 1n, maxTimestamp: -1n, logAppendTime: -1n, recordCount: 0, logStartOffset: this.startOffset, duplicate: false };
     }
@@ -512,7 +519,9 @@ export class PartitionLog {
       }
     }
     const segment = this.maybeRoll(bytes.length, validated, now);
-    segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes);
+    // held only when the bytes are the caller's (in place): a rebuilt batch may sit in a reused scratch
+    const deferTo = options.deferWrite !== undefined && options.mutateInput === true && within(bytes, records) ? options.deferWrite : undefined;
+    segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes, deferTo);
     this.leo = validated.lastOffset + 1n;
     if (infos !== undefined) for (const info of infos.values()) state.update(info);
     if (completed !== undefined) for (const txn of completed) this.completeTxn(state, txn, segment);
@@ -889,4 +898,9 @@ function batchesBelow(records: Buffer, bound: bigint): { records: Buffer; nextOf
   // a partial trailing batch below the bound stays, as Kafka returns partial batches
   if (end === reader.position && reader.incompleteBytes > 0) end = records.length;
   return { records: end === records.length ? records : records.subarray(0, end), nextOffset };
+}
+
+/** Whether `part` lies inside `whole`'s bytes (a view of it, not a copy). */
+function within(part: Buffer, whole: Buffer): boolean {
+  return part.buffer === whole.buffer && part.byteOffset >= whole.byteOffset && part.byteOffset + part.length <= whole.byteOffset + whole.length;
 }

@@ -59,8 +59,9 @@ export const produceHandler: ApiHandler = {
               continue;
             }
           }
-          // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as Kafka does
-          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true });
+          // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as
+          // Kafka does, and the write may wait for the answer (the connection keeps the frame until then)
+          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true, deferWrite: broker.deferredAppends });
           appended = true;
           out.baseOffset = r.firstOffset;
           out.logAppendTimeMs = r.logAppendTime;

@@ -1,0 +1,84 @@
+/**
+ * Appends whose write to the segment file is held back until the broker is about to answer.
+ *
+ * Why: on this project's machine a system call costs several microseconds, and a 16 KiB Produce
+ * stream made one `pwrite` per request. The broker handles every request that arrived in one turn
+ * of its event loop before it answers any, so their appends to one segment can go out as one
+ * `pwritev`. Measured with 16 KiB batches: 1.18x from one connection and 1.72x from 8 (bench/broker.ts,
+ * against the build that wrote each append at once).
+ *
+ * The rule that keeps this safe, Kafka's for acks=1 and acks=all alike: a request is answered only
+ * after its records were handed to the OS. The broker calls {@link DeferredAppends.writeAll} before
+ * any answer leaves (connection.ts), and everything that reads or changes a segment file writes its
+ * held appends first (file-records.ts), so a reader never sees a segment without them.
+ *
+ * When a held write fails, the records were already given offsets: the log's in-memory state is
+ * ahead of its file. Kafka takes a log directory offline on such an I/O error and halts a broker
+ * whose only log directory failed (`LogDirFailureChannel`, `ReplicaManager.handleLogDirFailure`).
+ * kafkalite does the equivalent for what it acknowledges: from then on `writeAll` throws, so no
+ * answer leaves this broker again (each connection closes at its next answer) until it is restarted
+ * and recovery has cut the log back to what its files hold.
+ */
+import { StorageError } from '../errors.js';
+
+/** A file holding appends not yet written (FileRecords). */
+export interface DeferredWriter {
+  readonly path: string;
+  /** Writes the held appends; throws when the write fails. */
+  writeDeferred(): void;
+}
+
+/**
+ * Held bytes past which `hold` writes them all at once. Batching pays for small appends, whose
+ * system call costs as much as their copy; holding 1 MiB batches from 8 connections for a whole
+ * event-loop turn only delayed their answers (p50 7 -> 30-170 ms) and kept their frames from
+ * being reused.
+ */
+export const MAX_HELD_BYTES = 256 * 1024;
+
+export class DeferredAppends {
+  private readonly files = new Set<DeferredWriter>();
+  private heldBytes = 0;
+  private failure: StorageError | undefined;
+
+  constructor(private readonly maxHeldBytes = MAX_HELD_BYTES) {}
+
+  /** `file` holds `bytes` more for the next `writeAll`, which runs now once they reach the bound. */
+  hold(file: DeferredWriter, bytes: number): void {
+    this.files.add(file);
+    this.heldBytes += bytes;
+    if (this.heldBytes >= this.maxHeldBytes) this.writeAll();
+  }
+
+  /** Whether appends wait for `writeAll`. */
+  get holding(): boolean {
+    return this.files.size > 0;
+  }
+
+  /** The first failed write, once there was one. */
+  get failed(): StorageError | undefined {
+    return this.failure;
+  }
+
+  /**
+   * Writes every held append. Throws when one of the writes fails, and at every later call, so
+   * that nothing written after the failure is acknowledged either.
+   */
+  writeAll(): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.files.size === 0) return;
+    for (const file of this.files) {
+      try {
+        file.writeDeferred();
+      } catch (cause) {
+        this.failure = new StorageError(
+          `Writing the appends held for ${file.path} failed; this broker acknowledges nothing more until it is restarted (as Kafka halts a broker whose log directory failed)`,
+          { cause },
+        );
+        throw this.failure;
+      }
+    }
+    this.files.clear();
+    this.heldBytes = 0;
+  }
+}

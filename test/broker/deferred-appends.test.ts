@@ -1,0 +1,142 @@
+/**
+ * The broker holds Produce appends until it answers (src/storage/deferred-appends.ts, connection.ts):
+ * what several connections pipeline comes back whole, in each connection's order, including batches
+ * past the hold bound (written at once, from frames that are then reused); and once a held write
+ * fails, no answer leaves the broker and it stops without the clean-shutdown marker.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { Broker } from '../../src/broker/broker.js';
+import { readRecordBatches } from '../../src/record/batches.js';
+import { encodeRecordBatch } from '../../src/record/builder.js';
+import { FrameDecoder } from '../../src/protocol/framing.js';
+import { MAX_HELD_BYTES, type DeferredAppends } from '../../src/storage/deferred-appends.js';
+import { CLEAN_SHUTDOWN_FILE } from '../../src/storage/file-names.js';
+import { withBroker } from '../helpers/broker.js';
+import { encodeRequestFrame, RawClient } from '../helpers/raw-client.js';
+
+const produce = (topic: string, records: Buffer) => ({ transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+
+/** Resolves once the broker closes `c`; rejects if an answer arrives instead. */
+async function closedWithoutAnswer(c: RawClient): Promise<void> {
+  await assert.rejects(c.nextFrame(), /closed by the broker/);
+}
+
+describe('held Produce appends', () => {
+  test('several connections pipelining small and large batches get every record back, in each connection\'s order', async () => {
+    // a Produce frame may go back to the pool (and take a later frame's bytes) only once no append is held
+    const recycle = FrameDecoder.prototype.recycle;
+    let recycled = 0;
+    let recycledWhileHeld = 0;
+    let held: DeferredAppends | undefined;
+    FrameDecoder.prototype.recycle = function (this: FrameDecoder, frame: Buffer) {
+      recycled++;
+      if (held?.holding) recycledWhileHeld++;
+      return recycle.call(this, frame);
+    };
+    try {
+      await pipelineAndFetch((broker) => (held = broker.deferredAppends));
+    } finally {
+      FrameDecoder.prototype.recycle = recycle;
+    }
+    assert.ok(recycled > 0, 'Produce frames were recycled');
+    assert.equal(recycledWhileHeld, 0, 'no frame was recycled while appends were held');
+  });
+
+  async function pipelineAndFetch(seen: (broker: Broker) => void): Promise<void> {
+    await withBroker({}, async (broker) => {
+      seen(broker);
+      const connections = 4;
+      const perConnection = 24;
+      const clients = await Promise.all(Array.from({ length: connections }, () => RawClient.connect(broker.port)));
+      assert.equal((await clients[0]!.request(3, 1, { topics: [{ name: 'held' }] })).topics[0].errorCode, 0);
+      // every 6th batch is past the hold bound; the values say who sent which record, and when
+      const value = (c: number, i: number, k: number) => Buffer.from(`${c}:${i}:${k}:`.padEnd(i % 6 === 5 ? 2048 : 512, 'x'));
+      const batchOf = (c: number, i: number) => encodeRecordBatch(Array.from({ length: i % 6 === 5 ? Math.ceil(MAX_HELD_BYTES / 2048) + 8 : 24 }, (_, k) => ({ value: value(c, i, k) })));
+      const sent = Array.from({ length: connections }, (_, c) => Array.from({ length: perConnection }, (_, i) => batchOf(c, i)));
+      const answers = await Promise.all(clients.map((client, c) => Promise.all(sent[c]!.map((records) => client.request(0, 7, produce('held', records))))));
+      const baseOffsets: bigint[] = [];
+      for (const perClient of answers) {
+        for (const a of perClient) {
+          const p = a.responses[0].partitionResponses[0];
+          assert.equal(p.errorCode, 0);
+          baseOffsets.push(p.baseOffset as bigint);
+        }
+      }
+      // fetch everything back
+      const got: string[] = [];
+      let offset = 0n;
+      for (;;) {
+        const f = await clients[0]!.request(1, 11, {
+          replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 4 << 20, isolationLevel: 0,
+          topics: [{ topic: 'held', partitions: [{ partition: 0, fetchOffset: offset, partitionMaxBytes: 4 << 20 }] }],
+        });
+        const records = f.responses[0].partitions[0].records as Buffer | null;
+        if (records === null || records.length === 0) break;
+        for (const batch of readRecordBatches(records, { verifyCrc: true })) {
+          assert.equal(batch.kind, 'v2');
+          for (const r of batch.records()) {
+            assert.equal(r.offset, offset, 'offsets are dense');
+            got.push(r.value!.toString().split('x')[0]!);
+            offset++;
+          }
+        }
+      }
+      const expected = sent.flatMap((batches, c) => batches.flatMap((_, i) => Array.from({ length: i % 6 === 5 ? Math.ceil(MAX_HELD_BYTES / 2048) + 8 : 24 }, (_, k) => `${c}:${i}:${k}:`)));
+      assert.equal(got.length, expected.length);
+      assert.deepEqual([...got].sort(), [...expected].sort(), 'every record is stored once');
+      for (let c = 0; c < connections; c++) {
+        const mine = got.filter((v) => v.startsWith(`${c}:`));
+        assert.deepEqual(mine, expected.filter((v) => v.startsWith(`${c}:`)), `connection ${c}'s records are in its order`);
+      }
+      assert.equal(new Set(baseOffsets).size, baseOffsets.length);
+      for (const client of clients) client.destroy();
+    });
+  }
+
+  test('after a held write fails no answer leaves the broker, and it stops without the clean-shutdown marker', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-held-fail-'));
+    try {
+      const broker = await Broker.start({ dataDir, logLevel: 'silent' });
+      try {
+        const c = await RawClient.connect(broker.port);
+        assert.equal((await c.request(3, 1, { topics: [{ name: 'doomed' }] })).topics[0].errorCode, 0);
+        assert.equal((await c.request(0, 7, produce('doomed', encodeRecordBatch([{ value: Buffer.from('acknowledged') }])))).responses[0].partitionResponses[0].errorCode, 0);
+        // a file whose held write fails (as a full or failing disk would) joins the next answer's writes
+        broker.deferredAppends.hold({ path: 'failing.log', writeDeferred: () => { throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }); } }, 1);
+        const closed = closedWithoutAnswer(c);
+        c.send(encodeRequestFrame(0, 7, 99, produce('doomed', encodeRecordBatch([{ value: Buffer.from('never acknowledged') }]))));
+        await closed;
+        // nothing at all is answered any more, on any connection
+        const d = await RawClient.connect(broker.port);
+        const dClosed = closedWithoutAnswer(d);
+        d.send(encodeRequestFrame(3, 1, 1, { topics: [{ name: 'doomed' }] }));
+        await dClosed;
+        assert.equal(broker.deferredAppends.failed?.code, 'STORAGE_ERROR');
+      } finally {
+        await broker.close();
+      }
+      assert.equal(existsSync(join(dataDir, CLEAN_SHUTDOWN_FILE)), false, 'no clean-shutdown marker');
+      // the next start recovers the log, and what was acknowledged is there
+      const again = await Broker.start({ dataDir, logLevel: 'silent' });
+      try {
+        const c = await RawClient.connect(again.port);
+        const f = await c.request(1, 11, {
+          replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0,
+          topics: [{ topic: 'doomed', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+        });
+        const batch = readRecordBatches(f.responses[0].partitions[0].records as Buffer, { verifyCrc: true }).nextBatch();
+        assert.ok(batch !== null);
+        assert.equal([...batch.records()][0]!.value!.toString(), 'acknowledged');
+        c.destroy();
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
