@@ -4,8 +4,8 @@
  * Why: on this project's machine a system call costs several microseconds, and a 16 KiB Produce
  * stream made one `pwrite` per request. The broker handles every request that arrived in one turn
  * of its event loop before it answers any, so their appends to one segment can go out as one
- * `pwritev`. Measured with 16 KiB batches: 1.18x from one connection and 1.72x from 8 (bench/broker.ts,
- * against the build that wrote each append at once).
+ * `pwritev`. Measured with 16 KiB batches against the build that wrote each append at once
+ * (bench/broker.ts, same run): 1.49-1.61x from 8 connections, 1.03-1.07x from one.
  *
  * The rule that keeps this safe, Kafka's for acks=1 and acks=all alike: a request is answered only
  * after its records were handed to the OS. The broker calls {@link DeferredAppends.writeAll} before
