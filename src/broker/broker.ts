@@ -58,6 +58,8 @@ export class Broker {
   readonly appends = new AppendNotifier();
   /** Produce appends whose file writes wait for the next answer to leave (deferred-appends.ts, connection.ts). */
   readonly deferredAppends = new DeferredAppends();
+  /** `KAFKALITE_HELD_APPENDS=off`: every Produce append is written before the next request is read, as before. */
+  readonly holdAppends = process.env.KAFKALITE_HELD_APPENDS !== 'off';
   /** Where connections copy request frames that span socket reads (see FRAME_POOL_BYTES). */
   readonly framePool = new BufferPool(FRAME_POOL_BYTES);
   /** Bounds the frame bytes connections allocate ahead of their arrival (framing.ts in-place assembly). */

@@ -14,6 +14,7 @@ import { readRecordBatches } from '../../src/record/batches.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { FrameDecoder } from '../../src/protocol/framing.js';
 import { MAX_HELD_BYTES, type DeferredAppends } from '../../src/storage/deferred-appends.js';
+import { FileRecords } from '../../src/storage/file-records.js';
 import { CLEAN_SHUTDOWN_FILE } from '../../src/storage/file-names.js';
 import { withBroker } from '../helpers/broker.js';
 import { encodeRequestFrame, RawClient } from '../helpers/raw-client.js';
@@ -96,6 +97,37 @@ describe('held Produce appends', () => {
       for (const client of clients) client.destroy();
     });
   }
+
+  test('KAFKALITE_HELD_APPENDS=off writes every Produce append at once', async () => {
+    const append = FileRecords.prototype.append;
+    const held = { on: 0, off: 0 };
+    let mode: 'on' | 'off' = 'on';
+    FileRecords.prototype.append = function (this: FileRecords, bytes: Uint8Array, deferTo?: DeferredAppends) {
+      if (deferTo !== undefined) held[mode]++;
+      return append.call(this, bytes, deferTo);
+    };
+    const before = process.env.KAFKALITE_HELD_APPENDS;
+    try {
+      for (const m of ['on', 'off'] as const) {
+        mode = m;
+        if (m === 'off') process.env.KAFKALITE_HELD_APPENDS = 'off';
+        await withBroker({}, async (broker) => {
+          const c = await RawClient.connect(broker.port);
+          assert.equal((await c.request(3, 1, { topics: [{ name: 't' }] })).topics[0].errorCode, 0);
+          for (let i = 0; i < 3; i++) {
+            assert.equal((await c.request(0, 7, produce('t', encodeRecordBatch([{ value: Buffer.from(`v${i}`) }])))).responses[0].partitionResponses[0].errorCode, 0);
+          }
+          c.destroy();
+        });
+      }
+    } finally {
+      FileRecords.prototype.append = append;
+      if (before === undefined) delete process.env.KAFKALITE_HELD_APPENDS;
+      else process.env.KAFKALITE_HELD_APPENDS = before;
+    }
+    assert.equal(held.on, 3);
+    assert.equal(held.off, 0);
+  });
 
   test('after a held write fails no answer leaves the broker, and it stops without the clean-shutdown marker', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-held-fail-'));

@@ -61,7 +61,7 @@ export const produceHandler: ApiHandler = {
           }
           // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as
           // Kafka does, and the write may wait for the answer (the connection keeps the frame until then)
-          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true, deferWrite: broker.deferredAppends });
+          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true, deferWrite: broker.holdAppends ? broker.deferredAppends : undefined });
           appended = true;
           out.baseOffset = r.firstOffset;
           out.logAppendTimeMs = r.logAppendTime;
