@@ -1,8 +1,9 @@
 /**
  * The broker holds Produce appends until it answers (src/storage/deferred-appends.ts, connection.ts):
  * what several connections pipeline comes back whole, in each connection's order, including batches
- * past the hold bound (written at once, from frames that are then reused); and once a held write
- * fails, no answer leaves the broker and it stops without the clean-shutdown marker.
+ * past the hold bound (written at once, from frames that are then reused); KAFKALITE_HELD_APPENDS=off
+ * holds none; and once a held write fails, no answer leaves the broker and it stops without the
+ * clean-shutdown marker.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
