@@ -15,7 +15,8 @@
  * gets an unmeasured warm-up (BENCH_WARMUP_MIB per batch size); each case then runs BENCH_ROUNDS
  * rounds with the peers' order rotated, and the table shows each peer's median round and the median
  * [min-max] of the per-round ratios (the machine is shared: a slow moment hits one round). Consume: Fetch
- * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced.
+ * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced, in
+ * the same rotated rounds.
  * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
  * of that many minutes with the RSS curve. Results: stdout and bench/results/<date>-broker.json.
  * Environment: BENCH_BROKER_MIB (256: MiB per produce run; with 8 connections x 5 in flight x 1 MiB, 40 MiB are in flight at once, so a shorter run measures mostly its ramp), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
@@ -400,12 +401,18 @@ async function main(): Promise<void> {
         }
       }
     }
-    const consume = [];
+    // rounds with the order rotated, as for produce: the first reader of a round pays a cold start
+    // (the same build in two slots read ~10% slower in the first)
+    const consume: (Awaited<ReturnType<typeof runConsume>> & { round: number })[] = [];
+    const readers = peers.filter((x) => x.stores);
     for (const topic of consumeTopics) {
-      for (const p of peers.filter((x) => x.stores)) {
-        const r = await runConsume(p, topic);
-        consume.push(r);
-        console.log(`consume ${topic.padEnd(24)} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s (${f(r.bytes / MiB, 0)} MiB)`);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let k = 0; k < readers.length; k++) {
+          const p = readers[(k + round) % readers.length]!;
+          const r = await runConsume(p, topic);
+          consume.push({ ...r, round });
+          console.log(`consume ${topic.padEnd(24)} round ${round + 1} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s (${f(r.bytes / MiB, 0)} MiB)`);
+        }
       }
     }
     let soak: { minutes: number; rss: { t: number; mib: number }[]; mbPerSec: number } | undefined;
@@ -465,6 +472,16 @@ async function main(): Promise<void> {
         const vsBase = ratio(ks, bs);
         summary[summary.length - 1]!.vsBaseline = { baseline: medianRound(bs).mbPerSec, ...vsBase };
         console.log(`${''.padEnd(26)}kafkalite-base ${cell(medianRound(bs))}   kafkalite vs base ${rr(vsBase)}`);
+      }
+    }
+    if (consume.length > 0) {
+      console.log(`\nconsume (MB/s, Fetch v${FETCH_VERSION} from the log start, 1 MiB per request): each peer's median round of ${ROUNDS}`);
+      for (const topic of consumeTopics) {
+        const cells = readers.map((p) => {
+          const xs = consume.filter((r) => r.topic === topic && r.peer === p.name).map((r) => r.mbPerSec).sort((a, b) => a - b);
+          return `${p.name} ${f(xs[Math.floor(xs.length / 2)]!)} [${f(xs[0]!)}-${f(xs[xs.length - 1]!)}]`;
+        });
+        console.log(`${topic.padEnd(26)}${cells.join('   ')}`);
       }
     }
     const rssVals = rss.map((x) => x.mib);
