@@ -88,7 +88,7 @@ export class Connection {
       this.closed = true;
       this.decoder.dispose();
       this.queue.length = 0;
-    this.queuedBytes = 0;
+      this.queuedBytes = 0;
       broker.connectionClosed(this);
     });
   }
@@ -183,13 +183,19 @@ export class Connection {
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      try {
-        this.flushAnswers();
-      } catch (e) {
-        this.broker.logger.error(`closing connection ${this.remote} without its answers: ${errorMessageOf(e)}`);
-        this.destroy();
-      }
+      if (!this.tryFlushAnswers()) this.destroy();
     });
+  }
+
+  /** flushAnswers outside a drain, where nothing catches: false (logged) when the held appends could not be written. */
+  private tryFlushAnswers(): boolean {
+    try {
+      this.flushAnswers();
+      return true;
+    } catch (e) {
+      this.broker.logger.error(`closing connection ${this.remote} without its answers: ${errorMessageOf(e)}`);
+      return false;
+    }
   }
 
   /** Handles one request; returns its API key once answered (undefined when unreadable). */
@@ -330,13 +336,7 @@ export class Connection {
     this.queue.length = 0;
     this.queuedBytes = 0;
     await this.idle;
-    if (!this.closed) {
-      try {
-        this.flushAnswers();
-      } catch (e) {
-        this.broker.logger.error(`closing connection ${this.remote} without its answers: ${errorMessageOf(e)}`);
-      }
-    }
+    if (!this.closed) this.tryFlushAnswers();
     this.closed = true;
     this.socket.end();
   }
