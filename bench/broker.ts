@@ -18,7 +18,7 @@
  * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced, in
  * the same rotated rounds.
  * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
- * of that many minutes with the RSS curve. Results: stdout and bench/results/<date>-broker.json.
+ * of that many minutes with the RSS curve. Results: stdout and bench/results/broker.json (overwritten; git keeps the history).
  * Environment: BENCH_BROKER_MIB (256: MiB per produce run; with 8 connections x 5 in flight x 1 MiB, 40 MiB are in flight at once, so a shorter run measures mostly its ramp), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
  * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`),
  * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js, measured alongside as `kafkalite-base`),
@@ -509,7 +509,7 @@ async function main(): Promise<void> {
     };
     const dir = join(REPO_ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, `${results.date}-broker.json`.replace(/:/g, '-'));
+    const file = join(dir, 'broker.json');
     writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
     console.log(`\ntotal ${f(results.totalSeconds)} s; results written to ${file}`);
   } finally {

@@ -14,7 +14,7 @@
  * Environment: BENCH_CLEANER_BYTES (default 1 GiB, the issue's size; at 64 MiB the plain copy's
  * write and fsync stay in the page cache and the ratio is about a third of the 1 GiB one),
  * BENCH_CLEANER_DEDUPE (offset map bytes, default sized for the keys: distinct × 24 / 0.9 rounded up).
- * Results go to stdout and bench/results/<timestamp>-cleaner.json.
+ * Results go to stdout and bench/results/cleaner.json (overwritten; git keeps the history).
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, cpSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -175,6 +175,7 @@ function main(): void {
     const first = rounds[0]!;
     const out = {
       bench: 'cleaner',
+      date: new Date().toISOString(),
       workload: { records, distinctKeys: distinct, valueSize: VALUE_SIZE, perBatch: PER_BATCH, sourceBytes: first.sourceBytes, afterBytes: first.afterBytes },
       rounds: ROUNDS,
       plainReadWrite: {
@@ -210,7 +211,7 @@ function main(): void {
     );
     const dir = join(REPO_ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${new Date().toISOString().replace(/:/g, '-')}-cleaner.json`), text + '\n');
+    writeFileSync(join(dir, 'cleaner.json'), text + '\n');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

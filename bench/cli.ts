@@ -15,7 +15,7 @@
  *
  * Segment: BENCH_CLI_MIB (64; 1024 for the 1 GiB figure) of uncompressed v2 batches of 100 records
  * (16 B keys, 1 KiB values, one header), offsets assigned as a log would. Dump output goes to
- * /dev/null. Results: stdout and bench/results/<timestamp>-cli.json.
+ * /dev/null. Results: stdout and bench/results/cli.json (overwritten; git keeps the history).
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -194,7 +194,7 @@ function main(): void {
     }
     const dir = join(REPO_ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, `${result.date as string}-cli.json`.replace(/:/g, '-'));
+    const file = join(dir, 'cli.json');
     writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
     console.log(`results written to ${file}`);
   } finally {

@@ -25,7 +25,7 @@
  * leader's with an error once the leader's has moved the group to Up (it counts assignments, not
  * synced members); that member rejoins and the next election waits session.timeout.ms - 1000:
  * such rounds show more than one generation and a ~32 s rebalance. Results: stdout and
- * bench/results/<date>-groups.json.
+ * bench/results/groups.json (overwritten; git keeps the history).
  * Environment: BENCH_GROUP_COMMIT_S (10: seconds of commits per peer), BENCH_GROUP_ROUNDS (3).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   };
   const dir = join(REPO_ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${results.date}-groups.json`.replace(/:/g, '-'));
+  const file = join(dir, 'groups.json');
   writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
   console.log(`\ntotal ${f(results.totalSeconds)} s; results written to ${file}`);
 }

@@ -6,7 +6,7 @@
  *   BENCH_ROUNDS (5) rounds; ratio = plain time / idempotent time (target: overhead <= 10%, ratio >= 0.91).
  * - Snapshot load: a partition with 10,000 producers, closed cleanly (snapshot at the log end),
  *   reopened: time of PartitionLog.open (target < 100 ms), and of the snapshot read alone.
- * Results to stdout and bench/results/<timestamp>-producer-state.json.
+ * Results to stdout and bench/results/producer-state.json (overwritten; git keeps the history).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,7 +115,7 @@ function snapshotLoad(results: Record<string, unknown>): void {
 const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, rounds: ROUNDS };
 appendOverhead(results);
 snapshotLoad(results);
-const out = join(REPO_ROOT, 'bench', 'results', `${results.date as string}-producer-state.json`.replace(/:/g, '-'));
+const out = join(REPO_ROOT, 'bench', 'results', 'producer-state.json');
 mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
 writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
 console.log(`\nresults written to ${out}`);

@@ -2,7 +2,7 @@
  * `npm run bench`: record batch v2 encode/decode against kafkajs 2.2.4 and @platformatic/kafka and
  * the machine's floor (copy + CRC-32C), all in one process, interleaved with the order rotated each
  * round; median of 5 rounds [min-max]; ratios are medians of the per-round ratios. Then compression
- * throughput per codec. Results go to stdout and to bench/results/<timestamp>-recordbatch.json.
+ * throughput per codec. Results go to stdout and to bench/results/recordbatch.json (overwritten; git keeps the history).
  *
  * Workloads (issue #2): 1,000,000 records, 16 B key, one 8 B/8 B header, no compression;
  * W1 = 100 B values in 1,000-record batches; W2 = 1 KiB values in 100-record batches.
@@ -400,7 +400,7 @@ async function main(): Promise<void> {
   if (!ONLY || ONLY === 'compression') benchCompression(results);
   const dir = join(REPO_ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${results.date as string}-recordbatch.json`.replace(/:/g, '-'));
+  const file = join(dir, 'recordbatch.json');
   writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
   console.log(`\nresults written to ${file}`);
 }

@@ -2,7 +2,7 @@
  * `npm run bench` (second part): the partition log against raw `fs` on the same bytes, all in one
  * process, interleaved with the order rotated each round; median of 5 rounds [min-max]; ratios are
  * medians of the per-round ratios (raw time / log time, so 1.0 = as fast as raw `fs`). Results go
- * to stdout and to bench/results/<timestamp>-storage.json. Temp dirs under os.tmpdir(), removed at
+ * to stdout and to bench/results/storage.json (overwritten; git keeps the history). Temp dirs under os.tmpdir(), removed at
  * the end.
  *
  * Sections (BENCH_ONLY picks one):
@@ -673,7 +673,7 @@ async function main(): Promise<void> {
   results.totalSeconds = (Date.now() - t0) / 1000;
   const dir = join(REPO_ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${results.date as string}-storage.json`.replace(/:/g, '-'));
+  const file = join(dir, 'storage.json');
   writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
   console.log(`\ntotal ${f(results.totalSeconds as number)} s; results written to ${file}`);
 }
