@@ -268,7 +268,12 @@ const TS_PRIMITIVE = {
   int64: 'bigint', float64: 'number', uuid: 'Buffer', string: 'string', bytes: 'Buffer', records: 'Buffer',
 };
 
-const structOfType = (t) => (typeof t === 'object' ? (typeof t.array === 'object' ? t.array : t.array === undefined ? t : undefined) : undefined);
+/** The struct a field holds, itself or as array elements; undefined for primitives and their arrays. */
+function fieldStruct(t) {
+  if (typeof t !== 'object') return undefined;
+  if (t.array !== undefined) return typeof t.array === 'object' ? t.array : undefined;
+  return t;
+}
 const within = (range, vs) => vs.filter((v) => inRange(range, v));
 const span = (vs) => {
   // contiguous runs of a sorted version list, in the JSON's spelling
@@ -285,7 +290,7 @@ const span = (vs) => {
 function structContexts(fields, versions, out) {
   for (const f of fields) {
     const present = within(f.versions, versions);
-    const st = structOfType(f.type);
+    const st = fieldStruct(f.type);
     if (!st || present.length === 0) continue;
     const prev = out.get(st) ?? [];
     out.set(st, [...new Set([...prev, ...present])].sort((a, b) => a - b));
