@@ -255,6 +255,119 @@ function emitSchema(constName, file, schema, structs, exported) {
   );
 }
 
+// ---- emitting TypeScript types -----------------------------------------------------------------
+//
+// Each message also gets interfaces for its values as the codec (src/protocol/codec.ts) represents
+// them: int64 as bigint, uuid/bytes/records as Buffer. A field is required when it exists in every
+// version its struct can appear in; a field of only some versions, or a tagged one (KIP-482: tagged
+// fields may be left out of the wire), is optional; a field nullable in any of its versions is
+// `T | null`. A trailing comment names the versions of the fields that are not in all of them.
+
+const TS_PRIMITIVE = {
+  bool: 'boolean', int8: 'number', int16: 'number', uint16: 'number', int32: 'number', uint32: 'number',
+  int64: 'bigint', float64: 'number', uuid: 'Buffer', string: 'string', bytes: 'Buffer', records: 'Buffer',
+};
+
+/** The struct a field holds, itself or as array elements; undefined for primitives and their arrays. */
+function fieldStruct(t) {
+  if (typeof t !== 'object') return undefined;
+  if (t.array !== undefined) return typeof t.array === 'object' ? t.array : undefined;
+  return t;
+}
+const within = (range, vs) => vs.filter((v) => inRange(range, v));
+const span = (vs) => {
+  // contiguous runs of a sorted version list, in the JSON's spelling
+  const runs = [];
+  for (const v of vs) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === v - 1) last[1] = v;
+    else runs.push([v, v]);
+  }
+  return runs.map(([a, b]) => (a === b ? `v${a}` : `v${a}-${b}`)).join(', ');
+};
+
+/** Every struct object reachable from `fields`, with the union of the versions it can appear in. */
+function structContexts(fields, versions, out) {
+  for (const f of fields) {
+    const present = within(f.versions, versions);
+    const st = fieldStruct(f.type);
+    if (!st || present.length === 0) continue;
+    const prev = out.get(st) ?? [];
+    out.set(st, [...new Set([...prev, ...present])].sort((a, b) => a - b));
+    structContexts(st.fields, present, out);
+  }
+  return out;
+}
+
+/**
+ * Interface names for a module's messages and structs: each struct keeps its JSON name unless
+ * another type of the module has it too (VotersRecord and LeaderChangeMessage both have a `Voter`),
+ * then it is prefixed with its message's name.
+ */
+function typeNames(messages) {
+  const byName = new Map();
+  const add = (name, use) => byName.set(name, [...(byName.get(name) ?? []), use]);
+  for (const m of messages) {
+    add(m.typeName, { obj: m, name: m.typeName });
+    for (const st of m.contexts.keys()) add(st.struct, { obj: st, name: `${m.typeName}${st.struct}` });
+  }
+  const names = new Map();
+  for (const [name, uses] of byName) {
+    for (const u of uses) names.set(u.obj, uses.length > 1 && !messages.includes(u.obj) ? u.name : name);
+  }
+  const taken = new Set();
+  for (const n of names.values()) {
+    if (taken.has(n)) throw new Error(`type name ${n} is used twice`);
+    taken.add(n);
+  }
+  return names;
+}
+
+function tsFieldType(f, present, names) {
+  const t = f.type;
+  let ts;
+  if (typeof t === 'string') ts = TS_PRIMITIVE[t];
+  else if (t.array !== undefined) ts = `${typeof t.array === 'string' ? TS_PRIMITIVE[t.array] : names.get(t.array)}[]`;
+  else ts = names.get(t);
+  const nullable = within(f.nullableVersions, present);
+  return nullable.length > 0 ? { ts: `${ts} | null`, nullable } : { ts, nullable };
+}
+
+function emitInterface(name, fields, versions, names) {
+  const lines = fields.map((f) => {
+    const present = within(f.versions, versions);
+    const tagged = within(f.taggedVersions, present).length > 0;
+    const optional = tagged || present.length < versions.length;
+    const { ts, nullable } = tsFieldType(f, present, names);
+    const notes = [];
+    if (present.length < versions.length) notes.push(present.length === 0 ? 'in no version' : span(present));
+    if (tagged) notes.push('tagged');
+    if (nullable.length > 0 && nullable.length < present.length) notes.push(`null only in ${span(nullable)}`);
+    return `  ${f.name}${optional ? '?' : ''}: ${ts};${notes.length ? ` // ${notes.join('; ')}` : ''}`;
+  });
+  return `export interface ${name} {\n${lines.join('\n')}${lines.length ? '\n' : ''}}\n`;
+}
+
+/** The interfaces of a module's messages (each message's own first, then its structs). */
+function emitTypes(messages) {
+  for (const m of messages) {
+    const [min, max] = m.schema.validVersions;
+    m.versions = Array.from({ length: max - min + 1 }, (_, i) => min + i);
+    m.contexts = structContexts(m.schema.fields, m.versions, new Map());
+  }
+  const names = typeNames(messages);
+  const done = new Set();
+  return messages.map((m) => {
+    const parts = [emitInterface(m.typeName, m.schema.fields, m.versions, names)];
+    for (const [st, versions] of m.contexts) {
+      if (done.has(st)) continue;
+      done.add(st);
+      parts.push(emitInterface(names.get(st), st.fields, versions, names));
+    }
+    return parts.join('\n');
+  });
+}
+
 const BANNER = (what) =>
   `// GENERATED by scripts/gen-protocol-schemas.mjs from Kafka's JSON message definitions\n` +
   `// (shared corpora, apache-kafka-message-schemas @ 1eb7644). Do not edit; re-run the script.\n` +
@@ -273,9 +386,10 @@ export function generateAll(corpora) {
     const res = toSchema(load(corpora, CLIENTS, `${api}Response`));
     if (req.schema.apiKey !== res.schema.apiKey) throw new Error(`${api}: request/response api keys differ`);
     const file = `${kebab(api)}.ts`;
+    const [reqTypes, resTypes] = emitTypes([{ typeName: `${api}Request`, schema: req.schema }, { typeName: `${api}Response`, schema: res.schema }]);
     const body =
-      emitSchema('request', `${api}Request.json`, req.schema, req.structs, false) + '\n' +
-      emitSchema('response', `${api}Response.json`, res.schema, res.structs, false) + '\n' +
+      reqTypes + '\n' + emitSchema('request', `${api}Request.json`, req.schema, req.structs, false) + '\n' +
+      resTypes + '\n' + emitSchema('response', `${api}Response.json`, res.schema, res.structs, false) + '\n' +
       `export const ${api}: ApiSchemaPair = { apiKey: ${req.schema.apiKey}, name: ${lit(api)}, request, response };\n`;
     const types = body.includes(': StructType =') ? 'ApiSchemaPair, MessageSchema, StructType' : 'ApiSchemaPair, MessageSchema';
     files.set(file, BANNER(`${api}: API key ${req.schema.apiKey}.`) + `import type { ${types} } from '../schema.js';\n\n` + body);
@@ -286,20 +400,20 @@ export function generateAll(corpora) {
   {
     const rh = toSchema(load(corpora, CLIENTS, 'RequestHeader'));
     const sh = toSchema(load(corpora, CLIENTS, 'ResponseHeader'));
+    const [rhTypes, shTypes] = emitTypes([{ typeName: 'RequestHeader', schema: rh.schema }, { typeName: 'ResponseHeader', schema: sh.schema }]);
     files.set(
       'headers.ts',
       BANNER('Request header v0-v2 and response header v0-v1.') +
         `import type { MessageSchema } from '../schema.js';\n\n` +
-        emitSchema('RequestHeader', 'RequestHeader.json', rh.schema, rh.structs, true) + '\n' +
-        emitSchema('ResponseHeader', 'ResponseHeader.json', sh.schema, sh.structs, true),
+        rhTypes + '\n' + emitSchema('RequestHeader', 'RequestHeader.json', rh.schema, rh.structs, true) + '\n' +
+        shTypes + '\n' + emitSchema('ResponseHeader', 'ResponseHeader.json', sh.schema, sh.structs, true),
     );
   }
 
   for (const [file, what, folder, names] of DATA_MODULES) {
-    const parts = names.map((n) => {
-      const s = toSchema(load(corpora, folder, n));
-      return emitSchema(n, `${n}.json`, s.schema, s.structs, true);
-    });
+    const schemas = names.map((n) => toSchema(load(corpora, folder, n)));
+    const types = emitTypes(schemas.map((s, i) => ({ typeName: names[i], schema: s.schema })));
+    const parts = schemas.map((s, i) => types[i] + '\n' + emitSchema(names[i], `${names[i]}.json`, s.schema, s.structs, true));
     const text = BANNER(`Data schemas: ${what}.`) + `import type { MessageSchema, StructType } from '../../schema.js';\n\n` + parts.join('\n');
     files.set(file, text.includes(': StructType =') ? text : text.replace('MessageSchema, StructType', 'MessageSchema'));
   }
@@ -308,13 +422,10 @@ export function generateAll(corpora) {
   {
     const dir = join(corpora, METADATA);
     const names = METADATA_RECORD_NAMES;
-    const parts = [];
-    const keys = [];
-    for (const n of names) {
-      const s = toSchema(parseCommentedJson(readFileSync(join(dir, `${n}.json`), 'utf8')));
-      parts.push(emitSchema(n, `${n}.json`, s.schema, s.structs, true));
-      keys.push([s.schema.apiKey, n]);
-    }
+    const schemas = names.map((n) => toSchema(parseCommentedJson(readFileSync(join(dir, `${n}.json`), 'utf8'))));
+    const types = emitTypes(schemas.map((s, i) => ({ typeName: names[i], schema: s.schema })));
+    const parts = schemas.map((s, i) => types[i] + '\n' + emitSchema(names[i], `${names[i]}.json`, s.schema, s.structs, true));
+    const keys = schemas.map((s, i) => [s.schema.apiKey, names[i]]);
     keys.sort((a, b) => a[0] - b[0]);
     const text =
       BANNER('KRaft metadata records (the __cluster_metadata log), keyed by their record type (apiKey).') +

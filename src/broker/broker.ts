@@ -11,7 +11,7 @@ import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
 import { LogManager } from '../storage/log-manager.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { Connection } from './connection.js';
-import type { ApiHandler } from './handler.js';
+import type { AnyApiHandler } from './handler.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { createLogger, type Logger, type LogLevel } from './logger.js';
 import { ProducerIdManager } from './producer-ids.js';
@@ -71,7 +71,7 @@ export class Broker {
   readonly cleaner: LogCleaner;
   /** The group coordinator (consumer groups, committed offsets in __consumer_offsets). */
   readonly groups: GroupCoordinator;
-  private readonly handlers = new Map<number, ApiHandler>();
+  private readonly handlers = new Map<number, AnyApiHandler>();
   private readonly caps = new Map<number, number>();
   private readonly connections = new Set<Connection>();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -209,7 +209,7 @@ export class Broker {
     return `${this.config.advertisedHost}:${this.boundPort}`;
   }
 
-  handlerFor(apiKey: number, version: number): ApiHandler | undefined {
+  handlerFor(apiKey: number, version: number): AnyApiHandler | undefined {
     const h = this.handlers.get(apiKey);
     if (h === undefined) return undefined;
     // ApiVersions answers every version (KIP-511); others only what is advertised

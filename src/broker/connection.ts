@@ -14,7 +14,7 @@ import { decodeMessage, encodeMessage } from '../protocol/codec.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
-import { NO_RESPONSE, type ApiHandler, type ConnectionState, type Message, type RequestContext } from './handler.js';
+import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
 import { startReads } from './socket-reads.js';
 
@@ -248,7 +248,7 @@ export class Connection {
     }
   }
 
-  private async answer(handler: ApiHandler, request: Message, ctx: RequestContext, releases: (() => void)[]): Promise<number | undefined> {
+  private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[]): Promise<number | undefined> {
     const { apiKey, apiVersion, correlationId } = ctx;
     let response;
     try {

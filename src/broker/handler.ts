@@ -34,14 +34,25 @@ export interface ConnectionState {
   closeAfterResponse?: boolean;
 }
 
-// Requests and responses are the codec's plain objects (camelCase fields of Kafka's JSON schemas).
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Message = Record<string, any>;
-
-export interface ApiHandler {
+/**
+ * One API's handler. `Req` and `Res` are the generated interfaces of its schemas
+ * (src/protocol/schemas/<api>.ts): the request as the codec decoded it, the response the codec
+ * encodes at the request's version. A field the request's version lacks is optional in `Req`, but
+ * the codec decodes every field (an absent one as its JSON default), so `request.x ?? d` with `d`
+ * that default only states it; response fields left out are written as their defaults.
+ */
+export interface ApiHandler<Req, Res> {
   readonly api: ApiSchemaPair;
   /** Versions served (ApiVersions advertises this range, capped by the broker's runtime caps). */
   readonly minVersion: number;
   readonly maxVersion: number;
-  handle(request: Message, ctx: RequestContext): Message | typeof NO_RESPONSE | Promise<Message | typeof NO_RESPONSE>;
+  handle(request: Req, ctx: RequestContext): Res | typeof NO_RESPONSE | Promise<Res | typeof NO_RESPONSE>;
 }
+
+/**
+ * A handler of any API, as the registry and the connection hold them: the connection decodes the
+ * request with the handler's own `api.request` schema and encodes its answer with `api.response`,
+ * which is what ties the value to the types. (`handle` is a method, so a handler of concrete types
+ * is assignable here.)
+ */
+export type AnyApiHandler = ApiHandler<unknown, unknown>;

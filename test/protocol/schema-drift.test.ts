@@ -2,7 +2,8 @@
  * The committed schema modules agree with Kafka's JSON definitions in the corpora: the generator
  * (scripts/gen-protocol-schemas.mjs) re-run over the JSON produces exactly the committed files, and,
  * independently of the generator, every API's version ranges and every top-level field's versions
- * match the JSON.
+ * match the JSON, and so do the optionality, nullability and type of each top-level field of the
+ * generated request/response interfaces.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,5 +74,42 @@ test('the KRaft metadata record map covers every record definition in the corpor
   for (const f of files) {
     const json = JSON.parse(readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => !l.trim().startsWith('//')).join('\n'));
     assert.equal(METADATA_RECORD_SCHEMAS.get(json.apiKey)?.name, json.name, f);
+  }
+});
+
+const TS_OF: Record<string, string> = {
+  bool: 'boolean', int8: 'number', int16: 'number', uint16: 'number', int32: 'number', uint32: 'number',
+  int64: 'bigint', float64: 'number', uuid: 'Buffer', string: 'string', bytes: 'Buffer', records: 'Buffer',
+};
+
+/** `name -> [optional, type]` of one `export interface` in a generated module's text. */
+function interfaceFields(text: string, name: string): Map<string, [boolean, string]> {
+  const body = new RegExp(`^export interface ${name} \\{\\n([^}]*)^\\}`, 'm').exec(text);
+  assert.ok(body, `no interface ${name}`);
+  const out = new Map<string, [boolean, string]>();
+  for (const m of body[1]!.matchAll(/^ {2}(\w+)(\??): ([^;]+);/gm)) out.set(m[1]!, [m[2] === '?', m[3]!]);
+  return out;
+}
+
+test("every API module's request and response interfaces follow the JSON: optional unless in every version or tagged, nullable as declared, primitives as the codec decodes them", () => {
+  for (const [, api] of API_SCHEMAS) {
+    const file = api.name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+    const text = readFileSync(join(SCHEMAS_DIR, `${file}.ts`), 'utf8');
+    for (const dir of ['Request', 'Response']) {
+      const json = readJson(`${api.name}${dir}`);
+      const [min, max] = range(json.validVersions);
+      const fields = interfaceFields(text, `${api.name}${dir}`);
+      assert.equal(fields.size, json.fields.length, `${api.name}${dir} field count`);
+      for (const f of json.fields) {
+        const name = f.name[0].toLowerCase() + f.name.slice(1);
+        const [optional, type] = fields.get(name) ?? assert.fail(`${api.name}${dir}.${name} missing`);
+        const [from, to] = range(f.versions ?? f.taggedVersions);
+        assert.equal(optional, f.taggedVersions !== undefined || from > min || to < max, `${api.name}${dir}.${name} optional`);
+        assert.equal(type.endsWith(' | null'), f.nullableVersions !== undefined && f.nullableVersions !== 'none', `${api.name}${dir}.${name} nullable`);
+        const t = String(f.type);
+        if (TS_OF[t] !== undefined) assert.equal(type.replace(/ \| null$/, ''), TS_OF[t], `${api.name}${dir}.${name} type`);
+        else if (t.startsWith('[]')) assert.ok(type.replace(/ \| null$/, '').endsWith('[]'), `${api.name}${dir}.${name} array`);
+      }
+    }
   }
 });

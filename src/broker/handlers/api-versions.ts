@@ -1,21 +1,21 @@
 /**
- * ApiVersions (18), v0-3, built from the handler registry (what is advertised is what is served).
+ * ApiVersions (18), built from the handler registry (what is advertised is what is served).
  *
- * Any version is accepted (KIP-511): above v3 the answer is a v0 body with UNSUPPORTED_VERSION and
- * this API's own range, so the client retries lower instead of losing the connection
+ * Any version is accepted (KIP-511): above the served range the answer is a v0 body with
+ * UNSUPPORTED_VERSION and this API's own range, so the client retries lower instead of losing the connection
  * (`ApiVersionsRequest.getErrorResponse`; librdkafka falls back to 0.10-era guesses if the
  * connection closes, protocol notes §2.1). v3+ clients name their software; Kafka checks the names
  * against a pattern and answers INVALID_REQUEST (librdkafka then retries v0).
  */
+import { ApiVersions, type ApiVersionsRequest, type ApiVersionsResponse } from '../../protocol/schemas/api-versions.js';
 import { ApiErrorCode } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
-import { apiSchemas } from './api.js';
 
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 export const API_VERSIONS_MAX = 3;
 
-export const apiVersionsHandler: ApiHandler = {
-  api: apiSchemas(18),
+export const apiVersionsHandler: ApiHandler<ApiVersionsRequest, ApiVersionsResponse> = {
+  api: ApiVersions,
   minVersion: 0,
   maxVersion: API_VERSIONS_MAX,
   handle(request, ctx) {
@@ -26,8 +26,8 @@ export const apiVersionsHandler: ApiHandler = {
       return { errorCode: ApiErrorCode.UNSUPPORTED_VERSION, apiKeys: [own] };
     }
     if (ctx.apiVersion >= 3) {
-      const name = request.clientSoftwareName as string;
-      const version = request.clientSoftwareVersion as string;
+      const name = request.clientSoftwareName ?? '';
+      const version = request.clientSoftwareVersion ?? '';
       if (!SOFTWARE_PATTERN.test(name) || !SOFTWARE_PATTERN.test(version)) {
         return { errorCode: ApiErrorCode.INVALID_REQUEST, apiKeys, throttleTimeMs: 0 };
       }

@@ -1,49 +1,49 @@
 /**
- * CreateTopics (19), v2-7. numPartitions / replicationFactor -1 mean the broker defaults (kafkajs
- * sends -1 on every version); the only replication factor a single node can satisfy is 1. Manual
+ * CreateTopics (19). numPartitions / replicationFactor -1 mean the broker defaults (kafkajs sends
+ * -1 on every version); the only replication factor a single node can satisfy is 1. Manual
  * assignments must name this node. Configs are validated with Kafka's rules and honoured
  * (segment.bytes, retention.*, cleanup.policy, compression.type, ...). v5+ answers carry the
  * resulting configs, as Kafka's controller returns them.
  */
+import { CreateTopics, type CreatableTopicResult, type CreateTopicsRequest, type CreateTopicsResponse } from '../../protocol/schemas/create-topics.js';
 import { ApiError, ApiErrorCode, errorCodeOf, errorMessageOf } from '../api-error.js';
 import { describeTopicConfigs } from '../topic-configs.js';
-import type { ApiHandler, Message } from '../handler.js';
-import { apiSchemas } from './api.js';
+import type { ApiHandler } from '../handler.js';
 
-export const createTopicsHandler: ApiHandler = {
-  api: apiSchemas(19),
+export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
+  api: CreateTopics,
   minVersion: 2,
   maxVersion: 7,
   handle(request, ctx) {
     const broker = ctx.broker;
-    const topics: Message[] = [];
+    const topics: CreatableTopicResult[] = [];
     const counts = new Map<string, number>();
-    for (const t of request.topics as Message[]) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    for (const t of request.topics as Message[]) {
-      const out: Message = { name: t.name, topicId: Buffer.alloc(16), errorCode: 0, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: null };
+    for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    for (const t of request.topics) {
+      const out: CreatableTopicResult = { name: t.name, topicId: Buffer.alloc(16), errorCode: 0, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: null };
       topics.push(out);
       try {
         if (counts.get(t.name)! > 1) throw new ApiError(ApiErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
         const configs: Record<string, string> = {};
-        for (const c of t.configs as Message[]) {
+        for (const c of t.configs) {
           if (c.value === null) throw new ApiError(ApiErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}`);
           configs[c.name] = c.value;
         }
-        const assignments = t.assignments as Message[];
-        let partitions = t.numPartitions === -1 ? broker.config.numPartitions : (t.numPartitions as number);
+        const assignments = t.assignments;
+        let partitions = t.numPartitions === -1 ? broker.config.numPartitions : t.numPartitions;
         if (assignments.length > 0) {
           if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
             throw new ApiError(ApiErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
           }
           for (const a of assignments) {
-            const ids = a.brokerIds as number[];
+            const ids = a.brokerIds;
             if (ids.length !== 1 || ids[0] !== broker.config.nodeId) {
               throw new ApiError(ApiErrorCode.INVALID_REPLICATION_FACTOR, `Partition ${a.partitionIndex} must be assigned to broker ${broker.config.nodeId} alone`);
             }
           }
           partitions = assignments.length;
         }
-        const config = broker.topics.validateCreate(t.name, partitions, t.replicationFactor as number, configs);
+        const config = broker.topics.validateCreate(t.name, partitions, t.replicationFactor, configs);
         const info = request.validateOnly ? undefined : broker.topics.create(t.name, partitions, configs, broker.logs);
         if (info !== undefined) broker.logger.info(`created topic ${t.name} with ${partitions} partition(s)${Object.keys(configs).length ? ` and configs ${JSON.stringify(configs)}` : ''}`);
         out.topicId = info?.topicIdBytes ?? Buffer.alloc(16);

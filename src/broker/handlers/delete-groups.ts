@@ -1,16 +1,16 @@
-/** DeleteGroups (42), v0-2: an Empty group's offsets and metadata are tombstoned and it is gone. */
+/** DeleteGroups (42): an Empty group's offsets and metadata are tombstoned and it is gone. */
+import { DeleteGroups, type DeleteGroupsRequest, type DeleteGroupsResponse } from '../../protocol/schemas/delete-groups.js';
 import type { ApiHandler } from '../handler.js';
 import { deleteGroup } from '../group/group-admin.js';
-import { apiSchemas } from './api.js';
 
-export const deleteGroupsHandler: ApiHandler = {
-  api: apiSchemas(42),
+export const deleteGroupsHandler: ApiHandler<DeleteGroupsRequest, DeleteGroupsResponse> = {
+  api: DeleteGroups,
   minVersion: 0,
   maxVersion: 2,
   handle(request, ctx) {
     return {
       throttleTimeMs: 0,
-      results: (request.groupsNames as string[]).map((groupId) => ({ groupId, errorCode: deleteGroup(ctx.broker.groups, groupId) })),
+      results: request.groupsNames.map((groupId) => ({ groupId, errorCode: deleteGroup(ctx.broker.groups, groupId) })),
     };
   },
 };

@@ -1,27 +1,33 @@
 /**
- * DeleteRecords (21), v0-2: moves the log start offset (`UnifiedLog.deleteRecordsBefore`); offset
- * -1 means the high watermark. Offsets above the high watermark are OFFSET_OUT_OF_RANGE.
+ * DeleteRecords (21): moves the log start offset (`UnifiedLog.deleteRecordsBefore`); offset -1
+ * means the high watermark. Offsets above the high watermark are OFFSET_OUT_OF_RANGE.
  */
+import {
+  DeleteRecords,
+  type DeleteRecordsPartitionResult,
+  type DeleteRecordsRequest,
+  type DeleteRecordsResponse,
+  type DeleteRecordsTopicResult,
+} from '../../protocol/schemas/delete-records.js';
 import { errorCodeOf } from '../api-error.js';
-import type { ApiHandler, Message } from '../handler.js';
-import { apiSchemas } from './api.js';
+import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 
-export const deleteRecordsHandler: ApiHandler = {
-  api: apiSchemas(21),
+export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> = {
+  api: DeleteRecords,
   minVersion: 0,
   maxVersion: 2,
   handle(request, ctx) {
     const broker = ctx.broker;
-    const topics: Message[] = [];
-    for (const t of request.topics as Message[]) {
-      const partitions: Message[] = [];
-      for (const p of t.partitions as Message[]) {
-        const out: Message = { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: 0 };
+    const topics: DeleteRecordsTopicResult[] = [];
+    for (const t of request.topics) {
+      const partitions: DeleteRecordsPartitionResult[] = [];
+      for (const p of t.partitions) {
+        const out: DeleteRecordsPartitionResult = { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: 0 };
         partitions.push(out);
         try {
           const log = partitionLog(broker, t.name, p.partitionIndex);
-          const offset = p.offset === -1n ? log.highWatermark : (p.offset as bigint);
+          const offset = p.offset === -1n ? log.highWatermark : p.offset;
           out.lowWatermark = log.deleteRecordsBefore(offset);
         } catch (e) {
           out.errorCode = errorCodeOf(e);

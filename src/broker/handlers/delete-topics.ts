@@ -1,26 +1,28 @@
 /**
- * DeleteTopics (20), v1-6 (v6 names topics by name or id). The partitions' directories are renamed
- * to `-delete` and removed, as Kafka's LogManager does.
+ * DeleteTopics (20); v6 names topics by name or id. The partitions' directories are renamed to
+ * `-delete` and removed, as Kafka's LogManager does.
  */
+import { DeleteTopics, type DeletableTopicResult, type DeleteTopicsRequest, type DeleteTopicsResponse } from '../../protocol/schemas/delete-topics.js';
 import { ApiErrorCode } from '../api-error.js';
-import type { ApiHandler, Message } from '../handler.js';
-import { apiSchemas } from './api.js';
+import type { ApiHandler } from '../handler.js';
 
 const ZERO_ID = Buffer.alloc(16);
 
-export const deleteTopicsHandler: ApiHandler = {
-  api: apiSchemas(20),
+export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
+  api: DeleteTopics,
   minVersion: 1,
   maxVersion: 6,
   handle(request, ctx) {
     const broker = ctx.broker;
     const wanted: { name: string | null; topicId: Buffer }[] =
-      ctx.apiVersion >= 6 ? (request.topics as Message[]).map((t) => ({ name: t.name, topicId: t.topicId })) : (request.topicNames as string[]).map((name) => ({ name, topicId: ZERO_ID }));
-    const responses: Message[] = [];
+      ctx.apiVersion >= 6
+        ? (request.topics ?? []).map((t) => ({ name: t.name, topicId: t.topicId }))
+        : (request.topicNames ?? []).map((name) => ({ name, topicId: ZERO_ID }));
+    const responses: DeletableTopicResult[] = [];
     for (const w of wanted) {
       const byId = w.name === null;
-      const t = byId ? broker.topics.byId(w.topicId) : broker.topics.get(w.name!);
-      const out: Message = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: 0, errorMessage: null };
+      const t = w.name === null ? broker.topics.byId(w.topicId) : broker.topics.get(w.name);
+      const out: DeletableTopicResult = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: 0, errorMessage: null };
       responses.push(out);
       if (t === undefined) {
         out.errorCode = byId ? ApiErrorCode.UNKNOWN_TOPIC_ID : ApiErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

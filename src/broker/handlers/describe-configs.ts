@@ -1,12 +1,18 @@
 /**
- * DescribeConfigs (32), v0-4: topic resources list every topic config (value, source, synonyms
+ * DescribeConfigs (32): topic resources list every topic config (value, source, synonyms
  * when asked); the broker resource lists the broker properties kafkalite honours.
  */
+import {
+  DescribeConfigs,
+  type DescribeConfigsRequest,
+  type DescribeConfigsResourceResult,
+  type DescribeConfigsResponse,
+  type DescribeConfigsResult,
+} from '../../protocol/schemas/describe-configs.js';
 import { ApiErrorCode } from '../api-error.js';
 import type { Broker } from '../broker.js';
 import { ConfigSource, ConfigType, describeTopicConfigs, type DescribedConfig } from '../topic-configs.js';
-import type { ApiHandler, Message } from '../handler.js';
-import { apiSchemas } from './api.js';
+import type { ApiHandler } from '../handler.js';
 
 /** ConfigResource.Type */
 const TOPIC = 2;
@@ -37,19 +43,20 @@ function brokerConfigs(broker: Broker): DescribedConfig[] {
   return out;
 }
 
-export const describeConfigsHandler: ApiHandler = {
-  api: apiSchemas(32),
+export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, DescribeConfigsResponse> = {
+  api: DescribeConfigs,
   minVersion: 0,
   maxVersion: 4,
   handle(request, ctx) {
     const broker = ctx.broker;
-    const results: Message[] = [];
-    for (const r of request.resources as Message[]) {
-      const result: Message = { errorCode: 0, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] };
+    const results: DescribeConfigsResult[] = [];
+    for (const r of request.resources) {
+      const configs: DescribeConfigsResourceResult[] = [];
+      const result: DescribeConfigsResult = { errorCode: 0, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs };
       results.push(result);
       let described: DescribedConfig[];
       if (r.resourceType === TOPIC) {
-        const t = broker.topics.get(r.resourceName as string);
+        const t = broker.topics.get(r.resourceName);
         if (t === undefined) {
           result.errorCode = ApiErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           result.errorMessage = `Topic ${r.resourceName} does not exist`;
@@ -68,11 +75,11 @@ export const describeConfigsHandler: ApiHandler = {
         result.errorMessage = `Unsupported resource type ${r.resourceType}`;
         continue;
       }
-      const keys = r.configurationKeys as string[] | null;
+      const keys = r.configurationKeys;
       const wanted = keys === null || keys.length === 0 ? undefined : new Set(keys);
       for (const d of described) {
         if (wanted !== undefined && !wanted.has(d.name)) continue;
-        result.configs.push({
+        configs.push({
           name: d.name,
           value: d.value,
           readOnly: r.resourceType === BROKER,

@@ -1,23 +1,23 @@
 /**
- * DescribeGroups (15), v0-5. v3+ may ask for the authorized operations: with no authorizer every
- * group operation is allowed (READ, DELETE, DESCRIBE: Kafka's AclOperation codes 3, 6, 8 as bits).
+ * DescribeGroups (15). v3+ may ask for the authorized operations: with no authorizer every group
+ * operation is allowed (READ, DELETE, DESCRIBE: Kafka's AclOperation codes 3, 6, 8 as bits).
  */
+import { DescribeGroups, type DescribeGroupsRequest, type DescribeGroupsResponse } from '../../protocol/schemas/describe-groups.js';
 import type { ApiHandler } from '../handler.js';
 import { describeGroup } from '../group/group-admin.js';
-import { apiSchemas } from './api.js';
 
 const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 const OPERATIONS_NOT_REQUESTED = -2147483648;
 
-export const describeGroupsHandler: ApiHandler = {
-  api: apiSchemas(15),
+export const describeGroupsHandler: ApiHandler<DescribeGroupsRequest, DescribeGroupsResponse> = {
+  api: DescribeGroups,
   minVersion: 0,
   maxVersion: 5,
   handle(request, ctx) {
     const ops = ctx.apiVersion >= 3 && request.includeAuthorizedOperations === true ? GROUP_OPERATIONS : OPERATIONS_NOT_REQUESTED;
     return {
       throttleTimeMs: 0,
-      groups: (request.groups as string[]).map((id) => ({ ...describeGroup(ctx.broker.groups, id), authorizedOperations: ops })),
+      groups: request.groups.map((id) => ({ ...describeGroup(ctx.broker.groups, id), authorizedOperations: ops })),
     };
   },
 };

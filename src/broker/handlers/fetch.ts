@@ -1,5 +1,5 @@
 /**
- * Fetch (1), v4-12 (v13+ addresses topics by id).
+ * Fetch (1); v13+ addresses topics by id, so the handler stops at v12.
  *
  * Kafka's read rules (`ReplicaManager.readFromLog`, `LogSegment.read`; protocol notes §4.3):
  * - the batch holding fetch_offset is returned whole, even when fetch_offset is mid-batch;
@@ -14,10 +14,17 @@
  * once the answer has been written to the socket (buffer-pool.ts: fresh memory costs page faults).
  */
 import { OffsetOutOfRangeError } from '../../errors.js';
+import {
+  Fetch,
+  type FetchableTopicResponse,
+  type FetchRequest,
+  type FetchResponse,
+  type FetchTopic,
+  type PartitionData,
+} from '../../protocol/schemas/fetch.js';
 import { errorCodeOf } from '../api-error.js';
 import type { Broker } from '../broker.js';
-import type { ApiHandler, Message } from '../handler.js';
-import { apiSchemas } from './api.js';
+import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -28,11 +35,11 @@ const POOLED_READ_MIN = 16 * 1024;
 interface FetchPlan {
   isolation: 'read_uncommitted' | 'read_committed';
   maxBytes: number;
-  topics: Message[];
+  topics: FetchTopic[];
 }
 
 /** Reads every partition of the plan; buffers taken from the fetch read pool are added to `taken`. */
-function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses: Message[]; bytes: number; anyError: boolean } {
+function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses: FetchableTopicResponse[]; bytes: number; anyError: boolean } {
   const pool = broker.fetchReadPool;
   const into = (n: number): Buffer => {
     if (n < POOLED_READ_MIN) return Buffer.allocUnsafe(n);
@@ -44,11 +51,13 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
   let minOneMessage = true;
   let bytes = 0;
   let anyError = false;
-  const responses: Message[] = [];
+  const responses: FetchableTopicResponse[] = [];
   for (const topic of plan.topics) {
-    const partitions: Message[] = [];
-    for (const p of topic.partitions as Message[]) {
-      const out: Message = {
+    // v12 and below name topics (v13+ use ids, not served)
+    const name = topic.topic ?? '';
+    const partitions: PartitionData[] = [];
+    for (const p of topic.partitions) {
+      const out: PartitionData = {
         partitionIndex: p.partition,
         errorCode: 0,
         highWatermark: -1n,
@@ -60,13 +69,13 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
       };
       partitions.push(out);
       try {
-        const log = partitionLog(broker, topic.topic, p.partition);
+        const log = partitionLog(broker, name, p.partition);
         out.highWatermark = log.highWatermark;
         out.lastStableOffset = log.lastStableOffset;
         out.logStartOffset = log.logStartOffset;
-        const limit = Math.min(p.partitionMaxBytes as number, remaining);
+        const limit = Math.min(p.partitionMaxBytes, remaining);
         if (limit <= 0 && !minOneMessage) continue;
-        const r = log.read(p.fetchOffset as bigint, { maxBytes: Math.max(0, limit), minOneMessage, isolation: plan.isolation, into });
+        const r = log.read(p.fetchOffset, { maxBytes: Math.max(0, limit), minOneMessage, isolation: plan.isolation, into });
         out.highWatermark = r.highWatermark;
         out.lastStableOffset = r.lastStableOffset;
         out.logStartOffset = r.logStartOffset;
@@ -83,29 +92,30 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         out.errorCode = errorCodeOf(e);
         anyError = true;
         if (!(e instanceof OffsetOutOfRangeError)) {
-          broker.logger.debug(`Fetch ${topic.topic}-${p.partition}: ${(e as Error).message}`);
+          broker.logger.debug(`Fetch ${name}-${p.partition}: ${(e as Error).message}`);
         }
       }
     }
-    responses.push({ topic: topic.topic, partitions });
+    responses.push({ topic: name, partitions });
   }
   return { responses, bytes, anyError };
 }
 
-export const fetchHandler: ApiHandler = {
-  api: apiSchemas(1),
+export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
+  api: Fetch,
   minVersion: 4,
   maxVersion: 12,
   async handle(request, ctx) {
     const broker = ctx.broker;
+    const requestedMax = request.maxBytes ?? INT32_MAX;
     const plan: FetchPlan = {
       isolation: request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted',
       // Kafka caps the answer at the broker's fetch.max.bytes (KafkaApis.handleFetchRequest)
-      maxBytes: Math.min(request.maxBytes > 0 ? (request.maxBytes as number) : INT32_MAX, broker.config.fetchMaxBytes),
-      topics: request.topics as Message[],
+      maxBytes: Math.min(requestedMax > 0 ? requestedMax : INT32_MAX, broker.config.fetchMaxBytes),
+      topics: request.topics,
     };
-    const deadline = Date.now() + Math.max(0, request.maxWaitMs as number);
-    const minBytes = Math.max(0, request.minBytes as number);
+    const deadline = Date.now() + Math.max(0, request.maxWaitMs);
+    const minBytes = Math.max(0, request.minBytes);
     const pool = broker.fetchReadPool;
     for (;;) {
       const taken: Buffer[] = [];

@@ -1,14 +1,13 @@
-/** Heartbeat (12), v0-4: keeps a member's session; REBALANCE_IN_PROGRESS tells it to rejoin. */
+/** Heartbeat (12): keeps a member's session; REBALANCE_IN_PROGRESS tells it to rejoin. */
+import { Heartbeat, type HeartbeatRequest, type HeartbeatResponse } from '../../protocol/schemas/heartbeat.js';
 import type { ApiHandler } from '../handler.js';
-import { apiSchemas } from './api.js';
 
-export const heartbeatHandler: ApiHandler = {
-  api: apiSchemas(12),
+export const heartbeatHandler: ApiHandler<HeartbeatRequest, HeartbeatResponse> = {
+  api: Heartbeat,
   minVersion: 0,
   maxVersion: 4,
   handle(request, ctx) {
-    const groupInstanceId = ctx.apiVersion >= 3 ? (request.groupInstanceId as string | null) : null;
-    const errorCode = ctx.broker.groups.heartbeat(request.groupId as string, request.memberId as string, groupInstanceId, request.generationId as number);
+    const errorCode = ctx.broker.groups.heartbeat(request.groupId, request.memberId, request.groupInstanceId ?? null, request.generationId);
     return { throttleTimeMs: 0, errorCode };
   },
 };

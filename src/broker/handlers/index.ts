@@ -1,5 +1,8 @@
-/** Every API the broker serves: one handler module per API key. */
-import type { ApiHandler } from '../handler.js';
+/**
+ * Every API the broker serves: one handler module per API key. Each handler's minVersion and
+ * maxVersion are the one statement of the versions it serves (ApiVersions advertises them).
+ */
+import type { AnyApiHandler } from '../handler.js';
 import { apiVersionsHandler } from './api-versions.js';
 import { createTopicsHandler } from './create-topics.js';
 import { deleteRecordsHandler } from './delete-records.js';
@@ -22,7 +25,7 @@ import { describeGroupsHandler } from './describe-groups.js';
 import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
 
-export const ALL_HANDLERS: readonly ApiHandler[] = [
+export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
   fetchHandler,
   listOffsetsHandler,

@@ -1,15 +1,15 @@
 /**
- * InitProducerId (22), v0-4, for idempotent (non-transactional) producers: a new producer id at
- * epoch 0, as Kafka's `KafkaApis.handleInitProducerIdRequest` does when transactional_id is null
- * (the v3+ "bump my epoch" fields are ignored for those, as in Kafka). Transactional ids need the
+ * InitProducerId (22), for idempotent (non-transactional) producers: a new producer id at epoch 0,
+ * as Kafka's `KafkaApis.handleInitProducerIdRequest` does when transactional_id is null (the v3+
+ * "bump my epoch" fields are ignored for those, as in Kafka). Transactional ids need the
  * transaction coordinator, which kafkalite does not run yet: COORDINATOR_NOT_AVAILABLE.
  */
+import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../../protocol/schemas/init-producer-id.js';
 import { ApiErrorCode } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
-import { apiSchemas } from './api.js';
 
-export const initProducerIdHandler: ApiHandler = {
-  api: apiSchemas(22),
+export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProducerIdResponse> = {
+  api: InitProducerId,
   minVersion: 0,
   maxVersion: 4,
   handle(request, ctx) {

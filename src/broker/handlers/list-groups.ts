@@ -1,18 +1,16 @@
-/** ListGroups (16), v0-4 (v4 filters by state). Every group is on this node. */
+/** ListGroups (16); v4 filters by state (v5's type filter is not served). Every group is on this node. */
+import { ListGroups, type ListGroupsRequest, type ListGroupsResponse } from '../../protocol/schemas/list-groups.js';
 import type { ApiHandler } from '../handler.js';
 import { GroupError } from '../group/errors.js';
 import { listGroups } from '../group/group-admin.js';
-import { apiSchemas } from './api.js';
 
-export const listGroupsHandler: ApiHandler = {
-  api: apiSchemas(16),
+export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse> = {
+  api: ListGroups,
   minVersion: 0,
   maxVersion: 4,
   handle(request, ctx) {
     const groups = ctx.broker.groups;
     if (!groups.isActive) return { throttleTimeMs: 0, errorCode: GroupError.COORDINATOR_NOT_AVAILABLE, groups: [] };
-    const states = ctx.apiVersion >= 4 ? (request.statesFilter as string[]) : [];
-    const types = ctx.apiVersion >= 5 ? (request.typesFilter as string[]) : [];
-    return { throttleTimeMs: 0, errorCode: GroupError.NONE, groups: listGroups(groups, states, types) };
+    return { throttleTimeMs: 0, errorCode: GroupError.NONE, groups: listGroups(groups, request.statesFilter ?? [], []) };
   },
 };

@@ -1,26 +1,32 @@
 /**
- * ListOffsets (2), v1-6: earliest (-2), latest (-1: the high watermark, or the last stable offset
+ * ListOffsets (2): earliest (-2), latest (-1: the high watermark, or the last stable offset
  * for read_committed, v2+), max timestamp (-3), or the first offset whose timestamp is >= t
  * (`UnifiedLog.fetchOffsetByTimestamp`). No match: offset and timestamp -1.
  */
+import {
+  ListOffsets,
+  type ListOffsetsPartitionResponse,
+  type ListOffsetsRequest,
+  type ListOffsetsResponse,
+  type ListOffsetsTopicResponse,
+} from '../../protocol/schemas/list-offsets.js';
 import { errorCodeOf } from '../api-error.js';
 import { LATEST_TIMESTAMP } from '../../storage/partition-log.js';
-import type { ApiHandler, Message } from '../handler.js';
-import { apiSchemas } from './api.js';
+import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 
-export const listOffsetsHandler: ApiHandler = {
-  api: apiSchemas(2),
+export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsResponse> = {
+  api: ListOffsets,
   minVersion: 1,
   maxVersion: 6,
   handle(request, ctx) {
     const broker = ctx.broker;
     const committed = request.isolationLevel === 1;
-    const topics: Message[] = [];
-    for (const t of request.topics as Message[]) {
-      const partitions: Message[] = [];
-      for (const p of t.partitions as Message[]) {
-        const out: Message = { partitionIndex: p.partitionIndex, errorCode: 0, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+    const topics: ListOffsetsTopicResponse[] = [];
+    for (const t of request.topics) {
+      const partitions: ListOffsetsPartitionResponse[] = [];
+      for (const p of t.partitions) {
+        const out: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: 0, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
         partitions.push(out);
         try {
           const log = partitionLog(broker, t.name, p.partitionIndex);
@@ -28,7 +34,7 @@ export const listOffsetsHandler: ApiHandler = {
             out.offset = log.lastStableOffset;
             continue;
           }
-          const found = log.fetchOffsetByTimestamp(p.timestamp as bigint);
+          const found = log.fetchOffsetByTimestamp(p.timestamp);
           if (found !== undefined) {
             out.timestamp = found.timestamp;
             out.offset = found.offset;

@@ -1,22 +1,22 @@
 /**
- * Metadata (3), v0-9: this node is every partition's leader, the only replica and the controller.
+ * Metadata (3): this node is every partition's leader, the only replica and the controller.
  *
  * All topics: an empty list in v0, a null list in v1+ (protocol notes §4.2). Unknown topics are
  * created when `auto.create.topics.enable` and the request allows it (v4+ flag; always before v4),
  * with `num.partitions`. Kafka answers LEADER_NOT_AVAILABLE while the controller creates the topic;
  * kafkalite creates it synchronously, so the first answer already carries its partitions.
  */
+import { Metadata, type MetadataRequest, type MetadataResponse, type MetadataResponseTopic } from '../../protocol/schemas/metadata.js';
 import { errorCodeOf, ApiErrorCode } from '../api-error.js';
 import type { Broker } from '../broker.js';
-import type { ApiHandler, Message } from '../handler.js';
+import type { ApiHandler } from '../handler.js';
 import type { TopicInfo } from '../topic-registry.js';
 import { INTERNAL_TOPICS, invalidTopicReason } from '../../storage/topic.js';
-import { apiSchemas } from './api.js';
 
 /** The default of topicAuthorizedOperations when not requested (the JSON's Integer.MIN_VALUE). */
 const OPS_NOT_REQUESTED = -2147483648;
 
-export function topicMetadata(broker: Broker, t: TopicInfo, errorCode = 0): Message {
+export function topicMetadata(broker: Broker, t: TopicInfo, errorCode = 0): MetadataResponseTopic {
   const nodeId = broker.config.nodeId;
   const partitions = [];
   for (let p = 0; p < t.partitions; p++) {
@@ -45,22 +45,23 @@ export function autoCreateTopic(broker: Broker, name: string, allowed: boolean):
   }
 }
 
-export const metadataHandler: ApiHandler = {
-  api: apiSchemas(3),
+export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
+  api: Metadata,
   minVersion: 0,
   maxVersion: 9,
   handle(request, ctx) {
     const broker = ctx.broker;
-    const requested = request.topics as { name: string }[] | null;
+    const requested = request.topics;
     const all = requested === null || (ctx.apiVersion === 0 && requested.length === 0);
-    const topics: Message[] = [];
+    const topics: MetadataResponseTopic[] = [];
     if (all) {
       for (const t of broker.topics.all()) topics.push(topicMetadata(broker, t));
     } else {
       const allowAuto = ctx.apiVersion < 4 || request.allowAutoTopicCreation !== false;
       const seen = new Set<string>();
       for (const { name } of requested) {
-        if (seen.has(name)) continue;
+        // a null name asks by topic id, from v10 on (not served): the decoder refuses null below it
+        if (name === null || seen.has(name)) continue;
         seen.add(name);
         const t = broker.topics.get(name);
         if (t !== undefined) {

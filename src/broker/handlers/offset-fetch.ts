@@ -1,18 +1,16 @@
 /**
- * OffsetFetch (9), v1-8. v2+ fetch every committed partition when topics is null and carry a
- * top-level error; v8 asks for several groups at once. Unknown groups and partitions answer
- * offset -1 with no error. kafkalite has no transactional offset commits pending, so
- * requireStable (v7+) never waits.
+ * OffsetFetch (9). v2+ fetch every committed partition when topics is null and carry a top-level
+ * error; v8 asks for several groups at once. Unknown groups and partitions answer offset -1 with
+ * no error. kafkalite has no transactional offset commits pending, so requireStable (v7+) never
+ * waits.
  */
-import type { ApiHandler, Message } from '../handler.js';
+import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/schemas/offset-fetch.js';
+import type { ApiHandler } from '../handler.js';
 import { GroupError } from '../group/errors.js';
 import { fetchOffsets } from '../group/offset-ops.js';
-import { apiSchemas } from './api.js';
 
-type Topics = { name: string; partitionIndexes: number[] }[] | null;
-
-export const offsetFetchHandler: ApiHandler = {
-  api: apiSchemas(9),
+export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = {
+  api: OffsetFetch,
   minVersion: 1,
   maxVersion: 8,
   handle(request, ctx) {
@@ -21,21 +19,21 @@ export const offsetFetchHandler: ApiHandler = {
     if (ctx.apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
-        groups: (request.groups as Message[]).map((g) => ({
+        groups: (request.groups ?? []).map((g) => ({
           groupId: g.groupId,
-          topics: active ? fetchOffsets(groups, g.groupId as string, g.topics as Topics) : [],
+          topics: active ? fetchOffsets(groups, g.groupId, g.topics) : [],
           errorCode: active ? GroupError.NONE : GroupError.NOT_COORDINATOR,
         })),
       };
     }
     if (!active) {
       // v1 has no top-level error: each requested partition carries it
-      const topics = ((request.topics as Topics) ?? []).map((t) => ({
+      const topics = (request.topics ?? []).map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: GroupError.NOT_COORDINATOR })),
       }));
       return { throttleTimeMs: 0, topics, errorCode: GroupError.NOT_COORDINATOR };
     }
-    return { throttleTimeMs: 0, topics: fetchOffsets(groups, request.groupId as string, request.topics as Topics), errorCode: GroupError.NONE };
+    return { throttleTimeMs: 0, topics: fetchOffsets(groups, request.groupId ?? '', request.topics ?? null), errorCode: GroupError.NONE };
   },
 };

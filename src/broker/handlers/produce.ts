@@ -1,5 +1,5 @@
 /**
- * Produce (0), advertised 0-9 (Kafka 4 advertises from 0 too, because librdkafka 2.0.2 enables
+ * Produce (0), advertised from v0 (Kafka 4 advertises from 0 too, because librdkafka 2.0.2 enables
  * gzip/snappy/lz4 only when Produce v0 is advertised — protocol notes §2.1, KAFKA-18659).
  *
  * Unlike Kafka 4, which rejects v0-2, kafkalite serves them: their magic 0/1 message sets go through
@@ -12,9 +12,15 @@
  * answer after the append). Appends are written to the OS before the answer, so a killed broker
  * process loses nothing acknowledged.
  */
+import {
+  Produce,
+  type PartitionProduceResponse,
+  type ProduceRequest,
+  type ProduceResponse,
+  type TopicProduceResponse,
+} from '../../protocol/schemas/produce.js';
 import { ApiErrorCode, errorCodeOf, errorMessageOf } from '../api-error.js';
-import { NO_RESPONSE, type ApiHandler, type Message } from '../handler.js';
-import { apiSchemas } from './api.js';
+import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
@@ -30,20 +36,20 @@ function checkV3Records(records: Buffer | null): string | undefined {
   return undefined;
 }
 
-export const produceHandler: ApiHandler = {
-  api: apiSchemas(0),
+export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
+  api: Produce,
   minVersion: 0,
   maxVersion: 9,
   handle(request, ctx) {
     const broker = ctx.broker;
-    const acks = request.acks as number;
+    const acks = request.acks;
     let anyError = false;
     let appended = false;
-    const responses: Message[] = [];
-    for (const topic of request.topicData as Message[]) {
-      const partitionResponses: Message[] = [];
-      for (const p of topic.partitionData as Message[]) {
-        const out: Message = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+    const responses: TopicProduceResponse[] = [];
+    for (const topic of request.topicData) {
+      const partitionResponses: PartitionProduceResponse[] = [];
+      for (const p of topic.partitionData) {
+        const out: PartitionProduceResponse = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
         partitionResponses.push(out);
         try {
           if (acks !== 0 && acks !== 1 && acks !== -1) {

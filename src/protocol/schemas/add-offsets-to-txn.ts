@@ -3,6 +3,13 @@
 // AddOffsetsToTxn: API key 25.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface AddOffsetsToTxnRequest {
+  transactionalId: string;
+  producerId: bigint;
+  producerEpoch: number;
+  groupId: string;
+}
+
 /**
  * AddOffsetsToTxnRequest (AddOffsetsToTxnRequest.json).
  *   v0: 4 fields
@@ -24,6 +31,11 @@ const request: MessageSchema = {
     { name: 'groupId', type: 'string', versions: '0+' },
   ],
 };
+
+export interface AddOffsetsToTxnResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+}
 
 /**
  * AddOffsetsToTxnResponse (AddOffsetsToTxnResponse.json).

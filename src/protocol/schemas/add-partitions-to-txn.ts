@@ -3,6 +3,27 @@
 // AddPartitionsToTxn: API key 24.
 import type { ApiSchemaPair, MessageSchema, StructType } from '../schema.js';
 
+export interface AddPartitionsToTxnRequest {
+  transactions?: AddPartitionsToTxnTransaction[]; // v4-5
+  v3AndBelowTransactionalId?: string; // v0-3
+  v3AndBelowProducerId?: bigint; // v0-3
+  v3AndBelowProducerEpoch?: number; // v0-3
+  v3AndBelowTopics?: AddPartitionsToTxnTopic[]; // v0-3
+}
+
+export interface AddPartitionsToTxnTransaction {
+  transactionalId: string;
+  producerId: bigint;
+  producerEpoch: number;
+  verifyOnly: boolean;
+  topics: AddPartitionsToTxnTopic[];
+}
+
+export interface AddPartitionsToTxnTopic {
+  name: string;
+  partitions: number[];
+}
+
 const AddPartitionsToTxnRequestAddPartitionsToTxnTopicStruct: StructType = { struct: 'AddPartitionsToTxnTopic', fields: [
   { name: 'name', type: 'string', versions: '0+' },
   { name: 'partitions', type: { array: 'int32' }, versions: '0+' },
@@ -37,6 +58,28 @@ const request: MessageSchema = {
     { name: 'v3AndBelowTopics', type: { array: AddPartitionsToTxnRequestAddPartitionsToTxnTopicStruct }, versions: '0-3' },
   ],
 };
+
+export interface AddPartitionsToTxnResponse {
+  throttleTimeMs: number;
+  errorCode?: number; // v4-5
+  resultsByTransaction?: AddPartitionsToTxnResult[]; // v4-5
+  resultsByTopicV3AndBelow?: AddPartitionsToTxnTopicResult[]; // v0-3
+}
+
+export interface AddPartitionsToTxnResult {
+  transactionalId: string;
+  topicResults: AddPartitionsToTxnTopicResult[];
+}
+
+export interface AddPartitionsToTxnTopicResult {
+  name: string;
+  resultsByPartition: AddPartitionsToTxnPartitionResult[];
+}
+
+export interface AddPartitionsToTxnPartitionResult {
+  partitionIndex: number;
+  partitionErrorCode: number;
+}
 
 const AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResultStruct: StructType = { struct: 'AddPartitionsToTxnPartitionResult', fields: [
   { name: 'partitionIndex', type: 'int32', versions: '0+' },

@@ -3,6 +3,22 @@
 // AlterConfigs: API key 33.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface AlterConfigsRequest {
+  resources: AlterConfigsResource[];
+  validateOnly: boolean;
+}
+
+export interface AlterConfigsResource {
+  resourceType: number;
+  resourceName: string;
+  configs: AlterableConfig[];
+}
+
+export interface AlterableConfig {
+  name: string;
+  value: string | null;
+}
+
 /**
  * AlterConfigsRequest (AlterConfigsRequest.json).
  *   v0: 7 fields
@@ -27,6 +43,18 @@ const request: MessageSchema = {
     { name: 'validateOnly', type: 'bool', versions: '0+' },
   ],
 };
+
+export interface AlterConfigsResponse {
+  throttleTimeMs: number;
+  responses: AlterConfigsResourceResponse[];
+}
+
+export interface AlterConfigsResourceResponse {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+}
 
 /**
  * AlterConfigsResponse (AlterConfigsResponse.json).

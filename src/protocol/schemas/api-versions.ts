@@ -3,6 +3,11 @@
 // ApiVersions: API key 18.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface ApiVersionsRequest {
+  clientSoftwareName?: string; // v3-4
+  clientSoftwareVersion?: string; // v3-4
+}
+
 /**
  * ApiVersionsRequest (ApiVersionsRequest.json).
  *   v0: 0 fields
@@ -22,6 +27,34 @@ const request: MessageSchema = {
     { name: 'clientSoftwareVersion', type: 'string', versions: '3+', ignorable: true },
   ],
 };
+
+export interface ApiVersionsResponse {
+  errorCode: number;
+  apiKeys: ApiVersion[];
+  throttleTimeMs?: number; // v1-4
+  supportedFeatures?: SupportedFeatureKey[]; // v3-4; tagged
+  finalizedFeaturesEpoch?: bigint; // v3-4; tagged
+  finalizedFeatures?: FinalizedFeatureKey[]; // v3-4; tagged
+  zkMigrationReady?: boolean; // v3-4; tagged
+}
+
+export interface ApiVersion {
+  apiKey: number;
+  minVersion: number;
+  maxVersion: number;
+}
+
+export interface SupportedFeatureKey {
+  name: string;
+  minVersion: number;
+  maxVersion: number;
+}
+
+export interface FinalizedFeatureKey {
+  name: string;
+  maxVersionLevel: number;
+  minVersionLevel: number;
+}
 
 /**
  * ApiVersionsResponse (ApiVersionsResponse.json).

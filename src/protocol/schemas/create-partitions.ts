@@ -3,6 +3,22 @@
 // CreatePartitions: API key 37.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface CreatePartitionsRequest {
+  topics: CreatePartitionsTopic[];
+  timeoutMs: number;
+  validateOnly: boolean;
+}
+
+export interface CreatePartitionsTopic {
+  name: string;
+  count: number;
+  assignments: CreatePartitionsAssignment[] | null;
+}
+
+export interface CreatePartitionsAssignment {
+  brokerIds: number[];
+}
+
 /**
  * CreatePartitionsRequest (CreatePartitionsRequest.json).
  *   v0: 7 fields
@@ -28,6 +44,17 @@ const request: MessageSchema = {
     { name: 'validateOnly', type: 'bool', versions: '0+' },
   ],
 };
+
+export interface CreatePartitionsResponse {
+  throttleTimeMs: number;
+  results: CreatePartitionsTopicResult[];
+}
+
+export interface CreatePartitionsTopicResult {
+  name: string;
+  errorCode: number;
+  errorMessage: string | null;
+}
 
 /**
  * CreatePartitionsResponse (CreatePartitionsResponse.json).

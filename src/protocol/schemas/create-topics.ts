@@ -3,6 +3,30 @@
 // CreateTopics: API key 19.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface CreateTopicsRequest {
+  topics: CreatableTopic[];
+  timeoutMs: number;
+  validateOnly?: boolean; // v1-7
+}
+
+export interface CreatableTopic {
+  name: string;
+  numPartitions: number;
+  replicationFactor: number;
+  assignments: CreatableReplicaAssignment[];
+  configs: CreatableTopicConfig[];
+}
+
+export interface CreatableReplicaAssignment {
+  partitionIndex: number;
+  brokerIds: number[];
+}
+
+export interface CreatableTopicConfig {
+  name: string;
+  value: string | null;
+}
+
 /**
  * CreateTopicsRequest (CreateTopicsRequest.json).
  *   v0: 11 fields
@@ -38,6 +62,30 @@ const request: MessageSchema = {
     { name: 'validateOnly', type: 'bool', versions: '1+', default: false },
   ],
 };
+
+export interface CreateTopicsResponse {
+  throttleTimeMs?: number; // v2-7
+  topics: CreatableTopicResult[];
+}
+
+export interface CreatableTopicResult {
+  name: string;
+  topicId?: Buffer; // v7
+  errorCode: number;
+  errorMessage?: string | null; // v1-7
+  topicConfigErrorCode?: number; // v5-7; tagged
+  numPartitions?: number; // v5-7
+  replicationFactor?: number; // v5-7
+  configs?: CreatableTopicConfigs[] | null; // v5-7
+}
+
+export interface CreatableTopicConfigs {
+  name: string;
+  value: string | null;
+  readOnly: boolean;
+  configSource: number;
+  isSensitive: boolean;
+}
 
 /**
  * CreateTopicsResponse (CreateTopicsResponse.json).

@@ -3,6 +3,10 @@
 // DeleteGroups: API key 42.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface DeleteGroupsRequest {
+  groupsNames: string[];
+}
+
 /**
  * DeleteGroupsRequest (DeleteGroupsRequest.json).
  *   v0: 1 fields
@@ -19,6 +23,16 @@ const request: MessageSchema = {
     { name: 'groupsNames', type: { array: 'string' }, versions: '0+' },
   ],
 };
+
+export interface DeleteGroupsResponse {
+  throttleTimeMs: number;
+  results: DeletableGroupResult[];
+}
+
+export interface DeletableGroupResult {
+  groupId: string;
+  errorCode: number;
+}
 
 /**
  * DeleteGroupsResponse (DeleteGroupsResponse.json).

@@ -3,6 +3,21 @@
 // DeleteRecords: API key 21.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface DeleteRecordsRequest {
+  topics: DeleteRecordsTopic[];
+  timeoutMs: number;
+}
+
+export interface DeleteRecordsTopic {
+  name: string;
+  partitions: DeleteRecordsPartition[];
+}
+
+export interface DeleteRecordsPartition {
+  partitionIndex: number;
+  offset: bigint;
+}
+
 /**
  * DeleteRecordsRequest (DeleteRecordsRequest.json).
  *   v0: 6 fields
@@ -26,6 +41,22 @@ const request: MessageSchema = {
     { name: 'timeoutMs', type: 'int32', versions: '0+' },
   ],
 };
+
+export interface DeleteRecordsResponse {
+  throttleTimeMs: number;
+  topics: DeleteRecordsTopicResult[];
+}
+
+export interface DeleteRecordsTopicResult {
+  name: string;
+  partitions: DeleteRecordsPartitionResult[];
+}
+
+export interface DeleteRecordsPartitionResult {
+  partitionIndex: number;
+  lowWatermark: bigint;
+  errorCode: number;
+}
 
 /**
  * DeleteRecordsResponse (DeleteRecordsResponse.json).

@@ -3,6 +3,17 @@
 // DeleteTopics: API key 20.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface DeleteTopicsRequest {
+  topics?: DeleteTopicState[]; // v6
+  topicNames?: string[]; // v0-5
+  timeoutMs: number;
+}
+
+export interface DeleteTopicState {
+  name: string | null;
+  topicId: Buffer;
+}
+
 /**
  * DeleteTopicsRequest (DeleteTopicsRequest.json).
  *   v0: 2 fields
@@ -28,6 +39,18 @@ const request: MessageSchema = {
     { name: 'timeoutMs', type: 'int32', versions: '0+' },
   ],
 };
+
+export interface DeleteTopicsResponse {
+  throttleTimeMs?: number; // v1-6
+  responses: DeletableTopicResult[];
+}
+
+export interface DeletableTopicResult {
+  name: string | null; // null only in v6
+  topicId?: Buffer; // v6
+  errorCode: number;
+  errorMessage?: string | null; // v5-6
+}
 
 /**
  * DeleteTopicsResponse (DeleteTopicsResponse.json).

@@ -3,6 +3,11 @@
 // DescribeCluster: API key 60.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface DescribeClusterRequest {
+  includeClusterAuthorizedOperations: boolean;
+  endpointType?: number; // v1
+}
+
 /**
  * DescribeClusterRequest (DescribeClusterRequest.json).
  *   v0: first flexible version; 1 fields
@@ -19,6 +24,24 @@ const request: MessageSchema = {
     { name: 'endpointType', type: 'int8', versions: '1+', default: 1 },
   ],
 };
+
+export interface DescribeClusterResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  endpointType?: number; // v1
+  clusterId: string;
+  controllerId: number;
+  brokers: DescribeClusterBroker[];
+  clusterAuthorizedOperations: number;
+}
+
+export interface DescribeClusterBroker {
+  brokerId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
 
 /**
  * DescribeClusterResponse (DescribeClusterResponse.json).

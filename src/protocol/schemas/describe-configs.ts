@@ -3,6 +3,18 @@
 // DescribeConfigs: API key 32.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface DescribeConfigsRequest {
+  resources: DescribeConfigsResource[];
+  includeSynonyms?: boolean; // v1-4
+  includeDocumentation?: boolean; // v3-4
+}
+
+export interface DescribeConfigsResource {
+  resourceType: number;
+  resourceName: string;
+  configurationKeys: string[] | null;
+}
+
 /**
  * DescribeConfigsRequest (DescribeConfigsRequest.json).
  *   v0: 4 fields
@@ -27,6 +39,37 @@ const request: MessageSchema = {
     { name: 'includeDocumentation', type: 'bool', versions: '3+', default: false },
   ],
 };
+
+export interface DescribeConfigsResponse {
+  throttleTimeMs: number;
+  results: DescribeConfigsResult[];
+}
+
+export interface DescribeConfigsResult {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+  configs: DescribeConfigsResourceResult[];
+}
+
+export interface DescribeConfigsResourceResult {
+  name: string;
+  value: string | null;
+  readOnly: boolean;
+  isDefault?: boolean; // v0
+  configSource?: number; // v1-4
+  isSensitive: boolean;
+  synonyms?: DescribeConfigsSynonym[]; // v1-4
+  configType?: number; // v3-4
+  documentation?: string | null; // v3-4
+}
+
+export interface DescribeConfigsSynonym {
+  name: string;
+  value: string | null;
+  source: number;
+}
 
 /**
  * DescribeConfigsResponse (DescribeConfigsResponse.json).

@@ -3,6 +3,11 @@
 // DescribeGroups: API key 15.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface DescribeGroupsRequest {
+  groups: string[];
+  includeAuthorizedOperations?: boolean; // v3-5
+}
+
 /**
  * DescribeGroupsRequest (DescribeGroupsRequest.json).
  *   v0: 1 fields
@@ -23,6 +28,30 @@ const request: MessageSchema = {
     { name: 'includeAuthorizedOperations', type: 'bool', versions: '3+' },
   ],
 };
+
+export interface DescribeGroupsResponse {
+  throttleTimeMs?: number; // v1-5
+  groups: DescribedGroup[];
+}
+
+export interface DescribedGroup {
+  errorCode: number;
+  groupId: string;
+  groupState: string;
+  protocolType: string;
+  protocolData: string;
+  members: DescribedGroupMember[];
+  authorizedOperations?: number; // v3-5
+}
+
+export interface DescribedGroupMember {
+  memberId: string;
+  groupInstanceId?: string | null; // v4-5
+  clientId: string;
+  clientHost: string;
+  memberMetadata: Buffer;
+  memberAssignment: Buffer;
+}
 
 /**
  * DescribeGroupsResponse (DescribeGroupsResponse.json).

@@ -3,6 +3,13 @@
 // EndTxn: API key 26.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface EndTxnRequest {
+  transactionalId: string;
+  producerId: bigint;
+  producerEpoch: number;
+  committed: boolean;
+}
+
 /**
  * EndTxnRequest (EndTxnRequest.json).
  *   v0: 4 fields
@@ -25,6 +32,13 @@ const request: MessageSchema = {
     { name: 'committed', type: 'bool', versions: '0+' },
   ],
 };
+
+export interface EndTxnResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+  producerId?: bigint; // v5
+  producerEpoch?: number; // v5
+}
 
 /**
  * EndTxnResponse (EndTxnResponse.json).

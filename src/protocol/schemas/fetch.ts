@@ -3,6 +3,48 @@
 // Fetch: API key 1.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface FetchRequest {
+  clusterId?: string | null; // v12-17; tagged
+  replicaId?: number; // v0-14
+  replicaState?: ReplicaState; // v15-17; tagged
+  maxWaitMs: number;
+  minBytes: number;
+  maxBytes?: number; // v3-17
+  isolationLevel?: number; // v4-17
+  sessionId?: number; // v7-17
+  sessionEpoch?: number; // v7-17
+  topics: FetchTopic[];
+  forgottenTopicsData?: ForgottenTopic[]; // v7-17
+  rackId?: string; // v11-17
+}
+
+export interface ReplicaState {
+  replicaId: number;
+  replicaEpoch: bigint;
+}
+
+export interface FetchTopic {
+  topic?: string; // v0-12
+  topicId?: Buffer; // v13-17
+  partitions: FetchPartition[];
+}
+
+export interface FetchPartition {
+  partition: number;
+  currentLeaderEpoch?: number; // v9-17
+  fetchOffset: bigint;
+  lastFetchedEpoch?: number; // v12-17
+  logStartOffset?: bigint; // v5-17
+  partitionMaxBytes: number;
+  replicaDirectoryId?: Buffer; // v17; tagged
+}
+
+export interface ForgottenTopic {
+  topic?: string; // v7-12
+  topicId?: Buffer; // v13-17
+  partitions: number[];
+}
+
 /**
  * FetchRequest (FetchRequest.json).
  *   v0: 9 fields
@@ -64,6 +106,61 @@ const request: MessageSchema = {
     { name: 'rackId', type: 'string', versions: '11+', default: '', ignorable: true },
   ],
 };
+
+export interface FetchResponse {
+  throttleTimeMs?: number; // v1-17
+  errorCode?: number; // v7-17
+  sessionId?: number; // v7-17
+  responses: FetchableTopicResponse[];
+  nodeEndpoints?: NodeEndpoint[]; // v16-17; tagged
+}
+
+export interface FetchableTopicResponse {
+  topic?: string; // v0-12
+  topicId?: Buffer; // v13-17
+  partitions: PartitionData[];
+}
+
+export interface PartitionData {
+  partitionIndex: number;
+  errorCode: number;
+  highWatermark: bigint;
+  lastStableOffset?: bigint; // v4-17
+  logStartOffset?: bigint; // v5-17
+  divergingEpoch?: EpochEndOffset; // v12-17; tagged
+  currentLeader?: LeaderIdAndEpoch; // v12-17; tagged
+  snapshotId?: SnapshotId; // v12-17; tagged
+  abortedTransactions?: AbortedTransaction[] | null; // v4-17
+  preferredReadReplica?: number; // v11-17
+  records: Buffer | null;
+}
+
+export interface EpochEndOffset {
+  epoch: number;
+  endOffset: bigint;
+}
+
+export interface LeaderIdAndEpoch {
+  leaderId: number;
+  leaderEpoch: number;
+}
+
+export interface SnapshotId {
+  endOffset: bigint;
+  epoch: number;
+}
+
+export interface AbortedTransaction {
+  producerId: bigint;
+  firstOffset: bigint;
+}
+
+export interface NodeEndpoint {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
 
 /**
  * FetchResponse (FetchResponse.json).

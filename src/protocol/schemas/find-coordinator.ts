@@ -3,6 +3,12 @@
 // FindCoordinator: API key 10.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface FindCoordinatorRequest {
+  key?: string; // v0-3
+  keyType?: number; // v1-6
+  coordinatorKeys?: string[]; // v4-6
+}
+
 /**
  * FindCoordinatorRequest (FindCoordinatorRequest.json).
  *   v0: 1 fields
@@ -25,6 +31,25 @@ const request: MessageSchema = {
     { name: 'coordinatorKeys', type: { array: 'string' }, versions: '4+' },
   ],
 };
+
+export interface FindCoordinatorResponse {
+  throttleTimeMs?: number; // v1-6
+  errorCode?: number; // v0-3
+  errorMessage?: string | null; // v1-3
+  nodeId?: number; // v0-3
+  host?: string; // v0-3
+  port?: number; // v0-3
+  coordinators?: Coordinator[]; // v4-6
+}
+
+export interface Coordinator {
+  key: string;
+  nodeId: number;
+  host: string;
+  port: number;
+  errorCode: number;
+  errorMessage: string | null;
+}
 
 /**
  * FindCoordinatorResponse (FindCoordinatorResponse.json).

@@ -3,6 +3,13 @@
 // Request header v0-v2 and response header v0-v1.
 import type { MessageSchema } from '../schema.js';
 
+export interface RequestHeader {
+  requestApiKey: number;
+  requestApiVersion: number;
+  correlationId: number;
+  clientId?: string | null; // v1-2
+}
+
 /**
  * RequestHeader (RequestHeader.json).
  *   v0: 3 fields
@@ -21,6 +28,10 @@ export const RequestHeader: MessageSchema = {
     { name: 'clientId', type: 'string', versions: '1+', nullableVersions: '1+', flexibleVersions: 'none', ignorable: true },
   ],
 };
+
+export interface ResponseHeader {
+  correlationId: number;
+}
 
 /**
  * ResponseHeader (ResponseHeader.json).

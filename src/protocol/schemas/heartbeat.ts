@@ -3,6 +3,13 @@
 // Heartbeat: API key 12.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface HeartbeatRequest {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId?: string | null; // v3-4
+}
+
 /**
  * HeartbeatRequest (HeartbeatRequest.json).
  *   v0: 3 fields
@@ -24,6 +31,11 @@ const request: MessageSchema = {
     { name: 'groupInstanceId', type: 'string', versions: '3+', nullableVersions: '3+', default: null },
   ],
 };
+
+export interface HeartbeatResponse {
+  throttleTimeMs?: number; // v1-4
+  errorCode: number;
+}
 
 /**
  * HeartbeatResponse (HeartbeatResponse.json).

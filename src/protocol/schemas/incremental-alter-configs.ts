@@ -3,6 +3,23 @@
 // IncrementalAlterConfigs: API key 44.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface IncrementalAlterConfigsRequest {
+  resources: AlterConfigsResource[];
+  validateOnly: boolean;
+}
+
+export interface AlterConfigsResource {
+  resourceType: number;
+  resourceName: string;
+  configs: AlterableConfig[];
+}
+
+export interface AlterableConfig {
+  name: string;
+  configOperation: number;
+  value: string | null;
+}
+
 /**
  * IncrementalAlterConfigsRequest (IncrementalAlterConfigsRequest.json).
  *   v0: 8 fields
@@ -27,6 +44,18 @@ const request: MessageSchema = {
     { name: 'validateOnly', type: 'bool', versions: '0+' },
   ],
 };
+
+export interface IncrementalAlterConfigsResponse {
+  throttleTimeMs: number;
+  responses: AlterConfigsResourceResponse[];
+}
+
+export interface AlterConfigsResourceResponse {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+}
 
 /**
  * IncrementalAlterConfigsResponse (IncrementalAlterConfigsResponse.json).

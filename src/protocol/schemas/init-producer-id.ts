@@ -3,6 +3,13 @@
 // InitProducerId: API key 22.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface InitProducerIdRequest {
+  transactionalId: string | null;
+  transactionTimeoutMs: number;
+  producerId?: bigint; // v3-5
+  producerEpoch?: number; // v3-5
+}
+
 /**
  * InitProducerIdRequest (InitProducerIdRequest.json).
  *   v0: 2 fields
@@ -25,6 +32,13 @@ const request: MessageSchema = {
     { name: 'producerEpoch', type: 'int16', versions: '3+', default: -1 },
   ],
 };
+
+export interface InitProducerIdResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+  producerId: bigint;
+  producerEpoch: number;
+}
 
 /**
  * InitProducerIdResponse (InitProducerIdResponse.json).

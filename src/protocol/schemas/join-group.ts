@@ -3,6 +3,22 @@
 // JoinGroup: API key 11.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface JoinGroupRequest {
+  groupId: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs?: number; // v1-9
+  memberId: string;
+  groupInstanceId?: string | null; // v5-9
+  protocolType: string;
+  protocols: JoinGroupRequestProtocol[];
+  reason?: string | null; // v8-9
+}
+
+export interface JoinGroupRequestProtocol {
+  name: string;
+  metadata: Buffer;
+}
+
 /**
  * JoinGroupRequest (JoinGroupRequest.json).
  *   v0: 7 fields
@@ -36,6 +52,24 @@ const request: MessageSchema = {
     { name: 'reason', type: 'string', versions: '8+', nullableVersions: '8+', default: null, ignorable: true },
   ],
 };
+
+export interface JoinGroupResponse {
+  throttleTimeMs?: number; // v2-9
+  errorCode: number;
+  generationId: number;
+  protocolType?: string | null; // v7-9
+  protocolName: string | null; // null only in v7-9
+  leader: string;
+  skipAssignment?: boolean; // v9
+  memberId: string;
+  members: JoinGroupResponseMember[];
+}
+
+export interface JoinGroupResponseMember {
+  memberId: string;
+  groupInstanceId?: string | null; // v5-9
+  metadata: Buffer;
+}
 
 /**
  * JoinGroupResponse (JoinGroupResponse.json).

@@ -3,6 +3,18 @@
 // LeaveGroup: API key 13.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface LeaveGroupRequest {
+  groupId: string;
+  memberId?: string; // v0-2
+  members?: MemberIdentity[]; // v3-5
+}
+
+export interface MemberIdentity {
+  memberId: string;
+  groupInstanceId: string | null;
+  reason?: string | null; // v5
+}
+
 /**
  * LeaveGroupRequest (LeaveGroupRequest.json).
  *   v0: 2 fields
@@ -28,6 +40,18 @@ const request: MessageSchema = {
     ] } }, versions: '3+' },
   ],
 };
+
+export interface LeaveGroupResponse {
+  throttleTimeMs?: number; // v1-5
+  errorCode: number;
+  members?: MemberResponse[]; // v3-5
+}
+
+export interface MemberResponse {
+  memberId: string;
+  groupInstanceId: string | null;
+  errorCode: number;
+}
 
 /**
  * LeaveGroupResponse (LeaveGroupResponse.json).

@@ -3,6 +3,11 @@
 // ListGroups: API key 16.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface ListGroupsRequest {
+  statesFilter?: string[]; // v4-5
+  typesFilter?: string[]; // v5
+}
+
 /**
  * ListGroupsRequest (ListGroupsRequest.json).
  *   v0: 0 fields
@@ -23,6 +28,19 @@ const request: MessageSchema = {
     { name: 'typesFilter', type: { array: 'string' }, versions: '5+' },
   ],
 };
+
+export interface ListGroupsResponse {
+  throttleTimeMs?: number; // v1-5
+  errorCode: number;
+  groups: ListedGroup[];
+}
+
+export interface ListedGroup {
+  groupId: string;
+  protocolType: string;
+  groupState?: string; // v4-5
+  groupType?: string; // v5
+}
 
 /**
  * ListGroupsResponse (ListGroupsResponse.json).

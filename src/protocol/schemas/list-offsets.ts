@@ -3,6 +3,25 @@
 // ListOffsets: API key 2.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface ListOffsetsRequest {
+  replicaId: number;
+  isolationLevel?: number; // v2-10
+  topics: ListOffsetsTopic[];
+  timeoutMs?: number; // v10
+}
+
+export interface ListOffsetsTopic {
+  name: string;
+  partitions: ListOffsetsPartition[];
+}
+
+export interface ListOffsetsPartition {
+  partitionIndex: number;
+  currentLeaderEpoch?: number; // v4-10
+  timestamp: bigint;
+  maxNumOffsets?: number; // v0
+}
+
 /**
  * ListOffsetsRequest (ListOffsetsRequest.json).
  *   v0: 7 fields
@@ -38,6 +57,25 @@ const request: MessageSchema = {
     { name: 'timeoutMs', type: 'int32', versions: '10+', ignorable: true },
   ],
 };
+
+export interface ListOffsetsResponse {
+  throttleTimeMs?: number; // v2-10
+  topics: ListOffsetsTopicResponse[];
+}
+
+export interface ListOffsetsTopicResponse {
+  name: string;
+  partitions: ListOffsetsPartitionResponse[];
+}
+
+export interface ListOffsetsPartitionResponse {
+  partitionIndex: number;
+  errorCode: number;
+  oldStyleOffsets?: bigint[]; // v0
+  timestamp?: bigint; // v1-10
+  offset?: bigint; // v1-10
+  leaderEpoch?: number; // v4-10
+}
 
 /**
  * ListOffsetsResponse (ListOffsetsResponse.json).

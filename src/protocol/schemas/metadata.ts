@@ -3,6 +3,18 @@
 // Metadata: API key 3.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface MetadataRequest {
+  topics: MetadataRequestTopic[] | null; // null only in v1-12
+  allowAutoTopicCreation?: boolean; // v4-12
+  includeClusterAuthorizedOperations?: boolean; // v8-10
+  includeTopicAuthorizedOperations?: boolean; // v8-12
+}
+
+export interface MetadataRequestTopic {
+  topicId?: Buffer; // v10-12
+  name: string | null; // null only in v10-12
+}
+
 /**
  * MetadataRequest (MetadataRequest.json).
  *   v0: 2 fields
@@ -35,6 +47,41 @@ const request: MessageSchema = {
     { name: 'includeTopicAuthorizedOperations', type: 'bool', versions: '8+' },
   ],
 };
+
+export interface MetadataResponse {
+  throttleTimeMs?: number; // v3-12
+  brokers: MetadataResponseBroker[];
+  clusterId?: string | null; // v2-12
+  controllerId?: number; // v1-12
+  topics: MetadataResponseTopic[];
+  clusterAuthorizedOperations?: number; // v8-10
+}
+
+export interface MetadataResponseBroker {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack?: string | null; // v1-12
+}
+
+export interface MetadataResponseTopic {
+  errorCode: number;
+  name: string | null; // null only in v12
+  topicId?: Buffer; // v10-12
+  isInternal?: boolean; // v1-12
+  partitions: MetadataResponsePartition[];
+  topicAuthorizedOperations?: number; // v8-12
+}
+
+export interface MetadataResponsePartition {
+  errorCode: number;
+  partitionIndex: number;
+  leaderId: number;
+  leaderEpoch?: number; // v7-12
+  replicaNodes: number[];
+  isrNodes: number[];
+  offlineReplicas?: number[]; // v5-12
+}
 
 /**
  * MetadataResponse (MetadataResponse.json).

@@ -3,6 +3,28 @@
 // OffsetCommit: API key 8.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface OffsetCommitRequest {
+  groupId: string;
+  generationIdOrMemberEpoch?: number; // v1-9
+  memberId?: string; // v1-9
+  groupInstanceId?: string | null; // v7-9
+  retentionTimeMs?: bigint; // v2-4
+  topics: OffsetCommitRequestTopic[];
+}
+
+export interface OffsetCommitRequestTopic {
+  name: string;
+  partitions: OffsetCommitRequestPartition[];
+}
+
+export interface OffsetCommitRequestPartition {
+  partitionIndex: number;
+  committedOffset: bigint;
+  committedLeaderEpoch?: number; // v6-9
+  commitTimestamp?: bigint; // v1
+  committedMetadata: string | null;
+}
+
 /**
  * OffsetCommitRequest (OffsetCommitRequest.json).
  *   v0: 7 fields
@@ -40,6 +62,21 @@ const request: MessageSchema = {
     ] } }, versions: '0+' },
   ],
 };
+
+export interface OffsetCommitResponse {
+  throttleTimeMs?: number; // v3-9
+  topics: OffsetCommitResponseTopic[];
+}
+
+export interface OffsetCommitResponseTopic {
+  name: string;
+  partitions: OffsetCommitResponsePartition[];
+}
+
+export interface OffsetCommitResponsePartition {
+  partitionIndex: number;
+  errorCode: number;
+}
 
 /**
  * OffsetCommitResponse (OffsetCommitResponse.json).

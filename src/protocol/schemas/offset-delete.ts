@@ -3,6 +3,20 @@
 // OffsetDelete: API key 47.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface OffsetDeleteRequest {
+  groupId: string;
+  topics: OffsetDeleteRequestTopic[];
+}
+
+export interface OffsetDeleteRequestTopic {
+  name: string;
+  partitions: OffsetDeleteRequestPartition[];
+}
+
+export interface OffsetDeleteRequestPartition {
+  partitionIndex: number;
+}
+
 /**
  * OffsetDeleteRequest (OffsetDeleteRequest.json).
  *   v0: 5 fields
@@ -23,6 +37,22 @@ const request: MessageSchema = {
     ] } }, versions: '0+' },
   ],
 };
+
+export interface OffsetDeleteResponse {
+  errorCode: number;
+  throttleTimeMs: number;
+  topics: OffsetDeleteResponseTopic[];
+}
+
+export interface OffsetDeleteResponseTopic {
+  name: string;
+  partitions: OffsetDeleteResponsePartition[];
+}
+
+export interface OffsetDeleteResponsePartition {
+  partitionIndex: number;
+  errorCode: number;
+}
 
 /**
  * OffsetDeleteResponse (OffsetDeleteResponse.json).

@@ -3,6 +3,30 @@
 // OffsetFetch: API key 9.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface OffsetFetchRequest {
+  groupId?: string; // v0-7
+  topics?: OffsetFetchRequestTopic[] | null; // v0-7; null only in v2-7
+  groups?: OffsetFetchRequestGroup[]; // v8-9
+  requireStable?: boolean; // v7-9
+}
+
+export interface OffsetFetchRequestTopic {
+  name: string;
+  partitionIndexes: number[];
+}
+
+export interface OffsetFetchRequestGroup {
+  groupId: string;
+  memberId?: string | null; // v9
+  memberEpoch?: number; // v9
+  topics: OffsetFetchRequestTopics[] | null;
+}
+
+export interface OffsetFetchRequestTopics {
+  name: string;
+  partitionIndexes: number[];
+}
+
 /**
  * OffsetFetchRequest (OffsetFetchRequest.json).
  *   v0: 4 fields
@@ -40,6 +64,45 @@ const request: MessageSchema = {
     { name: 'requireStable', type: 'bool', versions: '7+', default: false },
   ],
 };
+
+export interface OffsetFetchResponse {
+  throttleTimeMs?: number; // v3-9
+  topics?: OffsetFetchResponseTopic[]; // v0-7
+  errorCode?: number; // v2-7
+  groups?: OffsetFetchResponseGroup[]; // v8-9
+}
+
+export interface OffsetFetchResponseTopic {
+  name: string;
+  partitions: OffsetFetchResponsePartition[];
+}
+
+export interface OffsetFetchResponsePartition {
+  partitionIndex: number;
+  committedOffset: bigint;
+  committedLeaderEpoch?: number; // v5-7
+  metadata: string | null;
+  errorCode: number;
+}
+
+export interface OffsetFetchResponseGroup {
+  groupId: string;
+  topics: OffsetFetchResponseTopics[];
+  errorCode: number;
+}
+
+export interface OffsetFetchResponseTopics {
+  name: string;
+  partitions: OffsetFetchResponsePartitions[];
+}
+
+export interface OffsetFetchResponsePartitions {
+  partitionIndex: number;
+  committedOffset: bigint;
+  committedLeaderEpoch: number;
+  metadata: string | null;
+  errorCode: number;
+}
 
 /**
  * OffsetFetchResponse (OffsetFetchResponse.json).

@@ -3,6 +3,22 @@
 // OffsetForLeaderEpoch: API key 23.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface OffsetForLeaderEpochRequest {
+  replicaId?: number; // v3-4
+  topics: OffsetForLeaderTopic[];
+}
+
+export interface OffsetForLeaderTopic {
+  topic: string;
+  partitions: OffsetForLeaderPartition[];
+}
+
+export interface OffsetForLeaderPartition {
+  partition: number;
+  currentLeaderEpoch?: number; // v2-4
+  leaderEpoch: number;
+}
+
 /**
  * OffsetForLeaderEpochRequest (OffsetForLeaderEpochRequest.json).
  *   v0: 5 fields
@@ -29,6 +45,23 @@ const request: MessageSchema = {
     ] } }, versions: '0+' },
   ],
 };
+
+export interface OffsetForLeaderEpochResponse {
+  throttleTimeMs?: number; // v2-4
+  topics: OffsetForLeaderTopicResult[];
+}
+
+export interface OffsetForLeaderTopicResult {
+  topic: string;
+  partitions: EpochEndOffset[];
+}
+
+export interface EpochEndOffset {
+  errorCode: number;
+  partition: number;
+  leaderEpoch?: number; // v1-4
+  endOffset: bigint;
+}
 
 /**
  * OffsetForLeaderEpochResponse (OffsetForLeaderEpochResponse.json).

@@ -3,6 +3,23 @@
 // Produce: API key 0.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface ProduceRequest {
+  transactionalId?: string | null; // v3-11
+  acks: number;
+  timeoutMs: number;
+  topicData: TopicProduceData[];
+}
+
+export interface TopicProduceData {
+  name: string;
+  partitionData: PartitionProduceData[];
+}
+
+export interface PartitionProduceData {
+  index: number;
+  records: Buffer | null;
+}
+
 /**
  * ProduceRequest (ProduceRequest.json).
  *   v0: 7 fields
@@ -37,6 +54,45 @@ const request: MessageSchema = {
     ] } }, versions: '0+' },
   ],
 };
+
+export interface ProduceResponse {
+  responses: TopicProduceResponse[];
+  throttleTimeMs?: number; // v1-11
+  nodeEndpoints?: NodeEndpoint[]; // v10-11; tagged
+}
+
+export interface TopicProduceResponse {
+  name: string;
+  partitionResponses: PartitionProduceResponse[];
+}
+
+export interface PartitionProduceResponse {
+  index: number;
+  errorCode: number;
+  baseOffset: bigint;
+  logAppendTimeMs?: bigint; // v2-11
+  logStartOffset?: bigint; // v5-11
+  recordErrors?: BatchIndexAndErrorMessage[]; // v8-11
+  errorMessage?: string | null; // v8-11
+  currentLeader?: LeaderIdAndEpoch; // v10-11; tagged
+}
+
+export interface BatchIndexAndErrorMessage {
+  batchIndex: number;
+  batchIndexErrorMessage: string | null;
+}
+
+export interface LeaderIdAndEpoch {
+  leaderId: number;
+  leaderEpoch: number;
+}
+
+export interface NodeEndpoint {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
 
 /**
  * ProduceResponse (ProduceResponse.json).

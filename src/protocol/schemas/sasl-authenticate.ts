@@ -3,6 +3,10 @@
 // SaslAuthenticate: API key 36.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface SaslAuthenticateRequest {
+  authBytes: Buffer;
+}
+
 /**
  * SaslAuthenticateRequest (SaslAuthenticateRequest.json).
  *   v0: 1 fields
@@ -19,6 +23,13 @@ const request: MessageSchema = {
     { name: 'authBytes', type: 'bytes', versions: '0+' },
   ],
 };
+
+export interface SaslAuthenticateResponse {
+  errorCode: number;
+  errorMessage: string | null;
+  authBytes: Buffer;
+  sessionLifetimeMs?: bigint; // v1-2
+}
 
 /**
  * SaslAuthenticateResponse (SaslAuthenticateResponse.json).

@@ -3,6 +3,10 @@
 // SaslHandshake: API key 17.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface SaslHandshakeRequest {
+  mechanism: string;
+}
+
 /**
  * SaslHandshakeRequest (SaslHandshakeRequest.json).
  *   v0: 1 fields
@@ -18,6 +22,11 @@ const request: MessageSchema = {
     { name: 'mechanism', type: 'string', versions: '0+' },
   ],
 };
+
+export interface SaslHandshakeResponse {
+  errorCode: number;
+  mechanisms: string[];
+}
 
 /**
  * SaslHandshakeResponse (SaslHandshakeResponse.json).

@@ -3,6 +3,21 @@
 // SyncGroup: API key 14.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface SyncGroupRequest {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId?: string | null; // v3-5
+  protocolType?: string | null; // v5
+  protocolName?: string | null; // v5
+  assignments: SyncGroupRequestAssignment[];
+}
+
+export interface SyncGroupRequestAssignment {
+  memberId: string;
+  assignment: Buffer;
+}
+
 /**
  * SyncGroupRequest (SyncGroupRequest.json).
  *   v0: 6 fields
@@ -31,6 +46,14 @@ const request: MessageSchema = {
     ] } }, versions: '0+' },
   ],
 };
+
+export interface SyncGroupResponse {
+  throttleTimeMs?: number; // v1-5
+  errorCode: number;
+  protocolType?: string | null; // v5
+  protocolName?: string | null; // v5
+  assignment: Buffer;
+}
 
 /**
  * SyncGroupResponse (SyncGroupResponse.json).

@@ -3,6 +3,29 @@
 // TxnOffsetCommit: API key 28.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface TxnOffsetCommitRequest {
+  transactionalId: string;
+  groupId: string;
+  producerId: bigint;
+  producerEpoch: number;
+  generationId?: number; // v3-4
+  memberId?: string; // v3-4
+  groupInstanceId?: string | null; // v3-4
+  topics: TxnOffsetCommitRequestTopic[];
+}
+
+export interface TxnOffsetCommitRequestTopic {
+  name: string;
+  partitions: TxnOffsetCommitRequestPartition[];
+}
+
+export interface TxnOffsetCommitRequestPartition {
+  partitionIndex: number;
+  committedOffset: bigint;
+  committedLeaderEpoch?: number; // v2-4
+  committedMetadata: string | null;
+}
+
 /**
  * TxnOffsetCommitRequest (TxnOffsetCommitRequest.json).
  *   v0: 10 fields
@@ -36,6 +59,21 @@ const request: MessageSchema = {
     ] } }, versions: '0+' },
   ],
 };
+
+export interface TxnOffsetCommitResponse {
+  throttleTimeMs: number;
+  topics: TxnOffsetCommitResponseTopic[];
+}
+
+export interface TxnOffsetCommitResponseTopic {
+  name: string;
+  partitions: TxnOffsetCommitResponsePartition[];
+}
+
+export interface TxnOffsetCommitResponsePartition {
+  partitionIndex: number;
+  errorCode: number;
+}
 
 /**
  * TxnOffsetCommitResponse (TxnOffsetCommitResponse.json).

@@ -3,6 +3,23 @@
 // WriteTxnMarkers: API key 27.
 import type { ApiSchemaPair, MessageSchema } from '../schema.js';
 
+export interface WriteTxnMarkersRequest {
+  markers: WritableTxnMarker[];
+}
+
+export interface WritableTxnMarker {
+  producerId: bigint;
+  producerEpoch: number;
+  transactionResult: boolean;
+  topics: WritableTxnMarkerTopic[];
+  coordinatorEpoch: number;
+}
+
+export interface WritableTxnMarkerTopic {
+  name: string;
+  partitionIndexes: number[];
+}
+
 /**
  * WriteTxnMarkersRequest (WriteTxnMarkersRequest.json).
  *   v0: 8 fields
@@ -27,6 +44,25 @@ const request: MessageSchema = {
     ] } }, versions: '0+' },
   ],
 };
+
+export interface WriteTxnMarkersResponse {
+  markers: WritableTxnMarkerResult[];
+}
+
+export interface WritableTxnMarkerResult {
+  producerId: bigint;
+  topics: WritableTxnMarkerTopicResult[];
+}
+
+export interface WritableTxnMarkerTopicResult {
+  name: string;
+  partitions: WritableTxnMarkerPartitionResult[];
+}
+
+export interface WritableTxnMarkerPartitionResult {
+  partitionIndex: number;
+  errorCode: number;
+}
 
 /**
  * WriteTxnMarkersResponse (WriteTxnMarkersResponse.json).

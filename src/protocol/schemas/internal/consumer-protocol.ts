@@ -3,6 +3,19 @@
 // Data schemas: the consumer protocol carried as opaque bytes in JoinGroup/SyncGroup.
 import type { MessageSchema } from '../../schema.js';
 
+export interface ConsumerProtocolSubscription {
+  topics: string[];
+  userData: Buffer | null;
+  ownedPartitions?: ConsumerProtocolSubscriptionTopicPartition[]; // v1-3
+  generationId?: number; // v2-3
+  rackId?: string | null; // v3
+}
+
+export interface ConsumerProtocolSubscriptionTopicPartition {
+  topic: string;
+  partitions: number[];
+}
+
 /**
  * ConsumerProtocolSubscription (ConsumerProtocolSubscription.json).
  *   v0: 2 fields
@@ -26,6 +39,16 @@ export const ConsumerProtocolSubscription: MessageSchema = {
     { name: 'rackId', type: 'string', versions: '3+', nullableVersions: '3+', default: null, ignorable: true },
   ],
 };
+
+export interface ConsumerProtocolAssignment {
+  assignedPartitions: ConsumerProtocolAssignmentTopicPartition[];
+  userData: Buffer | null;
+}
+
+export interface ConsumerProtocolAssignmentTopicPartition {
+  topic: string;
+  partitions: number[];
+}
 
 /**
  * ConsumerProtocolAssignment (ConsumerProtocolAssignment.json).

@@ -3,6 +3,12 @@
 // Data schemas: records of __consumer_offsets (offset commits and classic group metadata).
 import type { MessageSchema, StructType } from '../../schema.js';
 
+export interface OffsetCommitKey {
+  group: string;
+  topic: string;
+  partition: number;
+}
+
 /**
  * OffsetCommitKey (OffsetCommitKey.json).
  *   v0: 3 fields
@@ -19,6 +25,14 @@ export const OffsetCommitKey: MessageSchema = {
     { name: 'partition', type: 'int32', versions: '0-1' },
   ],
 };
+
+export interface OffsetCommitValue {
+  offset: bigint;
+  leaderEpoch?: number; // v3-4
+  metadata: string;
+  commitTimestamp: bigint;
+  expireTimestamp?: bigint; // v1
+}
 
 /**
  * OffsetCommitValue (OffsetCommitValue.json).
@@ -42,6 +56,10 @@ export const OffsetCommitValue: MessageSchema = {
   ],
 };
 
+export interface GroupMetadataKey {
+  group: string;
+}
+
 /**
  * GroupMetadataKey (GroupMetadataKey.json).
  *   v2: 1 fields
@@ -55,6 +73,26 @@ export const GroupMetadataKey: MessageSchema = {
     { name: 'group', type: 'string', versions: '2' },
   ],
 };
+
+export interface GroupMetadataValue {
+  protocolType: string;
+  generation: number;
+  protocol: string | null;
+  leader: string | null;
+  currentStateTimestamp?: bigint; // v2-4
+  members: MemberMetadata[];
+}
+
+export interface MemberMetadata {
+  memberId: string;
+  groupInstanceId?: string | null; // v3-4
+  clientId: string;
+  clientHost: string;
+  rebalanceTimeout?: number; // v1-4
+  sessionTimeout: number;
+  subscription: Buffer;
+  assignment: Buffer;
+}
 
 const GroupMetadataValueMemberMetadataStruct: StructType = { struct: 'MemberMetadata', fields: [
   { name: 'memberId', type: 'string', versions: '0+' },

@@ -3,6 +3,11 @@
 // KRaft metadata records (the __cluster_metadata log), keyed by their record type (apiKey).
 import type { MessageSchema } from '../../schema.js';
 
+export interface TopicRecord {
+  name: string;
+  topicId: Buffer;
+}
+
 /**
  * TopicRecord (TopicRecord.json).
  *   v0: first flexible version; 2 fields
@@ -18,6 +23,22 @@ export const TopicRecord: MessageSchema = {
     { name: 'topicId', type: 'uuid', versions: '0+' },
   ],
 };
+
+export interface PartitionRecord {
+  partitionId: number;
+  topicId: Buffer;
+  replicas: number[];
+  isr: number[];
+  removingReplicas: number[];
+  addingReplicas: number[];
+  leader: number;
+  leaderRecoveryState?: number; // tagged
+  leaderEpoch: number;
+  partitionEpoch: number;
+  directories?: Buffer[]; // v1-2
+  eligibleLeaderReplicas?: number[] | null; // v2; tagged
+  lastKnownElr?: number[] | null; // v2; tagged
+}
 
 /**
  * PartitionRecord (PartitionRecord.json).
@@ -48,6 +69,13 @@ export const PartitionRecord: MessageSchema = {
   ],
 };
 
+export interface ConfigRecord {
+  resourceType: number;
+  resourceName: string;
+  name: string;
+  value: string | null;
+}
+
 /**
  * ConfigRecord (ConfigRecord.json).
  *   v0: first flexible version; 4 fields
@@ -65,6 +93,20 @@ export const ConfigRecord: MessageSchema = {
     { name: 'value', type: 'string', versions: '0+', nullableVersions: '0+' },
   ],
 };
+
+export interface PartitionChangeRecord {
+  partitionId: number;
+  topicId: Buffer;
+  isr?: number[] | null; // tagged
+  leader?: number; // tagged
+  replicas?: number[] | null; // tagged
+  removingReplicas?: number[] | null; // tagged
+  addingReplicas?: number[] | null; // tagged
+  leaderRecoveryState?: number; // tagged
+  directories?: Buffer[] | null; // v1-2; tagged
+  eligibleLeaderReplicas?: number[] | null; // v2; tagged
+  lastKnownElr?: number[] | null; // v2; tagged
+}
 
 /**
  * PartitionChangeRecord (PartitionChangeRecord.json).
@@ -93,6 +135,11 @@ export const PartitionChangeRecord: MessageSchema = {
   ],
 };
 
+export interface FenceBrokerRecord {
+  id: number;
+  epoch: bigint;
+}
+
 /**
  * FenceBrokerRecord (FenceBrokerRecord.json).
  *   v0: first flexible version; 2 fields
@@ -108,6 +155,11 @@ export const FenceBrokerRecord: MessageSchema = {
     { name: 'epoch', type: 'int64', versions: '0+' },
   ],
 };
+
+export interface UnfenceBrokerRecord {
+  id: number;
+  epoch: bigint;
+}
 
 /**
  * UnfenceBrokerRecord (UnfenceBrokerRecord.json).
@@ -125,6 +177,10 @@ export const UnfenceBrokerRecord: MessageSchema = {
   ],
 };
 
+export interface RemoveTopicRecord {
+  topicId: Buffer;
+}
+
 /**
  * RemoveTopicRecord (RemoveTopicRecord.json).
  *   v0: first flexible version; 1 fields
@@ -139,6 +195,16 @@ export const RemoveTopicRecord: MessageSchema = {
     { name: 'topicId', type: 'uuid', versions: '0+' },
   ],
 };
+
+export interface DelegationTokenRecord {
+  owner: string;
+  requester: string;
+  renewers: string[];
+  issueTimestamp: bigint;
+  maxTimestamp: bigint;
+  expirationTimestamp: bigint;
+  tokenId: string;
+}
 
 /**
  * DelegationTokenRecord (DelegationTokenRecord.json).
@@ -161,6 +227,15 @@ export const DelegationTokenRecord: MessageSchema = {
   ],
 };
 
+export interface UserScramCredentialRecord {
+  name: string;
+  mechanism: number;
+  salt: Buffer;
+  storedKey: Buffer;
+  serverKey: Buffer;
+  iterations: number;
+}
+
 /**
  * UserScramCredentialRecord (UserScramCredentialRecord.json).
  *   v0: first flexible version; 6 fields
@@ -181,6 +256,11 @@ export const UserScramCredentialRecord: MessageSchema = {
   ],
 };
 
+export interface FeatureLevelRecord {
+  name: string;
+  featureLevel: number;
+}
+
 /**
  * FeatureLevelRecord (FeatureLevelRecord.json).
  *   v0: first flexible version; 2 fields
@@ -196,6 +276,18 @@ export const FeatureLevelRecord: MessageSchema = {
     { name: 'featureLevel', type: 'int16', versions: '0+' },
   ],
 };
+
+export interface ClientQuotaRecord {
+  entity: EntityData[];
+  key: string;
+  value: number;
+  remove: boolean;
+}
+
+export interface EntityData {
+  entityType: string;
+  entityName: string | null;
+}
 
 /**
  * ClientQuotaRecord (ClientQuotaRecord.json).
@@ -218,6 +310,12 @@ export const ClientQuotaRecord: MessageSchema = {
   ],
 };
 
+export interface ProducerIdsRecord {
+  brokerId: number;
+  brokerEpoch: bigint;
+  nextProducerId: bigint;
+}
+
 /**
  * ProducerIdsRecord (ProducerIdsRecord.json).
  *   v0: first flexible version; 3 fields
@@ -234,6 +332,14 @@ export const ProducerIdsRecord: MessageSchema = {
     { name: 'nextProducerId', type: 'int64', versions: '0+' },
   ],
 };
+
+export interface BrokerRegistrationChangeRecord {
+  brokerId: number;
+  brokerEpoch: bigint;
+  fenced?: number; // tagged
+  inControlledShutdown?: number; // v1-2; tagged
+  logDirs?: Buffer[]; // v2; tagged
+}
 
 /**
  * BrokerRegistrationChangeRecord (BrokerRegistrationChangeRecord.json).
@@ -255,6 +361,17 @@ export const BrokerRegistrationChangeRecord: MessageSchema = {
     { name: 'logDirs', type: { array: 'uuid' }, versions: '2+', tag: 2, taggedVersions: '2+' },
   ],
 };
+
+export interface AccessControlEntryRecord {
+  id: Buffer;
+  resourceType: number;
+  resourceName: string;
+  patternType: number;
+  principal: string;
+  host: string;
+  operation: number;
+  permissionType: number;
+}
 
 /**
  * AccessControlEntryRecord (AccessControlEntryRecord.json).
@@ -278,6 +395,10 @@ export const AccessControlEntryRecord: MessageSchema = {
   ],
 };
 
+export interface RemoveAccessControlEntryRecord {
+  id: Buffer;
+}
+
 /**
  * RemoveAccessControlEntryRecord (RemoveAccessControlEntryRecord.json).
  *   v0: first flexible version; 1 fields
@@ -292,6 +413,11 @@ export const RemoveAccessControlEntryRecord: MessageSchema = {
     { name: 'id', type: 'uuid', versions: '0+' },
   ],
 };
+
+export interface RemoveUserScramCredentialRecord {
+  name: string;
+  mechanism: number;
+}
 
 /**
  * RemoveUserScramCredentialRecord (RemoveUserScramCredentialRecord.json).
@@ -309,6 +435,10 @@ export const RemoveUserScramCredentialRecord: MessageSchema = {
   ],
 };
 
+export interface RemoveDelegationTokenRecord {
+  tokenId: string;
+}
+
 /**
  * RemoveDelegationTokenRecord (RemoveDelegationTokenRecord.json).
  *   v0: first flexible version; 1 fields
@@ -324,6 +454,9 @@ export const RemoveDelegationTokenRecord: MessageSchema = {
   ],
 };
 
+export interface NoOpRecord {
+}
+
 /**
  * NoOpRecord (NoOpRecord.json).
  *   v0: first flexible version; 0 fields
@@ -336,6 +469,32 @@ export const NoOpRecord: MessageSchema = {
   flexibleVersions: 0,
   fields: [],
 };
+
+export interface RegisterBrokerRecord {
+  brokerId: number;
+  isMigratingZkBroker?: boolean; // v2-3
+  incarnationId: Buffer;
+  brokerEpoch: bigint;
+  endPoints: BrokerEndpoint[];
+  features: BrokerFeature[];
+  rack: string | null;
+  fenced: boolean;
+  inControlledShutdown?: boolean; // v1-3
+  logDirs?: Buffer[]; // v3; tagged
+}
+
+export interface BrokerEndpoint {
+  name: string;
+  host: string;
+  port: number;
+  securityProtocol: number;
+}
+
+export interface BrokerFeature {
+  name: string;
+  minSupportedVersion: number;
+  maxSupportedVersion: number;
+}
 
 /**
  * RegisterBrokerRecord (RegisterBrokerRecord.json).
@@ -373,6 +532,11 @@ export const RegisterBrokerRecord: MessageSchema = {
   ],
 };
 
+export interface UnregisterBrokerRecord {
+  brokerId: number;
+  brokerEpoch: bigint;
+}
+
 /**
  * UnregisterBrokerRecord (UnregisterBrokerRecord.json).
  *   v0: first flexible version; 2 fields
@@ -388,6 +552,27 @@ export const UnregisterBrokerRecord: MessageSchema = {
     { name: 'brokerEpoch', type: 'int64', versions: '0+' },
   ],
 };
+
+export interface RegisterControllerRecord {
+  controllerId: number;
+  incarnationId: Buffer;
+  zkMigrationReady: boolean;
+  endPoints: ControllerEndpoint[];
+  features: ControllerFeature[];
+}
+
+export interface ControllerEndpoint {
+  name: string;
+  host: string;
+  port: number;
+  securityProtocol: number;
+}
+
+export interface ControllerFeature {
+  name: string;
+  minSupportedVersion: number;
+  maxSupportedVersion: number;
+}
 
 /**
  * RegisterControllerRecord (RegisterControllerRecord.json).
@@ -417,6 +602,10 @@ export const RegisterControllerRecord: MessageSchema = {
   ],
 };
 
+export interface ZkMigrationRecord {
+  zkMigrationState: number;
+}
+
 /**
  * ZkMigrationStateRecord (ZkMigrationRecord.json).
  *   v0: first flexible version; 1 fields
@@ -431,6 +620,10 @@ export const ZkMigrationRecord: MessageSchema = {
     { name: 'zkMigrationState', type: 'int8', versions: '0+' },
   ],
 };
+
+export interface BeginTransactionRecord {
+  name?: string | null; // tagged
+}
 
 /**
  * BeginTransactionRecord (BeginTransactionRecord.json).
@@ -447,6 +640,9 @@ export const BeginTransactionRecord: MessageSchema = {
   ],
 };
 
+export interface EndTransactionRecord {
+}
+
 /**
  * EndTransactionRecord (EndTransactionRecord.json).
  *   v0: first flexible version; 0 fields
@@ -459,6 +655,10 @@ export const EndTransactionRecord: MessageSchema = {
   flexibleVersions: 0,
   fields: [],
 };
+
+export interface AbortTransactionRecord {
+  reason?: string | null; // tagged
+}
 
 /**
  * AbortTransactionRecord (AbortTransactionRecord.json).

@@ -3,6 +3,11 @@
 // Data schemas: KRaft control records (snapshot header/footer, leader change, voters, kraft.version).
 import type { MessageSchema, StructType } from '../../schema.js';
 
+export interface SnapshotHeaderRecord {
+  version: number;
+  lastContainedLogTimestamp: bigint;
+}
+
 /**
  * SnapshotHeaderRecord (SnapshotHeaderRecord.json).
  *   v0: first flexible version; 2 fields
@@ -18,6 +23,10 @@ export const SnapshotHeaderRecord: MessageSchema = {
   ],
 };
 
+export interface SnapshotFooterRecord {
+  version: number;
+}
+
 /**
  * SnapshotFooterRecord (SnapshotFooterRecord.json).
  *   v0: first flexible version; 1 fields
@@ -31,6 +40,18 @@ export const SnapshotFooterRecord: MessageSchema = {
     { name: 'version', type: 'int16', versions: '0+' },
   ],
 };
+
+export interface LeaderChangeMessage {
+  version: number;
+  leaderId: number;
+  voters: LeaderChangeMessageVoter[];
+  grantingVoters: LeaderChangeMessageVoter[];
+}
+
+export interface LeaderChangeMessageVoter {
+  voterId: number;
+  voterDirectoryId?: Buffer; // v1
+}
 
 const LeaderChangeMessageVoterStruct: StructType = { struct: 'Voter', fields: [
   { name: 'voterId', type: 'int32', versions: '0+' },
@@ -54,6 +75,29 @@ export const LeaderChangeMessage: MessageSchema = {
     { name: 'grantingVoters', type: { array: LeaderChangeMessageVoterStruct }, versions: '0+' },
   ],
 };
+
+export interface VotersRecord {
+  version: number;
+  voters: VotersRecordVoter[];
+}
+
+export interface VotersRecordVoter {
+  voterId: number;
+  voterDirectoryId: Buffer;
+  endpoints: Endpoint[];
+  kRaftVersionFeature: KRaftVersionFeature;
+}
+
+export interface Endpoint {
+  name: string;
+  host: string;
+  port: number;
+}
+
+export interface KRaftVersionFeature {
+  minSupportedVersion: number;
+  maxSupportedVersion: number;
+}
 
 /**
  * VotersRecord (VotersRecord.json).
@@ -81,6 +125,11 @@ export const VotersRecord: MessageSchema = {
     ] } }, versions: '0+' },
   ],
 };
+
+export interface KRaftVersionRecord {
+  version: number;
+  kRaftVersion: number;
+}
 
 /**
  * KRaftVersionRecord (KRaftVersionRecord.json).

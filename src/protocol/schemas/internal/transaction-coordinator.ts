@@ -3,6 +3,10 @@
 // Data schemas: records of __transaction_state.
 import type { MessageSchema } from '../../schema.js';
 
+export interface TransactionLogKey {
+  transactionalId: string;
+}
+
 /**
  * TransactionLogKey (TransactionLogKey.json).
  *   v0: 1 fields
@@ -16,6 +20,24 @@ export const TransactionLogKey: MessageSchema = {
     { name: 'transactionalId', type: 'string', versions: '0' },
   ],
 };
+
+export interface TransactionLogValue {
+  producerId: bigint;
+  previousProducerId?: bigint; // v1; tagged
+  nextProducerId?: bigint; // v1; tagged
+  producerEpoch: number;
+  transactionTimeoutMs: number;
+  transactionStatus: number;
+  transactionPartitions: PartitionsSchema[] | null;
+  transactionLastUpdateTimestampMs: bigint;
+  transactionStartTimestampMs: bigint;
+  clientTransactionVersion?: number; // v1; tagged
+}
+
+export interface PartitionsSchema {
+  topic: string;
+  partitionIds: number[];
+}
 
 /**
  * TransactionLogValue (TransactionLogValue.json).
