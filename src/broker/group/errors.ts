@@ -1,24 +1,5 @@
-/** The Kafka error codes the group coordinator answers with (`Errors.java`, via the protocol error table). */
-import { kafkaErrorCode } from '../../protocol/error-codes.js';
-
-export const GroupError = {
-  NONE: 0,
-  UNKNOWN_SERVER_ERROR: kafkaErrorCode('UNKNOWN_SERVER_ERROR'),
-  UNKNOWN_TOPIC_OR_PARTITION: kafkaErrorCode('UNKNOWN_TOPIC_OR_PARTITION'),
-  OFFSET_METADATA_TOO_LARGE: kafkaErrorCode('OFFSET_METADATA_TOO_LARGE'),
-  COORDINATOR_NOT_AVAILABLE: kafkaErrorCode('COORDINATOR_NOT_AVAILABLE'),
-  NOT_COORDINATOR: kafkaErrorCode('NOT_COORDINATOR'),
-  ILLEGAL_GENERATION: kafkaErrorCode('ILLEGAL_GENERATION'),
-  INCONSISTENT_GROUP_PROTOCOL: kafkaErrorCode('INCONSISTENT_GROUP_PROTOCOL'),
-  INVALID_GROUP_ID: kafkaErrorCode('INVALID_GROUP_ID'),
-  UNKNOWN_MEMBER_ID: kafkaErrorCode('UNKNOWN_MEMBER_ID'),
-  INVALID_SESSION_TIMEOUT: kafkaErrorCode('INVALID_SESSION_TIMEOUT'),
-  REBALANCE_IN_PROGRESS: kafkaErrorCode('REBALANCE_IN_PROGRESS'),
-  INVALID_COMMIT_OFFSET_SIZE: kafkaErrorCode('INVALID_COMMIT_OFFSET_SIZE'),
-  NON_EMPTY_GROUP: kafkaErrorCode('NON_EMPTY_GROUP'),
-  GROUP_ID_NOT_FOUND: kafkaErrorCode('GROUP_ID_NOT_FOUND'),
-  MEMBER_ID_REQUIRED: kafkaErrorCode('MEMBER_ID_REQUIRED'),
-  GROUP_MAX_SIZE_REACHED: kafkaErrorCode('GROUP_MAX_SIZE_REACHED'),
-  FENCED_INSTANCE_ID: kafkaErrorCode('FENCED_INSTANCE_ID'),
-  GROUP_SUBSCRIBED_TO_TOPIC: kafkaErrorCode('GROUP_SUBSCRIBED_TO_TOPIC'),
-} as const;
+/**
+ * The Kafka error codes the group coordinator answers with: Kafka's one table (`Errors.java`, via
+ * src/protocol/error-codes.ts) under the name the group code has always used.
+ */
+export { ErrorCode as GroupError } from '../../protocol/error-codes.js';

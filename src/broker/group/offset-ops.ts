@@ -27,15 +27,15 @@ export type PartitionErrors = { name: string; partitions: { partitionIndex: numb
 function commitWriteError(code: number): number {
   switch (code) {
     case GroupError.UNKNOWN_TOPIC_OR_PARTITION:
-    case 19:
-    case 20:
+    case GroupError.NOT_ENOUGH_REPLICAS:
+    case GroupError.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
       return GroupError.COORDINATOR_NOT_AVAILABLE;
-    case 6:
-    case 56:
+    case GroupError.NOT_LEADER_OR_FOLLOWER:
+    case GroupError.KAFKA_STORAGE_ERROR:
       return GroupError.NOT_COORDINATOR;
-    case 10:
-    case 18:
-    case 4:
+    case GroupError.MESSAGE_TOO_LARGE:
+    case GroupError.RECORD_LIST_TOO_LARGE:
+    case GroupError.INVALID_FETCH_SIZE:
       return GroupError.INVALID_COMMIT_OFFSET_SIZE;
     default:
       return code;

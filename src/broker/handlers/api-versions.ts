@@ -10,6 +10,7 @@
 import { ApiErrorCode } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
 import { apiSchemas } from './api.js';
+import { ApiKey } from '../../protocol/api-keys.js';
 
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 export const API_VERSIONS_MAX = 3;
@@ -21,7 +22,7 @@ export const apiVersionsHandler: ApiHandler = {
   handle(request, ctx) {
     const broker = ctx.broker;
     const apiKeys = broker.advertisedApis();
-    const own = apiKeys.find((k) => k.apiKey === 18) ?? { apiKey: 18, minVersion: 0, maxVersion: API_VERSIONS_MAX };
+    const own = apiKeys.find((k) => k.apiKey === ApiKey.ApiVersions) ?? { apiKey: ApiKey.ApiVersions, minVersion: 0, maxVersion: API_VERSIONS_MAX };
     if (ctx.apiVersion > own.maxVersion) {
       return { errorCode: ApiErrorCode.UNSUPPORTED_VERSION, apiKeys: [own] };
     }
@@ -34,6 +35,6 @@ export const apiVersionsHandler: ApiHandler = {
       ctx.connection.clientSoftwareName = name;
       ctx.connection.clientSoftwareVersion = version;
     }
-    return { errorCode: 0, apiKeys, throttleTimeMs: 0 };
+    return { errorCode: ApiErrorCode.NONE, apiKeys, throttleTimeMs: 0 };
   },
 };

@@ -20,7 +20,7 @@ export const createTopicsHandler: ApiHandler = {
     const counts = new Map<string, number>();
     for (const t of request.topics as Message[]) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     for (const t of request.topics as Message[]) {
-      const out: Message = { name: t.name, topicId: Buffer.alloc(16), errorCode: 0, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: null };
+      const out: Message = { name: t.name, topicId: Buffer.alloc(16), errorCode: ApiErrorCode.NONE, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: null };
       topics.push(out);
       try {
         if (counts.get(t.name)! > 1) throw new ApiError(ApiErrorCode.INVALID_REQUEST, 'Duplicate topic name.');

@@ -20,7 +20,7 @@ export const deleteTopicsHandler: ApiHandler = {
     for (const w of wanted) {
       const byId = w.name === null;
       const t = byId ? broker.topics.byId(w.topicId) : broker.topics.get(w.name!);
-      const out: Message = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: 0, errorMessage: null };
+      const out: Message = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: ApiErrorCode.NONE, errorMessage: null };
       responses.push(out);
       if (t === undefined) {
         out.errorCode = byId ? ApiErrorCode.UNKNOWN_TOPIC_ID : ApiErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

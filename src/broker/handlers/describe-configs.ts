@@ -45,7 +45,7 @@ export const describeConfigsHandler: ApiHandler = {
     const broker = ctx.broker;
     const results: Message[] = [];
     for (const r of request.resources as Message[]) {
-      const result: Message = { errorCode: 0, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] };
+      const result: Message = { errorCode: ApiErrorCode.NONE, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] };
       results.push(result);
       let described: DescribedConfig[];
       if (r.resourceType === TOPIC) {

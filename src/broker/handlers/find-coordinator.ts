@@ -19,7 +19,7 @@ export const findCoordinatorHandler: ApiHandler = {
     const keyType = request.keyType as number;
     const answer = (key: string): Message =>
       keyType === GROUP
-        ? { key, nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, errorCode: 0, errorMessage: null }
+        ? { key, nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, errorCode: ApiErrorCode.NONE, errorMessage: null }
         : { key, nodeId: -1, host: '', port: -1, errorCode: ApiErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'kafkalite has no transaction coordinator' };
     if (ctx.apiVersion >= 4) return { throttleTimeMs: 0, coordinators: (request.coordinatorKeys as string[]).map(answer) };
     const a = answer(request.key as string);

@@ -17,6 +17,6 @@ export const initProducerIdHandler: ApiHandler = {
       ctx.broker.logger.warnThrottled('txn-unsupported', `InitProducerId from ${ctx.remote} for transactional id ${request.transactionalId}: transactions are not supported by this broker`);
       return { throttleTimeMs: 0, errorCode: ApiErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1n, producerEpoch: -1 };
     }
-    return { throttleTimeMs: 0, errorCode: 0, producerId: ctx.broker.producerIds.generate(), producerEpoch: 0 };
+    return { throttleTimeMs: 0, errorCode: ApiErrorCode.NONE, producerId: ctx.broker.producerIds.generate(), producerEpoch: 0 };
   },
 };

@@ -16,11 +16,11 @@ import { apiSchemas } from './api.js';
 /** The default of topicAuthorizedOperations when not requested (the JSON's Integer.MIN_VALUE). */
 const OPS_NOT_REQUESTED = -2147483648;
 
-export function topicMetadata(broker: Broker, t: TopicInfo, errorCode = 0): Message {
+export function topicMetadata(broker: Broker, t: TopicInfo, errorCode: number = ApiErrorCode.NONE): Message {
   const nodeId = broker.config.nodeId;
   const partitions = [];
   for (let p = 0; p < t.partitions; p++) {
-    partitions.push({ errorCode: 0, partitionIndex: p, leaderId: nodeId, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [] });
+    partitions.push({ errorCode: ApiErrorCode.NONE, partitionIndex: p, leaderId: nodeId, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [] });
   }
   return {
     errorCode,
@@ -39,7 +39,7 @@ export function autoCreateTopic(broker: Broker, name: string, allowed: boolean):
   try {
     const topic = broker.topics.create(name, broker.config.numPartitions, {}, broker.logs);
     broker.logger.info(`auto-created topic ${name} with ${topic.partitions} partition(s)`);
-    return { topic, errorCode: 0 };
+    return { topic, errorCode: ApiErrorCode.NONE };
   } catch (e) {
     return { errorCode: errorCodeOf(e) };
   }

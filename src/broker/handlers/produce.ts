@@ -43,7 +43,7 @@ export const produceHandler: ApiHandler = {
     for (const topic of request.topicData as Message[]) {
       const partitionResponses: Message[] = [];
       for (const p of topic.partitionData as Message[]) {
-        const out: Message = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+        const out: Message = { index: p.index, errorCode: ApiErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
         partitionResponses.push(out);
         try {
           if (acks !== 0 && acks !== 1 && acks !== -1) {
@@ -54,7 +54,7 @@ export const produceHandler: ApiHandler = {
           if (ctx.apiVersion >= 3) {
             const invalid = checkV3Records(p.records);
             if (invalid !== undefined) {
-              out.errorCode = 87; // INVALID_RECORD
+              out.errorCode = ApiErrorCode.INVALID_RECORD;
               out.errorMessage = invalid;
               continue;
             }
@@ -71,7 +71,7 @@ export const produceHandler: ApiHandler = {
           out.errorMessage = errorMessageOf(e);
           broker.logger.warnThrottled(`produce:${out.errorCode}`, `Produce to ${topic.name}-${p.index} from ${ctx.remote} failed (error ${out.errorCode}): ${out.errorMessage}`);
         } finally {
-          if (out.errorCode !== 0) anyError = true;
+          if (out.errorCode !== ApiErrorCode.NONE) anyError = true;
         }
       }
       responses.push({ name: topic.name, partitionResponses });
