@@ -2,48 +2,59 @@
  * One error hierarchy for everything kafkalite rejects.
  *
  * Every error carries a machine-readable `code` and the Kafka protocol error code it maps to
- * (`kafkaErrorCode`, from Kafka's `Errors.java` table), so the broker can answer a client with the
- * same code Apache Kafka would. Decoding errors also carry `position`: the byte offset in the
- * caller's buffer (or file) where decoding failed.
+ * (`kafkaErrorCode`, taken by Kafka name from the one error table, src/protocol/error-codes.ts), so
+ * the broker can answer a client with the same code Apache Kafka would. Decoding errors also carry
+ * `position`: the byte offset in the caller's buffer (or file) where decoding failed.
  */
+import { ErrorCode as Kafka } from './protocol/error-codes.js';
 
-/** Machine-readable error codes, each mapped 1:1 to a Kafka protocol error code. */
+/**
+ * kafkalite's machine-readable error codes (public API) and the Kafka protocol error code each maps
+ * to. Where kafkalite's name differs from Kafka's, the comment gives the reason.
+ */
 export const ErrorCodes = {
-  /** Kafka OFFSET_OUT_OF_RANGE (1): a read or truncation outside [logStartOffset, logEndOffset]. */
-  OFFSET_OUT_OF_RANGE: 1,
-  /** Kafka CORRUPT_MESSAGE (2): a CRC mismatch, a size below the minimum overhead, an unknown magic. */
-  CORRUPT_RECORD: 2,
-  /** Kafka MESSAGE_TOO_LARGE (10): a batch or a decompressed record set above the configured limit. */
-  RECORD_TOO_LARGE: 10,
-  /** Kafka INVALID_TOPIC_EXCEPTION (17): a topic name outside Kafka's rules (could escape the data dir). */
-  INVALID_TOPIC: 17,
-  /** Kafka RECORD_LIST_TOO_LARGE (18): one append larger than a whole segment. */
-  RECORD_LIST_TOO_LARGE: 18,
-  /** Kafka INVALID_TIMESTAMP (32): a record timestamp outside the topic's allowed window. */
-  INVALID_TIMESTAMP: 32,
-  /** Kafka INVALID_CONFIG (40): a topic or broker config value Kafka would refuse. */
-  INVALID_CONFIG: 40,
-  /** Kafka OUT_OF_ORDER_SEQUENCE_NUMBER (45): a producer's sequence does not follow its last one. */
-  OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
-  /** Kafka INVALID_PRODUCER_EPOCH (47): a producer epoch older than the one the log knows (fenced). */
-  INVALID_PRODUCER_EPOCH: 47,
-  /** Kafka INVALID_TXN_STATE (48): e.g. a non-transactional batch inside an open transaction. */
-  INVALID_TXN_STATE: 48,
-  /** Kafka TRANSACTION_COORDINATOR_FENCED (52): a marker from an older coordinator epoch. */
-  TRANSACTION_COORDINATOR_FENCED: 52,
-  /** Kafka KAFKA_STORAGE_ERROR (56): a corrupt index or checkpoint, or an I/O failure in a log directory. */
-  STORAGE_ERROR: 56,
-  /** Kafka INVALID_REQUEST (42): an argument a caller passed to an encoder is out of Kafka's rules. */
-  INVALID_ARGUMENT: 42,
-  /** Kafka UNSUPPORTED_FOR_MESSAGE_FORMAT (43): headers, idempotence or transactions below magic 2. */
-  UNSUPPORTED_FOR_MESSAGE_FORMAT: 43,
-  /** Kafka UNSUPPORTED_COMPRESSION_TYPE (76): codec ids 5-7, or a codec this runtime cannot load. */
-  UNSUPPORTED_COMPRESSION: 76,
-  /** Kafka INVALID_RECORD (87): the batch's CRC is fine but its records are malformed. */
-  INVALID_RECORD: 87,
+  /** A read or truncation outside [logStartOffset, logEndOffset]. */
+  OFFSET_OUT_OF_RANGE: Kafka.OFFSET_OUT_OF_RANGE,
+  /** Kafka's CORRUPT_MESSAGE: a CRC mismatch, a size below the minimum overhead, an unknown magic. */
+  CORRUPT_RECORD: Kafka.CORRUPT_MESSAGE,
+  /** Kafka's MESSAGE_TOO_LARGE: a batch or a decompressed record set above the configured limit. */
+  RECORD_TOO_LARGE: Kafka.MESSAGE_TOO_LARGE,
+  /** Kafka's INVALID_TOPIC_EXCEPTION: a topic name outside Kafka's rules (could escape the data dir). */
+  INVALID_TOPIC: Kafka.INVALID_TOPIC_EXCEPTION,
+  /** One append larger than a whole segment. */
+  RECORD_LIST_TOO_LARGE: Kafka.RECORD_LIST_TOO_LARGE,
+  /** A record timestamp outside the topic's allowed window. */
+  INVALID_TIMESTAMP: Kafka.INVALID_TIMESTAMP,
+  /** A topic or broker config value Kafka would refuse. */
+  INVALID_CONFIG: Kafka.INVALID_CONFIG,
+  /** A producer's sequence does not follow its last one. */
+  OUT_OF_ORDER_SEQUENCE_NUMBER: Kafka.OUT_OF_ORDER_SEQUENCE_NUMBER,
+  /** A producer epoch older than the one the log knows (fenced). */
+  INVALID_PRODUCER_EPOCH: Kafka.INVALID_PRODUCER_EPOCH,
+  /** E.g. a non-transactional batch inside an open transaction. */
+  INVALID_TXN_STATE: Kafka.INVALID_TXN_STATE,
+  /** A marker from an older coordinator epoch. */
+  TRANSACTION_COORDINATOR_FENCED: Kafka.TRANSACTION_COORDINATOR_FENCED,
+  /** Kafka's KAFKA_STORAGE_ERROR: a corrupt index or checkpoint, or an I/O failure in a log directory. */
+  STORAGE_ERROR: Kafka.KAFKA_STORAGE_ERROR,
+  /** Kafka's INVALID_REQUEST: an argument a caller passed to an encoder is out of Kafka's rules. */
+  INVALID_ARGUMENT: Kafka.INVALID_REQUEST,
+  /** Headers, idempotence or transactions below magic 2. */
+  UNSUPPORTED_FOR_MESSAGE_FORMAT: Kafka.UNSUPPORTED_FOR_MESSAGE_FORMAT,
+  /** Kafka's UNSUPPORTED_COMPRESSION_TYPE: codec ids 5-7, or a codec this runtime cannot load. */
+  UNSUPPORTED_COMPRESSION: Kafka.UNSUPPORTED_COMPRESSION_TYPE,
+  /** The batch's CRC is fine but its records are malformed. */
+  INVALID_RECORD: Kafka.INVALID_RECORD,
 } as const;
 
-export type ErrorCode = keyof typeof ErrorCodes;
+/** A kafkalite machine-readable error code, e.g. 'CORRUPT_RECORD'. */
+export type KafkaliteErrorCode = keyof typeof ErrorCodes;
+
+/**
+ * The former name of `KafkaliteErrorCode`, kept for callers of the public API.
+ * @deprecated Use `KafkaliteErrorCode`; `ErrorCode` in src/protocol/error-codes.ts is Kafka's table.
+ */
+export type ErrorCode = KafkaliteErrorCode;
 
 export interface KafkaliteErrorOptions {
   /** Byte offset in the caller's input where the problem was found. */
@@ -52,13 +63,13 @@ export interface KafkaliteErrorOptions {
 }
 
 export class KafkaliteError extends Error {
-  readonly code: ErrorCode;
+  readonly code: KafkaliteErrorCode;
   readonly kafkaErrorCode: number;
   readonly position: number | undefined;
   /** The message without the position suffix. */
   readonly detail: string;
 
-  constructor(code: ErrorCode, message: string, options: KafkaliteErrorOptions = {}) {
+  constructor(code: KafkaliteErrorCode, message: string, options: KafkaliteErrorOptions = {}) {
     super(options.position === undefined ? message : `${message} (at byte ${options.position})`, {
       cause: options.cause,
     });

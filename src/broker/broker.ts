@@ -12,6 +12,7 @@ import { LogManager } from '../storage/log-manager.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { Connection } from './connection.js';
 import type { AnyApiHandler } from './handler.js';
+import { ApiKey } from '../protocol/api-keys.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { createLogger, type Logger, type LogLevel } from './logger.js';
 import { ProducerIdManager } from './producer-ids.js';
@@ -213,7 +214,7 @@ export class Broker {
     const h = this.handlers.get(apiKey);
     if (h === undefined) return undefined;
     // ApiVersions answers every version (KIP-511); others only what is advertised
-    if (apiKey === 18) return h;
+    if (apiKey === ApiKey.ApiVersions) return h;
     const range = this.versionRange(apiKey);
     return range !== undefined && version >= range[0] && version <= range[1] ? h : undefined;
   }

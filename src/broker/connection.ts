@@ -12,13 +12,12 @@
 import type { Socket } from 'node:net';
 import { decodeMessage, encodeMessage } from '../protocol/codec.js';
 import { FrameDecoder } from '../protocol/framing.js';
+import { ApiKey } from '../protocol/api-keys.js';
 import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
 import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
 import { startReads } from './socket-reads.js';
-
-const PRODUCE_KEY = 0;
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -156,7 +155,7 @@ export class Connection {
         // a Produce request's bytes are referenced by nothing once they are written to the log, so
         // its frame's memory can take a later large frame (other APIs may keep views of their
         // request, e.g. JoinGroup's member metadata); the write may wait for flushAnswers
-        if (apiKey === PRODUCE_KEY) this.recyclable.push(frame);
+        if (apiKey === ApiKey.Produce) this.recyclable.push(frame);
         if (this.state.closeAfterResponse) {
           this.flushAnswers();
           this.socket.end();
@@ -264,7 +263,7 @@ export class Connection {
       return;
     }
     if (response === NO_RESPONSE || this.closed) return apiKey;
-    const responseVersion = ctx.apiKey === 18 && apiVersion > handler.maxVersion ? 0 : apiVersion;
+    const responseVersion = ctx.apiKey === ApiKey.ApiVersions && apiVersion > handler.maxVersion ? 0 : apiVersion;
     let body;
     try {
       body = encodeMessage(handler.api.response, responseVersion, response);

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidConfigError, InvalidTopicError } from '../errors.js';
-import { ApiError, ApiErrorCode } from './api-error.js';
+import { ApiError } from './api-error.js';
 import { atomicWriteFileSync } from '../storage/fs-util.js';
 import { logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 import type { LogManager } from '../storage/log-manager.js';
@@ -97,18 +97,18 @@ export class TopicRegistry {
   validateCreate(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): LogConfig {
     const reason = invalidTopicReason(name);
     if (reason !== undefined) throw new InvalidTopicError(reason);
-    if (this.topics.has(name)) throw new ApiError(ApiErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    if (this.topics.has(name)) throw new ApiError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`);
     const key = collisionKey(name);
     for (const other of this.topics.keys()) {
       if (collisionKey(other) === key) {
         throw new InvalidTopicError(`Topic '${name}' collides with existing topic: ${other}`);
       }
     }
-    if (partitions < 1 && partitions !== -1) throw new ApiError(ApiErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.');
-    if (partitions > MAX_PARTITIONS) throw new ApiError(ApiErrorCode.INVALID_PARTITIONS, `Number of partitions ${partitions} is above this broker's limit of ${MAX_PARTITIONS}.`);
+    if (partitions < 1 && partitions !== -1) throw new ApiError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.');
+    if (partitions > MAX_PARTITIONS) throw new ApiError('INVALID_PARTITIONS', `Number of partitions ${partitions} is above this broker's limit of ${MAX_PARTITIONS}.`);
     if (replicationFactor !== -1 && replicationFactor !== 1) {
-      if (replicationFactor < 1) throw new ApiError(ApiErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
-      throw new ApiError(ApiErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`);
+      if (replicationFactor < 1) throw new ApiError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
+      throw new ApiError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`);
     }
     try {
       return logConfigFromProperties(configs, this.defaults());

@@ -11,6 +11,7 @@ export {
   type RequestHeaderValue,
 } from './header.js';
 export { FrameDecoder } from './framing.js';
-export { KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorByName, kafkaErrorCode, type KafkaErrorInfo } from './error-codes.js';
+export { ErrorCode, KAFKA_ERRORS, errorInfo, errorName, isRetriable, type ErrorName, type KafkaErrorInfo } from './error-codes.js';
+export { ApiKey, type ApiName } from './api-keys.js';
 export * from './schemas/index.js';
 export * as internalSchemas from './schemas/internal/index.js';

@@ -6,6 +6,7 @@
  * and mid-request, acks=0 (no answer), advertised version caps, and the clean-shutdown marker.
  */
 import assert from 'node:assert/strict';
+import { errorName } from '../../src/protocol/error-codes.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,6 @@ import { decodeResponseFrame, encodeRequestFrame, RawClient, sizePrefixed, type 
 
 /** A hang guard for "the broker closes this connection": generous, never a timing claim. */
 const CLOSE_GUARD_MS = 10_000;
-const UNSUPPORTED_VERSION = 35;
 
 async function metadataWorks(client: RawClient): Promise<void> {
   const r = await client.request(3, 1, { topics: [] });
@@ -28,7 +28,7 @@ async function metadataWorks(client: RawClient): Promise<void> {
 /** Produce does not create topics (only Metadata does, AutoTopicCreationManager): v1 always asks to. */
 async function createTopic(client: RawClient, name: string): Promise<void> {
   const r = await client.request(3, 1, { topics: [{ name }] });
-  assert.equal(r.topics[0].errorCode, 0, `auto-creating ${name}`);
+  assert.equal(errorName(r.topics[0].errorCode), 'NONE', `auto-creating ${name}`);
 }
 
 function produceBody(topic: string, acks: number, values: string[]): Msg {
@@ -57,7 +57,7 @@ describe('broker connections (raw protocol)', () => {
         const [k, v] = plan[i]!;
         const r = decodeResponseFrame(k, v, await answers[i]!);
         assert.equal(r.correlationId, ids[i], `answer ${i} (API ${k} v${v})`);
-        if (k === 0) assert.equal(r.body.responses[0].partitionResponses[0].errorCode, 0);
+        if (k === 0) assert.equal(errorName(r.body.responses[0].partitionResponses[0].errorCode), 'NONE');
       }
       c.destroy();
       const values = storedRecords(broker.dataDir, 'pipe-2', 0).map((r) => r.value!.toString());
@@ -70,7 +70,7 @@ describe('broker connections (raw protocol)', () => {
       const c = await RawClient.connect(broker.port);
       for (let v = 0; v <= 3; v++) {
         const r = await c.request(18, v, { clientSoftwareName: 'raw-client', clientSoftwareVersion: '1.0' });
-        assert.equal(r.errorCode, 0, `v${v}`);
+        assert.equal(errorName(r.errorCode), 'NONE', `v${v}`);
         assert.deepEqual(r.apiKeys.find((k: Msg) => k.apiKey === 18), { apiKey: 18, minVersion: 0, maxVersion: 3 });
         assert.ok(r.apiKeys.some((k: Msg) => k.apiKey === 0) && r.apiKeys.some((k: Msg) => k.apiKey === 1));
       }
@@ -81,7 +81,7 @@ describe('broker connections (raw protocol)', () => {
         c.send(encodeRequestFrame(18, v, id, { clientSoftwareName: 'future', clientSoftwareVersion: '9' }, 'raw-client', 3));
         const r = decodeResponseFrame(18, 0, await answer);
         assert.equal(r.correlationId, id);
-        assert.equal(r.body.errorCode, UNSUPPORTED_VERSION, `v${v}`);
+        assert.equal(errorName(r.body.errorCode), 'UNSUPPORTED_VERSION', `v${v}`);
         assert.deepEqual(r.body.apiKeys, [{ apiKey: 18, minVersion: 0, maxVersion: 3 }]);
       }
       await metadataWorks(c);
@@ -136,7 +136,7 @@ describe('broker connections (raw protocol)', () => {
       const answer = c0.nextFrame();
       c0.send(atLimit);
       const r = decodeResponseFrame(0, 9, await answer);
-      assert.equal(r.body.responses[0].partitionResponses[0].errorCode, 0);
+      assert.equal(errorName(r.body.responses[0].partitionResponses[0].errorCode), 'NONE');
 
       const c = await RawClient.connect(broker.port);
       const over = Buffer.alloc(8);
@@ -269,7 +269,7 @@ describe('broker connections (raw protocol)', () => {
       assert.deepEqual(range(0), { apiKey: 0, minVersion: 0, maxVersion: 3 });
       assert.deepEqual(range(1), { apiKey: 1, minVersion: 4, maxVersion: 4 });
       assert.deepEqual(range(3), { apiKey: 3, minVersion: 0, maxVersion: 1 });
-      assert.equal((await c.request(0, 3, produceBody('capped', 1, ['ok']))).responses[0].partitionResponses[0].errorCode, 0);
+      assert.equal(errorName((await c.request(0, 3, produceBody('capped', 1, ['ok']))).responses[0].partitionResponses[0].errorCode), 'NONE');
       c.send(encodeRequestFrame(0, 4, 99, produceBody('capped', 1, ['refused'])));
       assert.ok(await c.closesWithin(CLOSE_GUARD_MS), 'Produce v4 above the cap was served');
       assert.deepEqual(storedRecords(broker.dataDir, 'capped', 0).map((x) => x.value!.toString()), ['ok']);
@@ -283,7 +283,7 @@ describe('broker connections (raw protocol)', () => {
         const c = await RawClient.connect(broker.port);
         await createTopic(c, 'durable');
         const p = await c.request(0, 9, produceBody('durable', -1, ['x', 'y']));
-        assert.equal(p.responses[0].partitionResponses[0].errorCode, 0);
+        assert.equal(errorName(p.responses[0].partitionResponses[0].errorCode), 'NONE');
         assert.equal(existsSync(join(dataDir, CLEAN_SHUTDOWN_FILE)), false, 'marker present while running');
         c.destroy();
       });
@@ -344,7 +344,7 @@ describe('broker connections (raw protocol)', () => {
         ]),
       );
       const p = decodeResponseFrame(0, 7, await produced);
-      assert.equal(p.body.responses[0].partitionResponses[0].errorCode, 0);
+      assert.equal(errorName(p.body.responses[0].partitionResponses[0].errorCode), 'NONE');
       assert.equal(pollAnswered, false, 'the Produce answer came while the poll behind it still waited');
       // another client's record ends the poll
       const other = await RawClient.connect(broker.port);
@@ -367,7 +367,7 @@ describe('broker connections (raw protocol)', () => {
         const value = Buffer.alloc(64 * 1024, i % 251);
         const records = encodeRecordBatch(Array.from({ length: PER_BATCH }, () => ({ value })));
         const r = await c.request(0, 7, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'pooled', partitionData: [{ index: 0, records }] }] });
-        assert.equal(r.responses[0].partitionResponses[0].errorCode, 0);
+        assert.equal(errorName(r.responses[0].partitionResponses[0].errorCode), 'NONE');
       }
       // ~10 MiB of answers to a client that does not read: the kernel's socket buffers fill and the
       // broker's socket keeps the rest queued, so a read buffer handed back too early would be

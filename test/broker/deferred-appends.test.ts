@@ -6,6 +6,7 @@
  * clean-shutdown marker.
  */
 import assert from 'node:assert/strict';
+import { errorName } from '../../src/protocol/error-codes.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +55,7 @@ describe('held Produce appends', () => {
       const connections = 4;
       const perConnection = 24;
       const clients = await Promise.all(Array.from({ length: connections }, () => RawClient.connect(broker.port)));
-      assert.equal((await clients[0]!.request(3, 1, { topics: [{ name: 'held' }] })).topics[0].errorCode, 0);
+      assert.equal(errorName((await clients[0]!.request(3, 1, { topics: [{ name: 'held' }] })).topics[0].errorCode), 'NONE');
       // every 6th batch is past the hold bound; the values say who sent which record, and when
       const value = (c: number, i: number, k: number) => Buffer.from(`${c}:${i}:${k}:`.padEnd(i % 6 === 5 ? 2048 : 512, 'x'));
       const batchOf = (c: number, i: number) => encodeRecordBatch(Array.from({ length: i % 6 === 5 ? Math.ceil(MAX_HELD_BYTES / 2048) + 8 : 24 }, (_, k) => ({ value: value(c, i, k) })));
@@ -64,7 +65,7 @@ describe('held Produce appends', () => {
       for (const perClient of answers) {
         for (const a of perClient) {
           const p = a.responses[0].partitionResponses[0];
-          assert.equal(p.errorCode, 0);
+          assert.equal(errorName(p.errorCode), 'NONE');
           baseOffsets.push(p.baseOffset as bigint);
         }
       }
@@ -114,9 +115,9 @@ describe('held Produce appends', () => {
         if (m === 'off') process.env.KAFKALITE_HELD_APPENDS = 'off';
         await withBroker({}, async (broker) => {
           const c = await RawClient.connect(broker.port);
-          assert.equal((await c.request(3, 1, { topics: [{ name: 't' }] })).topics[0].errorCode, 0);
+          assert.equal(errorName((await c.request(3, 1, { topics: [{ name: 't' }] })).topics[0].errorCode), 'NONE');
           for (let i = 0; i < 3; i++) {
-            assert.equal((await c.request(0, 7, produce('t', encodeRecordBatch([{ value: Buffer.from(`v${i}`) }])))).responses[0].partitionResponses[0].errorCode, 0);
+            assert.equal(errorName((await c.request(0, 7, produce('t', encodeRecordBatch([{ value: Buffer.from(`v${i}`) }])))).responses[0].partitionResponses[0].errorCode), 'NONE');
           }
           c.destroy();
         });
@@ -136,8 +137,8 @@ describe('held Produce appends', () => {
       const broker = await Broker.start({ dataDir, logLevel: 'silent' });
       try {
         const c = await RawClient.connect(broker.port);
-        assert.equal((await c.request(3, 1, { topics: [{ name: 'doomed' }] })).topics[0].errorCode, 0);
-        assert.equal((await c.request(0, 7, produce('doomed', encodeRecordBatch([{ value: Buffer.from('acknowledged') }])))).responses[0].partitionResponses[0].errorCode, 0);
+        assert.equal(errorName((await c.request(3, 1, { topics: [{ name: 'doomed' }] })).topics[0].errorCode), 'NONE');
+        assert.equal(errorName((await c.request(0, 7, produce('doomed', encodeRecordBatch([{ value: Buffer.from('acknowledged') }])))).responses[0].partitionResponses[0].errorCode), 'NONE');
         // a file whose held write fails (as a full or failing disk would) joins the next answer's writes
         broker.deferredAppends.hold({ path: 'failing.log', writeDeferred: () => { throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }); } }, 1);
         const closed = closedWithoutAnswer(c);

@@ -7,18 +7,13 @@
  * original offset.
  */
 import assert from 'node:assert/strict';
+import { errorName } from '../../src/protocol/error-codes.js';
 import { describe, test } from 'node:test';
 import { encodeRecordBatch, type RecordBatchOptions } from '../../src/record/builder.js';
 import { encodeLegacyMessageSet } from '../../src/record/legacy-builder.js';
 import { storedBatches, withBroker } from '../helpers/broker.js';
 import { RawClient, type Msg } from '../helpers/raw-client.js';
 
-const INVALID_REQUIRED_ACKS = 21;
-const UNKNOWN_TOPIC_OR_PARTITION = 3;
-const MESSAGE_TOO_LARGE = 10;
-const CORRUPT_MESSAGE = 2;
-const INVALID_RECORD = 87;
-const OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
 
 function produceBody(topic: string, records: Buffer, acks = -1, partition = 0): Msg {
   return { transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] };
@@ -49,7 +44,7 @@ describe('Produce', () => {
       test(`v${version} with a magic-${magic} ${compression} message set is up-converted to v2 with dense offsets`, async () => {
         await withTopic(async (c, dataDir) => {
           const first = await produce(c, version, 't', encodeLegacyMessageSet([{ key: 'a', value: 'one' }, { key: 'b', value: 'two' }], { magic, compression }));
-          assert.equal(first.errorCode, 0);
+          assert.equal(errorName(first.errorCode), 'NONE');
           assert.equal(first.baseOffset, 0n);
           const second = await produce(c, version, 't', encodeLegacyMessageSet([{ key: null, value: 'three' }], { magic, compression }));
           assert.equal(second.baseOffset, 2n);
@@ -66,25 +61,25 @@ describe('Produce', () => {
   test('v3+ needs exactly one magic-2 batch per partition: INVALID_RECORD otherwise', async () => {
     await withTopic(async (c) => {
       const legacy = await produce(c, 7, 't', encodeLegacyMessageSet([{ value: 'x' }], { magic: 1 }));
-      assert.equal(legacy.errorCode, INVALID_RECORD);
+      assert.equal(errorName(legacy.errorCode), 'INVALID_RECORD');
       const two = await produce(c, 8, 't', Buffer.concat([v2(['a']), v2(['b'])])); // v8+ carries error_message
-      assert.equal(two.errorCode, INVALID_RECORD);
+      assert.equal(errorName(two.errorCode), 'INVALID_RECORD');
       assert.match(two.errorMessage, /exactly one record batch/);
       const ok = await produce(c, 9, 't', v2(['a', 'b', 'c']));
-      assert.deepEqual([ok.errorCode, ok.baseOffset, ok.logStartOffset], [0, 0n, 0n]);
+      assert.deepEqual([errorName(ok.errorCode), ok.baseOffset, ok.logStartOffset], ['NONE', 0n, 0n]);
     });
   });
 
   test('per-partition errors: acks, unknown topic or partition, too large, corrupt CRC', async () => {
     await withTopic(
       async (c) => {
-        assert.equal((await produce(c, 9, 't', v2(['a']), 2)).errorCode, INVALID_REQUIRED_ACKS);
-        assert.equal((await produce(c, 9, 'no-such-topic', v2(['a']))).errorCode, UNKNOWN_TOPIC_OR_PARTITION);
-        assert.equal((await produce(c, 9, 't', v2(['a']), -1, 7)).errorCode, UNKNOWN_TOPIC_OR_PARTITION);
-        assert.equal((await produce(c, 9, 't', v2(['x'.repeat(2000)]))).errorCode, MESSAGE_TOO_LARGE);
+        assert.equal(errorName((await produce(c, 9, 't', v2(['a']), 2)).errorCode), 'INVALID_REQUIRED_ACKS');
+        assert.equal(errorName((await produce(c, 9, 'no-such-topic', v2(['a']))).errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
+        assert.equal(errorName((await produce(c, 9, 't', v2(['a']), -1, 7)).errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
+        assert.equal(errorName((await produce(c, 9, 't', v2(['x'.repeat(2000)]))).errorCode), 'MESSAGE_TOO_LARGE');
         const corrupt = v2(['hello']);
         corrupt[corrupt.length - 1]! ^= 0xff;
-        assert.equal((await produce(c, 9, 't', corrupt)).errorCode, CORRUPT_MESSAGE);
+        assert.equal(errorName((await produce(c, 9, 't', corrupt)).errorCode), 'CORRUPT_MESSAGE');
         // the other partition of the same request is unaffected
         const r = await c.request(0, 9, {
           transactionalId: null,
@@ -92,7 +87,7 @@ describe('Produce', () => {
           timeoutMs: 5000,
           topicData: [{ name: 't', partitionData: [{ index: 0, records: corrupt }, { index: 1, records: v2(['fine']) }] }],
         });
-        assert.deepEqual(r.responses[0].partitionResponses.map((p: Msg) => [p.index, p.errorCode]), [[0, CORRUPT_MESSAGE], [1, 0]]);
+        assert.deepEqual(r.responses[0].partitionResponses.map((p: Msg) => [p.index, errorName(p.errorCode)]), [[0, 'CORRUPT_MESSAGE'], [1, 'NONE']]);
       },
       { 'max.message.bytes': '1024' },
     );
@@ -101,16 +96,16 @@ describe('Produce', () => {
   test('idempotent producer: InitProducerId, a duplicate gets the original offset, a gap is OUT_OF_ORDER_SEQUENCE_NUMBER', async () => {
     await withTopic(async (c, dataDir) => {
       const init = await c.request(22, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
-      assert.equal(init.errorCode, 0);
+      assert.equal(errorName(init.errorCode), 'NONE');
       const init2 = await c.request(22, 1, { transactionalId: null, transactionTimeoutMs: 60000 });
       assert.notEqual(init2.producerId, init.producerId, 'each producer gets its own id');
       const p = { producerId: init.producerId as bigint, producerEpoch: init.producerEpoch as number };
       const a = await produce(c, 9, 't', v2(['a', 'b'], { ...p, baseSequence: 0 }));
       const b = await produce(c, 9, 't', v2(['c'], { ...p, baseSequence: 2 }));
       const dup = await produce(c, 9, 't', v2(['a', 'b'], { ...p, baseSequence: 0 }));
-      assert.deepEqual([a.baseOffset, b.baseOffset, dup.errorCode, dup.baseOffset], [0n, 2n, 0, 0n]);
+      assert.deepEqual([a.baseOffset, b.baseOffset, errorName(dup.errorCode), dup.baseOffset], [0n, 2n, 'NONE', 0n]);
       const gap = await produce(c, 9, 't', v2(['z'], { ...p, baseSequence: 9 }));
-      assert.equal(gap.errorCode, OUT_OF_ORDER_SEQUENCE_NUMBER);
+      assert.equal(errorName(gap.errorCode), 'OUT_OF_ORDER_SEQUENCE_NUMBER');
       assert.equal(storedBatches(dataDir, 't', 0).length, 2, 'the duplicate and the gap were not written');
     });
   });
@@ -118,7 +113,7 @@ describe('Produce', () => {
   test('transactional ids get COORDINATOR_NOT_AVAILABLE from InitProducerId (no transaction coordinator)', async () => {
     await withTopic(async (c) => {
       const r = await c.request(22, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
-      assert.equal(r.errorCode, 15);
+      assert.equal(errorName(r.errorCode), 'COORDINATOR_NOT_AVAILABLE');
     });
   });
 });

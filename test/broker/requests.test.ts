@@ -5,14 +5,13 @@
  * stable offset, Metadata's "all topics" forms (v0 empty list, v1+ null) and auto-creation.
  */
 import assert from 'node:assert/strict';
+import { errorName, type ErrorName } from '../../src/protocol/error-codes.js';
 import { describe, test } from 'node:test';
 import { readRecordBatches } from '../../src/record/batches.js';
 import { encodeRecordBatch, type RecordBatchOptions } from '../../src/record/builder.js';
 import { withBroker } from '../helpers/broker.js';
 import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '../helpers/raw-client.js';
 
-const UNKNOWN_TOPIC_OR_PARTITION = 3;
-const OFFSET_OUT_OF_RANGE = 1;
 /** Hang guard only: a long poll that never wakes fails here instead of at its 60 s max wait. */
 const WAKE_GUARD_MS = 20_000;
 
@@ -31,14 +30,14 @@ function fetchBody(topic: string, partitions: { partition: number; offset: bigin
 
 async function createTopic(c: RawClient, name: string, partitions = 1): Promise<void> {
   const r = await c.request(19, 4, { topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
-  assert.equal(r.topics[0].errorCode, 0, `creating ${name}`);
+  assert.equal(errorName(r.topics[0].errorCode), 'NONE', `creating ${name}`);
 }
 
 async function produce(c: RawClient, topic: string, partition: number, values: string[], options: RecordBatchOptions = {}): Promise<bigint> {
   const records = encodeRecordBatch(values.map((v) => ({ value: v })), options);
   const r = await c.request(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
   const p = r.responses[0].partitionResponses[0];
-  assert.equal(p.errorCode, 0, `produce to ${topic}-${partition}: ${p.errorMessage}`);
+  assert.equal(errorName(p.errorCode), 'NONE', `produce to ${topic}-${partition}: ${p.errorMessage}`);
   return p.baseOffset as bigint;
 }
 
@@ -65,7 +64,7 @@ describe('broker requests (raw protocol)', () => {
       // no upper bound is asserted. 5 ms slack for the two clocks' granularity.
       assert.ok(waited >= maxWaitMs - 5, `answered after ${waited.toFixed(1)} ms, before max_wait_ms ${maxWaitMs}`);
       const p = r.responses[0].partitions[0];
-      assert.equal(p.errorCode, 0);
+      assert.equal(errorName(p.errorCode), 'NONE');
       assert.ok(Buffer.isBuffer(p.records) && p.records.length === 0, 'empty records, not null');
       c.destroy();
     });
@@ -127,19 +126,19 @@ describe('broker requests (raw protocol)', () => {
         const c = await RawClient.connect(broker.port);
         await createTopic(c, 'nulls');
         await produce(c, 'nulls', 0, ['a']);
-        const cases: [string, { partition: number; offset: bigint }, number][] = [
-          ['at the end', { partition: 0, offset: 1n }, 0],
-          ['out of range', { partition: 0, offset: 99n }, OFFSET_OUT_OF_RANGE],
-          ['unknown partition', { partition: 5, offset: 0n }, UNKNOWN_TOPIC_OR_PARTITION],
+        const cases: [string, { partition: number; offset: bigint }, ErrorName][] = [
+          ['at the end', { partition: 0, offset: 1n }, 'NONE'],
+          ['out of range', { partition: 0, offset: 99n }, 'OFFSET_OUT_OF_RANGE'],
+          ['unknown partition', { partition: 5, offset: 0n }, 'UNKNOWN_TOPIC_OR_PARTITION'],
         ];
         for (const [what, part, error] of cases) {
           const r = await c.request(1, version, fetchBody('nulls', [part]));
           const p = r.responses[0].partitions[0];
-          assert.equal(p.errorCode, error, what);
+          assert.equal(errorName(p.errorCode), error, what);
           assert.ok(p.records !== null && p.records.length === 0, `${what}: records ${p.records === null ? 'null' : p.records.length}`);
         }
         const unknown = await c.request(1, version, fetchBody('no-such-topic', [{ partition: 0, offset: 0n }]));
-        assert.equal(unknown.responses[0].partitions[0].errorCode, UNKNOWN_TOPIC_OR_PARTITION);
+        assert.equal(errorName(unknown.responses[0].partitions[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
         assert.notEqual(unknown.responses[0].partitions[0].records, null);
         c.destroy();
       });
@@ -160,7 +159,7 @@ describe('broker requests (raw protocol)', () => {
       const [p0, p1] = r.responses[0].partitions;
       assert.equal(p0.records.length, batchBytes, 'first batch not whole');
       assert.deepEqual(batchesOf(p0.records).map((b) => [b.baseOffset, b.lastOffset]), [[0n, 63n]]);
-      assert.equal(p1.errorCode, 0);
+      assert.equal(errorName(p1.errorCode), 'NONE');
       assert.equal(p1.records.length, 0, 'budget already spent, yet partition 1 got bytes');
       assert.equal(p1.highWatermark, 64n);
       // fetch_offset mid-batch: the whole batch holding it (clients skip the records before it)
@@ -197,7 +196,7 @@ describe('broker requests (raw protocol)', () => {
       const c = await RawClient.connect(broker.port);
       await createTopic(c, 'txn');
       const pid = await c.request(22, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
-      assert.equal(pid.errorCode, 0);
+      assert.equal(errorName(pid.errorCode), 'NONE');
       await produce(c, 'txn', 0, ['c0', 'c1', 'c2']);
       // an open transaction's batch (transactional bit, the producer's id): nothing commits it
       const first = await produce(c, 'txn', 0, ['t0', 't1'], { isTransactional: true, producerId: pid.producerId, producerEpoch: pid.producerEpoch, baseSequence: 0 });
@@ -209,7 +208,7 @@ describe('broker requests (raw protocol)', () => {
       assert.equal(pc.lastStableOffset, 3n);
       assert.deepEqual(batchesOf(pc.records).flatMap((b) => b.values), ['c0', 'c1', 'c2']);
       const atLso = await c.request(1, 12, fetchBody('txn', [{ partition: 0, offset: 3n }], { isolation: 1 }));
-      assert.equal(atLso.responses[0].partitions[0].errorCode, 0);
+      assert.equal(errorName(atLso.responses[0].partitions[0].errorCode), 'NONE');
       assert.equal(atLso.responses[0].partitions[0].records.length, 0);
       const uncommitted = await c.request(1, 12, fetchBody('txn', [{ partition: 0, offset: 0n }], { isolation: 0 }));
       assert.deepEqual(batchesOf(uncommitted.responses[0].partitions[0].records).flatMap((b) => b.values), ['c0', 'c1', 'c2', 't0', 't1', 'after']);
@@ -239,16 +238,16 @@ describe('broker requests (raw protocol)', () => {
     await withBroker({ config: { 'num.partitions': '3' } }, async (broker) => {
       const c = await RawClient.connect(broker.port);
       const refused = await c.request(3, 9, { topics: [{ name: 'not-asked' }], allowAutoTopicCreation: false });
-      assert.equal(refused.topics[0].errorCode, UNKNOWN_TOPIC_OR_PARTITION);
+      assert.equal(errorName(refused.topics[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
       const v0 = await c.request(3, 0, { topics: [{ name: 'by-v0' }] });
-      assert.equal(v0.topics[0].errorCode, 0);
+      assert.equal(errorName(v0.topics[0].errorCode), 'NONE');
       assert.equal(v0.topics[0].partitions.length, 3);
       const v9 = await c.request(3, 9, { topics: [{ name: 'by-v9' }], allowAutoTopicCreation: true });
       assert.equal(v9.topics[0].partitions.length, 3);
       assert.deepEqual(((await c.request(3, 1, { topics: null })).topics as Msg[]).map((t) => t.name).sort(), ['by-v0', 'by-v9']);
       // Produce never creates (only Metadata does, KafkaApis)
       const p = await c.request(0, 9, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [{ name: 'by-produce', partitionData: [{ index: 0, records: encodeRecordBatch([{ value: 'v' }]) }] }] });
-      assert.equal(p.responses[0].partitionResponses[0].errorCode, UNKNOWN_TOPIC_OR_PARTITION);
+      assert.equal(errorName(p.responses[0].partitionResponses[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
       c.destroy();
     });
   });
@@ -258,7 +257,7 @@ describe('broker requests (raw protocol)', () => {
       const c = await RawClient.connect(broker.port);
       for (const [v, body] of [[0, { topics: [{ name: 'x' }] }], [1, { topics: [{ name: 'x' }] }], [9, { topics: [{ name: 'x' }], allowAutoTopicCreation: true }]] as const) {
         const r = await c.request(3, v, body);
-        assert.equal(r.topics[0].errorCode, UNKNOWN_TOPIC_OR_PARTITION, `v${v}`);
+        assert.equal(errorName(r.topics[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION', `v${v}`);
       }
       assert.equal((await c.request(3, 1, { topics: null })).topics.length, 0);
       c.destroy();

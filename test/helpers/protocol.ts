@@ -21,6 +21,7 @@
  * version or a misplaced field fails loudly instead of yielding garbage "records".
  */
 import { readFileSync } from 'node:fs';
+import { ErrorCode } from '../../src/protocol/error-codes.js';
 
 export class WireReader {
   pos = 0;
@@ -139,7 +140,7 @@ export function parseProduceRequest(body: Buffer, version: number): PartitionRec
     const topic = t.string();
     t.array((p) => {
       const partition = p.int32();
-      out.push({ topic, partition, errorCode: 0, records: p.nullableBytes() });
+      out.push({ topic, partition, errorCode: ErrorCode.NONE, records: p.nullableBytes() });
     });
   });
   r.expectEnd(`Produce v${version} request`);

@@ -1,11 +1,31 @@
 /**
- * The Kafka error table: agrees with the protocol notes §4.6 (code, name, retriable), with
- * kafkajs's independent table wherever both name the same error, and has unique codes and names.
+ * The Kafka error table: the committed module is what scripts/gen-error-codes.mjs makes of
+ * scripts/kafka-errors.txt; it agrees with the protocol notes §4.6 (code, name, retriable), with
+ * kafkajs's independent table wherever both name the same error, and has unique codes and names;
+ * kafkalite's own error codes map into it under the Kafka names they stand for.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorByName, kafkaErrorCode } from '../../src/protocol/error-codes.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { ErrorCode, KAFKA_ERRORS, errorInfo, errorName, isRetriable, type ErrorName } from '../../src/protocol/error-codes.js';
+import { ErrorCodes, type KafkaliteErrorCode } from '../../src/errors.js';
+
+test('re-generating from scripts/kafka-errors.txt gives the committed src/protocol/error-codes.ts byte for byte', async () => {
+  const gen = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'gen-error-codes.mjs')).href)) as {
+    generate: (text: string) => string;
+    DATA_FILE: string;
+    OUTPUT_FILE: string;
+  };
+  const committed = readFileSync(join(REPO_ROOT, 'src', 'protocol', 'error-codes.ts'), 'utf8');
+  assert.equal(gen.OUTPUT_FILE, join(REPO_ROOT, 'src', 'protocol', 'error-codes.ts'));
+  assert.equal(committed, gen.generate(readFileSync(gen.DATA_FILE, 'utf8')), 'src/protocol/error-codes.ts differs: re-run scripts/gen-error-codes.mjs');
+  assert.throws(() => gen.generate('3 UNKNOWN_TOPIC_OR_PARTITION R Missing.\n2 CORRUPT_MESSAGE R Out of order.\n'), /out of order/);
+  assert.throws(() => gen.generate('3 UNKNOWN_TOPIC_OR_PARTITION yes Missing.\n'), /kafka-errors.txt:1/);
+});
 
 // Protocol notes §4.6, as printed there (R = retriable).
 const NOTES: [number, string, boolean][] = [
@@ -30,18 +50,57 @@ const NOTES: [number, string, boolean][] = [
 
 test('the error table agrees with the protocol notes §4.6', () => {
   for (const [code, name, retriable] of NOTES) {
-    assert.deepStrictEqual(kafkaErrorByCode(code), { code, name, retriable }, `code ${code}`);
-    assert.equal(kafkaErrorByName(name)?.code, code);
-    assert.equal(kafkaErrorCode(name), code);
+    const info = errorInfo(code);
+    assert.deepStrictEqual(info && { code: info.code, name: info.name, retriable: info.retriable }, { code, name, retriable }, `code ${code}`);
+    assert.equal(errorName(code), name);
+    assert.equal(isRetriable(code), retriable, name);
+    assert.equal(ErrorCode[name as ErrorName], code);
   }
 });
 
-test('the error table covers -1..127 once each, with unique names', () => {
+test('the error table covers -1..127 once each, with unique names, and ErrorCode names every entry', () => {
   const codes = KAFKA_ERRORS.map((e) => e.code);
   assert.deepStrictEqual(codes, Array.from({ length: 129 }, (_, i) => i - 1));
   assert.equal(new Set(KAFKA_ERRORS.map((e) => e.name)).size, KAFKA_ERRORS.length);
-  assert.equal(kafkaErrorByCode(128), undefined);
-  assert.throws(() => kafkaErrorCode('NO_SUCH_ERROR'));
+  assert.deepStrictEqual(Object.entries(ErrorCode), KAFKA_ERRORS.map((e) => [e.name, e.code]));
+  for (const code of [-2, 128, 1.5]) {
+    assert.equal(errorInfo(code), undefined);
+    assert.equal(errorName(code), undefined);
+    assert.equal(isRetriable(code), false);
+  }
+  assert.ok(Object.isFrozen(errorInfo(ErrorCode.NONE)));
+});
+
+test('every entry has a one-line default message of its own', () => {
+  for (const e of KAFKA_ERRORS) {
+    assert.match(e.message, /^[A-Z][^\n]{4,98}\.$/, e.name);
+  }
+  assert.equal(new Set(KAFKA_ERRORS.map((e) => e.message)).size, KAFKA_ERRORS.length, 'messages are distinct');
+});
+
+test("kafkalite's error codes map to the Kafka codes of the names they stand for", () => {
+  const kafkaName: Record<KafkaliteErrorCode, ErrorName> = {
+    OFFSET_OUT_OF_RANGE: 'OFFSET_OUT_OF_RANGE',
+    CORRUPT_RECORD: 'CORRUPT_MESSAGE',
+    RECORD_TOO_LARGE: 'MESSAGE_TOO_LARGE',
+    INVALID_TOPIC: 'INVALID_TOPIC_EXCEPTION',
+    RECORD_LIST_TOO_LARGE: 'RECORD_LIST_TOO_LARGE',
+    INVALID_TIMESTAMP: 'INVALID_TIMESTAMP',
+    INVALID_CONFIG: 'INVALID_CONFIG',
+    OUT_OF_ORDER_SEQUENCE_NUMBER: 'OUT_OF_ORDER_SEQUENCE_NUMBER',
+    INVALID_PRODUCER_EPOCH: 'INVALID_PRODUCER_EPOCH',
+    INVALID_TXN_STATE: 'INVALID_TXN_STATE',
+    TRANSACTION_COORDINATOR_FENCED: 'TRANSACTION_COORDINATOR_FENCED',
+    STORAGE_ERROR: 'KAFKA_STORAGE_ERROR',
+    INVALID_ARGUMENT: 'INVALID_REQUEST',
+    UNSUPPORTED_FOR_MESSAGE_FORMAT: 'UNSUPPORTED_FOR_MESSAGE_FORMAT',
+    UNSUPPORTED_COMPRESSION: 'UNSUPPORTED_COMPRESSION_TYPE',
+    INVALID_RECORD: 'INVALID_RECORD',
+  };
+  assert.deepStrictEqual(Object.keys(ErrorCodes).sort(), Object.keys(kafkaName).sort());
+  for (const [ours, theirs] of Object.entries(kafkaName)) {
+    assert.equal(errorName(ErrorCodes[ours as KafkaliteErrorCode]), theirs, ours);
+  }
 });
 
 test('retriable flags agree with kafkajs 2.2.4 wherever both tables have the code under the same name', () => {
@@ -49,7 +108,7 @@ test('retriable flags agree with kafkajs 2.2.4 wherever both tables have the cod
   const kafkajsErrors = require('kafkajs/src/protocol/error.js').errorCodes as { type: string; code: number; retriable: boolean }[];
   let compared = 0;
   for (const k of kafkajsErrors) {
-    const ours = kafkaErrorByCode(k.code);
+    const ours = errorInfo(k.code);
     if (!ours || ours.name !== k.type) continue;
     compared++;
     assert.equal(ours.retriable, k.retriable, `${k.code} ${k.type}`);

@@ -5,6 +5,7 @@
  * Covers Metadata v9-v12 and ApiVersions v3-v4 (first pass; more APIs still to add).
  */
 import { test } from 'node:test';
+import { ErrorCode } from '../../src/protocol/error-codes.js';
 import assert from 'node:assert/strict';
 import { decodeMessage, encodeMessageToBuffer } from '../../src/protocol/codec.js';
 import { API_SCHEMAS } from '../../src/protocol/schemas/index.js';
@@ -48,9 +49,9 @@ test('Metadata v9-v12 responses encoded by our codec parse with @platformatic/ka
     brokers: [{ nodeId: 1, host: 'localhost', port: 9092, rack: null }],
     clusterId: 'kafkalite-cluster',
     controllerId: 1,
-    topics: [{ errorCode: 0, name: 'orders', topicId, isInternal: false, partitions: [
-      { errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] },
-      { errorCode: 0, partitionIndex: 1, leaderId: 1, leaderEpoch: 3, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] },
+    topics: [{ errorCode: ErrorCode.NONE, name: 'orders', topicId, isInternal: false, partitions: [
+      { errorCode: ErrorCode.NONE, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] },
+      { errorCode: ErrorCode.NONE, partitionIndex: 1, leaderId: 1, leaderEpoch: 3, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] },
     ], topicAuthorizedOperations: -2147483648 }],
   };
   for (const v of [9, 10, 11, 12]) {
@@ -75,7 +76,7 @@ test('ApiVersions v3-v4: @platformatic/kafka requests decode; our responses pars
     assert.deepStrictEqual(value, { clientSoftwareName: 'kafkalite-test', clientSoftwareVersion: '1.0.0' });
     assert.ok(encodeMessageToBuffer(pair.request, v, value).equals(req));
     const apiKeys = [{ apiKey: 0, minVersion: 3, maxVersion: 9 }, { apiKey: 18, minVersion: 0, maxVersion: 4 }];
-    const res = encodeMessageToBuffer(pair.response, v, { errorCode: 0, apiKeys, throttleTimeMs: 0 });
+    const res = encodeMessageToBuffer(pair.response, v, { errorCode: ErrorCode.NONE, apiKeys, throttleTimeMs: 0 });
     const parsed = m.parseResponse(1, 18, v, Reader.from(res));
     assert.deepStrictEqual(parsed.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]), [[0, 3, 9], [18, 0, 4]], `v${v}`);
   }

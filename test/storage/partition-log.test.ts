@@ -3,6 +3,7 @@
  * LogLoaderTest, LocalLogTest and LogManagerTest (storage spec §5, §7-§11, §17.2).
  */
 import assert from 'node:assert/strict';
+import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -158,7 +159,7 @@ describe('PartitionLog append and read (UnifiedLogTest)', () => {
   it('testReadOutOfRange: below log start or above LEO → OffsetOutOfRangeError (OFFSET_OUT_OF_RANGE); at LEO → empty', () => {
     const log = openLog(cfg());
     appendMany(log, 3);
-    assert.throws(() => log.read(4n, { maxBytes: 100 }), (e: { code?: string; kafkaErrorCode?: number }) => e.code === 'OFFSET_OUT_OF_RANGE' && e.kafkaErrorCode === 1);
+    assert.throws(() => log.read(4n, { maxBytes: 100 }), (e: { code?: string; kafkaErrorCode?: number }) => e.code === 'OFFSET_OUT_OF_RANGE' && e.kafkaErrorCode === ErrorCode.OFFSET_OUT_OF_RANGE);
     assert.throws(() => log.read(-1n, { maxBytes: 100 }), { code: 'OFFSET_OUT_OF_RANGE' });
     const atEnd = log.read(3n, { maxBytes: 100 });
     assert.equal(atEnd.records.length, 0);
@@ -181,7 +182,7 @@ describe('PartitionLog append and read (UnifiedLogTest)', () => {
 
   it('an append larger than segment.bytes → RECORD_LIST_TOO_LARGE, nothing written', () => {
     const log = openLog(cfg({ segmentBytes: 500 }));
-    assert.throws(() => log.append(clientBatch(10, T0, 100)), (e: { code?: string; kafkaErrorCode?: number }) => e.code === 'RECORD_LIST_TOO_LARGE' && e.kafkaErrorCode === 18);
+    assert.throws(() => log.append(clientBatch(10, T0, 100)), (e: { code?: string; kafkaErrorCode?: number }) => e.code === 'RECORD_LIST_TOO_LARGE' && e.kafkaErrorCode === ErrorCode.RECORD_LIST_TOO_LARGE);
     assert.equal(log.logEndOffset, 0n);
     assert.equal(log.size, 0);
   });

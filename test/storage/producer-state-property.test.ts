@@ -40,7 +40,7 @@ import { closeSync, mkdirSync, openSync, statSync, ftruncateSync } from 'node:fs
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { KafkaliteError, type ErrorCode } from '../../src/errors.js';
+import { KafkaliteError, type KafkaliteErrorCode } from '../../src/errors.js';
 import type { RecordBatch } from '../../src/record/batch.js';
 import { readRecordBatches } from '../../src/record/batches.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
@@ -288,7 +288,7 @@ function dataBatch(pid: bigint, epoch: number, seq: number, count: number, trans
   return { bytes, values };
 }
 
-function assertRefused(fn: () => unknown, code: ErrorCode, ctx: string): void {
+function assertRefused(fn: () => unknown, code: KafkaliteErrorCode, ctx: string): void {
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof KafkaliteError, `${ctx}: expected ${code}, got ${String(e)}`);
     assert.equal(e.code, code, `${ctx}: ${e.message}`);

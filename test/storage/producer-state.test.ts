@@ -7,6 +7,7 @@
  * `ProducerAppendInfo.append`, as the partition log drives it.
  */
 import { after, describe, test } from 'node:test';
+import { errorName } from '../../src/protocol/error-codes.js';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -151,7 +152,7 @@ describe('ProducerStateManager: sequences and epochs', () => {
     appendData(sm, PID, EPOCH + 1, 0, 3);
     assert.throws(() => appendData(sm, PID, EPOCH, 0, 4), (e: unknown) => {
       assert.ok(e instanceof InvalidProducerEpochError);
-      assert.equal(e.kafkaErrorCode, 47);
+      assert.equal(errorName(e.kafkaErrorCode), 'INVALID_PRODUCER_EPOCH');
       return true;
     });
     const entry = entryOf(sm, PID);
@@ -411,7 +412,7 @@ describe('ProducerStateManager: transactions', () => {
     appendData(sm, PID, EPOCH, 0, 0, { txn: true });
     assert.throws(() => appendData(sm, PID, EPOCH, 1, 1), (e: unknown) => {
       assert.ok(e instanceof InvalidTxnStateError);
-      assert.equal(e.kafkaErrorCode, 48);
+      assert.equal(errorName(e.kafkaErrorCode), 'INVALID_TXN_STATE');
       return true;
     });
     // the rejected append changed nothing
@@ -448,7 +449,7 @@ describe('ProducerStateManager: transactions', () => {
     appendMarker(sm, PID, 5, 'COMMIT', 102, 2);
     assert.throws(() => appendMarker(sm, PID, 5, 'COMMIT', 103, 1), (e: unknown) => {
       assert.ok(e instanceof TransactionCoordinatorFencedError);
-      assert.equal(e.kafkaErrorCode, 52);
+      assert.equal(errorName(e.kafkaErrorCode), 'TRANSACTION_COORDINATOR_FENCED');
       return true;
     });
     assert.equal(entryOf(sm, PID).coordinatorEpoch, 2);

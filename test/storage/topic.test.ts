@@ -3,6 +3,7 @@
  * parseTopicPartitionName / logDeleteDirName cases).
  */
 import { describe, test } from 'node:test';
+import { errorName } from '../../src/protocol/error-codes.js';
 import assert from 'node:assert/strict';
 import { InvalidArgumentError, InvalidTopicError, StorageError } from '../../src/errors.js';
 import {
@@ -23,7 +24,7 @@ function assertInvalidTopic(name: string, message: string): void {
     (e: unknown) => {
       assert.ok(e instanceof InvalidTopicError);
       assert.equal(e.code, 'INVALID_TOPIC');
-      assert.equal(e.kafkaErrorCode, 17);
+      assert.equal(errorName(e.kafkaErrorCode), 'INVALID_TOPIC_EXCEPTION');
       assert.equal(e.message, message);
       return true;
     },

@@ -12,13 +12,13 @@ import type { Logger } from '../logger.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { TopicRegistry } from '../topic-registry.js';
 import type { GroupConfig } from './config.js';
-import { GroupError } from './errors.js';
 import { ClassicGroup } from './group.js';
 import { GroupMember, joinError, syncError, type GroupProtocol, type JoinGroupResult, type SyncGroupResult } from './member.js';
 import { OffsetsTopic, type OffsetsRecord } from './offsets-topic.js';
 import { groupMetadataKey, groupMetadataValue, type StoredGroup } from './records.js';
 import { loadGroups } from './load.js';
 import { expireOffsets } from './offset-ops.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export interface CoordinatorHost {
   readonly topics: TopicRegistry;
@@ -62,17 +62,17 @@ export interface MemberIdentity {
  */
 export function storeGroupError(code: number): number {
   switch (code) {
-    case GroupError.UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
     case 19: // NOT_ENOUGH_REPLICAS
     case 20: // NOT_ENOUGH_REPLICAS_AFTER_APPEND
-      return GroupError.COORDINATOR_NOT_AVAILABLE;
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     case 6: // NOT_LEADER_OR_FOLLOWER
     case 56: // KAFKA_STORAGE_ERROR
-      return GroupError.NOT_COORDINATOR;
+      return ErrorCode.NOT_COORDINATOR;
     case 10: // MESSAGE_TOO_LARGE
     case 18: // RECORD_LIST_TOO_LARGE
     case 4: // INVALID_FETCH_SIZE
-      return GroupError.UNKNOWN_SERVER_ERROR;
+      return ErrorCode.UNKNOWN_SERVER_ERROR;
     default:
       return code;
   }
@@ -109,7 +109,7 @@ export class GroupCoordinator {
   write(groupId: string, records: readonly OffsetsRecord[]): number {
     try {
       this.store.append(groupId, records);
-      return GroupError.NONE;
+      return ErrorCode.NONE;
     } catch (e) {
       const code = errorCodeOf(e);
       this.host.logger.warnThrottled(`group-store:${code}`, `writing group ${groupId} to __consumer_offsets failed (error ${code}): ${errorMessageOf(e)}`);
@@ -146,33 +146,33 @@ export class GroupCoordinator {
 
   join(req: JoinGroupRequest): Promise<JoinGroupResult> | JoinGroupResult {
     const fail = (errorCode: number, memberId = req.memberId): JoinGroupResult => joinError(errorCode, memberId);
-    if (this.closed) return fail(GroupError.NOT_COORDINATOR);
-    if (req.groupId === '') return fail(GroupError.INVALID_GROUP_ID);
+    if (this.closed) return fail(ErrorCode.NOT_COORDINATOR);
+    if (req.groupId === '') return fail(ErrorCode.INVALID_GROUP_ID);
     if (req.sessionTimeoutMs < this.config.minSessionTimeoutMs || req.sessionTimeoutMs > this.config.maxSessionTimeoutMs) {
-      return fail(GroupError.INVALID_SESSION_TIMEOUT);
+      return fail(ErrorCode.INVALID_SESSION_TIMEOUT);
     }
     const unknown = req.memberId === '';
     let g = this.groups.get(req.groupId);
     if (g === undefined) {
-      if (!unknown) return fail(GroupError.UNKNOWN_MEMBER_ID);
+      if (!unknown) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
       g = this.getOrCreateGroup(req.groupId);
       const r = this.joinNewMember(g, req, fail);
       // a refused first join leaves no group behind (Kafka would keep an Empty one until cleanup)
-      if (!(r instanceof Promise) && r.errorCode !== GroupError.MEMBER_ID_REQUIRED) this.groups.delete(req.groupId);
+      if (!(r instanceof Promise) && r.errorCode !== ErrorCode.MEMBER_ID_REQUIRED) this.groups.delete(req.groupId);
       return r;
     }
-    if (g.is('Dead')) return fail(GroupError.COORDINATOR_NOT_AVAILABLE);
+    if (g.is('Dead')) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (!unknown && !g.members.has(req.memberId) && !g.pendingMembers.has(req.memberId) && g.members.size >= this.config.maxSize) {
-      return fail(GroupError.GROUP_MAX_SIZE_REACHED);
+      return fail(ErrorCode.GROUP_MAX_SIZE_REACHED);
     }
     if (unknown && g.members.size + g.pendingMembers.size >= this.config.maxSize && !(req.groupInstanceId !== null && g.staticMembers.has(req.groupInstanceId))) {
-      return fail(GroupError.GROUP_MAX_SIZE_REACHED);
+      return fail(ErrorCode.GROUP_MAX_SIZE_REACHED);
     }
     return unknown ? this.joinNewMember(g, req, fail) : this.joinKnownMember(g, req, fail);
   }
 
   private joinNewMember(g: ClassicGroup, req: JoinGroupRequest, fail: (code: number, memberId?: string) => JoinGroupResult): Promise<JoinGroupResult> | JoinGroupResult {
-    if (!g.supportsProtocols(req.protocolType, req.protocols)) return fail(GroupError.INCONSISTENT_GROUP_PROTOCOL);
+    if (!g.supportsProtocols(req.protocolType, req.protocols)) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     const newMemberId = `${req.clientId}-${randomUUID()}`;
     if (req.groupInstanceId !== null) {
       const existing = g.staticMembers.get(req.groupInstanceId);
@@ -184,22 +184,22 @@ export class GroupCoordinator {
       const t = setTimeout(() => this.expirePendingMember(g, newMemberId), req.sessionTimeoutMs);
       t.unref();
       g.pendingMembers.set(newMemberId, t);
-      return fail(GroupError.MEMBER_ID_REQUIRED, newMemberId);
+      return fail(ErrorCode.MEMBER_ID_REQUIRED, newMemberId);
     }
     return this.addMemberAndRebalance(g, newMemberId, req);
   }
 
   private joinKnownMember(g: ClassicGroup, req: JoinGroupRequest, fail: (code: number) => JoinGroupResult): Promise<JoinGroupResult> | JoinGroupResult {
     if (g.pendingMembers.has(req.memberId)) {
-      if (!g.supportsProtocols(req.protocolType, req.protocols)) return fail(GroupError.INCONSISTENT_GROUP_PROTOCOL);
+      if (!g.supportsProtocols(req.protocolType, req.protocols)) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
       clearTimeout(g.pendingMembers.get(req.memberId));
       g.pendingMembers.delete(req.memberId);
       return this.addMemberAndRebalance(g, req.memberId, req);
     }
-    if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return fail(GroupError.FENCED_INSTANCE_ID);
+    if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return fail(ErrorCode.FENCED_INSTANCE_ID);
     const member = g.members.get(req.memberId);
-    if (member === undefined) return fail(GroupError.UNKNOWN_MEMBER_ID);
-    if (!g.supportsProtocols(req.protocolType, req.protocols)) return fail(GroupError.INCONSISTENT_GROUP_PROTOCOL);
+    if (member === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (!g.supportsProtocols(req.protocolType, req.protocols)) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     switch (g.state) {
       case 'PreparingRebalance':
         return this.updateMemberAndRebalance(g, member, req);
@@ -212,13 +212,13 @@ export class GroupCoordinator {
         if (member.memberId === g.leaderId || !member.matches(req.protocols)) return this.updateMemberAndRebalance(g, member, req);
         return this.currentGenerationResult(g, member);
       default:
-        return fail(GroupError.UNKNOWN_MEMBER_ID);
+        return fail(ErrorCode.UNKNOWN_MEMBER_ID);
     }
   }
 
   private currentGenerationResult(g: ClassicGroup, member: GroupMember): JoinGroupResult {
     return {
-      errorCode: GroupError.NONE,
+      errorCode: ErrorCode.NONE,
       generationId: g.generationId,
       protocolType: g.protocolType,
       protocolName: g.protocolName,
@@ -236,21 +236,21 @@ export class GroupCoordinator {
   private rejoinStaticMember(g: ClassicGroup, oldMemberId: string, newMemberId: string, req: JoinGroupRequest): Promise<JoinGroupResult> | JoinGroupResult {
     const old = g.members.get(oldMemberId)!;
     // a client still waiting under the old id is fenced
-    const fenced = joinError(GroupError.FENCED_INSTANCE_ID, oldMemberId);
+    const fenced = joinError(ErrorCode.FENCED_INSTANCE_ID, oldMemberId);
     old.answerJoin(fenced);
-    old.answerSync(syncError(GroupError.FENCED_INSTANCE_ID));
+    old.answerSync(syncError(ErrorCode.FENCED_INSTANCE_ID));
     const member = g.replaceStaticMember(oldMemberId, newMemberId);
     if (g.is('Stable') && member.matches(req.protocols)) {
       member.sessionTimeoutMs = req.sessionTimeoutMs;
       member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
       const code = this.storeGroup(g);
-      if (code !== GroupError.NONE) {
+      if (code !== ErrorCode.NONE) {
         g.replaceStaticMember(newMemberId, oldMemberId);
         return { ...fenced, errorCode: storeGroupError(code), memberId: '' };
       }
       this.scheduleSessionExpiry(g, member);
       // the assignment is unchanged: the member learns the generation and keeps its partitions
-      return { errorCode: GroupError.NONE, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName, leader: g.leaderId ?? '', memberId: newMemberId, members: [] };
+      return { errorCode: ErrorCode.NONE, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName, leader: g.leaderId ?? '', memberId: newMemberId, members: [] };
     }
     return this.updateMemberAndRebalance(g, member, req);
   }
@@ -282,7 +282,7 @@ export class GroupCoordinator {
     member.sessionTimeoutMs = req.sessionTimeoutMs;
     member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
     // an older JoinGroup of the same member still waiting is superseded
-    member.answerJoin(joinError(GroupError.REBALANCE_IN_PROGRESS, member.memberId));
+    member.answerJoin(joinError(ErrorCode.REBALANCE_IN_PROGRESS, member.memberId));
     const answer = new Promise<JoinGroupResult>((resolve) => (member.awaitingJoin = resolve));
     this.maybePrepareRebalance(g, `Updating metadata for member ${member.memberId}`);
     this.tryCompleteJoin(g);
@@ -294,7 +294,7 @@ export class GroupCoordinator {
   }
 
   private prepareRebalance(g: ClassicGroup, reason: string): void {
-    if (g.is('CompletingRebalance')) this.resetAssignments(g, GroupError.REBALANCE_IN_PROGRESS);
+    if (g.is('CompletingRebalance')) this.resetAssignments(g, ErrorCode.REBALANCE_IN_PROGRESS);
     this.clearSyncTimer(g);
     const initial = g.is('Empty');
     g.transitionTo('PreparingRebalance');
@@ -349,7 +349,7 @@ export class GroupCoordinator {
       g.transitionTo('Empty');
       this.host.logger.info(`Group ${g.groupId} with generation ${g.generationId} is now empty`);
       const code = this.storeGroup(g);
-      if (code !== GroupError.NONE) this.host.logger.warn(`storing empty group ${g.groupId} failed with error ${code}`);
+      if (code !== ErrorCode.NONE) this.host.logger.warn(`storing empty group ${g.groupId} failed with error ${code}`);
       return;
     }
     g.protocolName = g.selectProtocol();
@@ -361,7 +361,7 @@ export class GroupCoordinator {
     for (const m of g.members.values()) {
       g.pendingSync.add(m.memberId);
       m.answerJoin({
-        errorCode: GroupError.NONE,
+        errorCode: ErrorCode.NONE,
         generationId: g.generationId,
         protocolType: g.protocolType,
         protocolName: g.protocolName,
@@ -435,8 +435,8 @@ export class GroupCoordinator {
   }
 
   private removeMemberAndUpdateGroup(g: ClassicGroup, m: GroupMember): void {
-    m.answerJoin(joinError(GroupError.UNKNOWN_MEMBER_ID, m.memberId));
-    m.answerSync(syncError(GroupError.UNKNOWN_MEMBER_ID));
+    m.answerJoin(joinError(ErrorCode.UNKNOWN_MEMBER_ID, m.memberId));
+    m.answerSync(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
     g.remove(m.memberId);
     if (g.is('Stable') || g.is('CompletingRebalance')) this.maybePrepareRebalance(g, `removing member ${m.memberId}`);
     else if (g.is('PreparingRebalance')) this.tryCompleteJoin(g);
@@ -446,37 +446,37 @@ export class GroupCoordinator {
 
   sync(req: SyncGroupRequest): Promise<SyncGroupResult> | SyncGroupResult {
     const fail = syncError;
-    if (this.closed) return fail(GroupError.NOT_COORDINATOR);
-    if (req.groupId === '') return fail(GroupError.INVALID_GROUP_ID);
+    if (this.closed) return fail(ErrorCode.NOT_COORDINATOR);
+    if (req.groupId === '') return fail(ErrorCode.INVALID_GROUP_ID);
     const g = this.groups.get(req.groupId);
-    if (g === undefined) return fail(GroupError.UNKNOWN_MEMBER_ID);
-    if (g.is('Dead')) return fail(GroupError.COORDINATOR_NOT_AVAILABLE);
-    if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return fail(GroupError.FENCED_INSTANCE_ID);
+    if (g === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (g.is('Dead')) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return fail(ErrorCode.FENCED_INSTANCE_ID);
     const member = g.members.get(req.memberId);
-    if (member === undefined) return fail(GroupError.UNKNOWN_MEMBER_ID);
-    if (req.generationId !== g.generationId) return fail(GroupError.ILLEGAL_GENERATION);
+    if (member === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (req.generationId !== g.generationId) return fail(ErrorCode.ILLEGAL_GENERATION);
     if ((req.protocolType !== null && req.protocolType !== g.protocolType) || (req.protocolName !== null && req.protocolName !== g.protocolName)) {
-      return fail(GroupError.INCONSISTENT_GROUP_PROTOCOL);
+      return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     }
     switch (g.state) {
       case 'Empty':
-        return fail(GroupError.UNKNOWN_MEMBER_ID);
+        return fail(ErrorCode.UNKNOWN_MEMBER_ID);
       case 'PreparingRebalance':
-        return fail(GroupError.REBALANCE_IN_PROGRESS);
+        return fail(ErrorCode.REBALANCE_IN_PROGRESS);
       case 'Stable':
         g.pendingSync.delete(member.memberId);
         this.scheduleSessionExpiry(g, member);
-        return { errorCode: GroupError.NONE, protocolType: g.protocolType, protocolName: g.protocolName, assignment: member.assignment };
+        return { errorCode: ErrorCode.NONE, protocolType: g.protocolType, protocolName: g.protocolName, assignment: member.assignment };
       case 'CompletingRebalance': {
         g.pendingSync.delete(member.memberId);
-        member.answerSync(fail(GroupError.REBALANCE_IN_PROGRESS));
+        member.answerSync(fail(ErrorCode.REBALANCE_IN_PROGRESS));
         const answer = new Promise<SyncGroupResult>((resolve) => (member.awaitingSync = resolve));
         this.scheduleSessionExpiry(g, member);
         if (member.memberId === g.leaderId) this.completeSync(g, req.assignments);
         return answer;
       }
       default:
-        return fail(GroupError.COORDINATOR_NOT_AVAILABLE);
+        return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     }
   }
 
@@ -485,7 +485,7 @@ export class GroupCoordinator {
     const given = new Map(assignments.map((a) => [a.memberId, a.assignment]));
     for (const m of g.members.values()) m.assignment = Buffer.from(given.get(m.memberId) ?? Buffer.alloc(0));
     const code = this.storeGroup(g);
-    if (code !== GroupError.NONE) {
+    if (code !== ErrorCode.NONE) {
       // Kafka: the assignment is dropped and the group rebalances again
       this.resetAssignments(g, storeGroupError(code));
       this.prepareRebalance(g, 'failed to store the group assignment');
@@ -494,66 +494,66 @@ export class GroupCoordinator {
     g.transitionTo('Stable');
     this.host.logger.info(`Assignment received from leader ${g.leaderId} for group ${g.groupId} for generation ${g.generationId}`);
     for (const m of g.members.values()) {
-      m.answerSync({ errorCode: GroupError.NONE, protocolType: g.protocolType, protocolName: g.protocolName, assignment: m.assignment });
+      m.answerSync({ errorCode: ErrorCode.NONE, protocolType: g.protocolType, protocolName: g.protocolName, assignment: m.assignment });
     }
   }
 
   // ---- Heartbeat / LeaveGroup -----------------------------------------------------------------
 
   heartbeat(groupId: string, memberId: string, groupInstanceId: string | null, generationId: number): number {
-    if (this.closed) return GroupError.NOT_COORDINATOR;
-    if (groupId === '') return GroupError.INVALID_GROUP_ID;
+    if (this.closed) return ErrorCode.NOT_COORDINATOR;
+    if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
     const g = this.groups.get(groupId);
-    if (g === undefined) return GroupError.UNKNOWN_MEMBER_ID;
-    if (g.is('Dead')) return GroupError.COORDINATOR_NOT_AVAILABLE;
-    if (g.isStaticMemberFenced(memberId, groupInstanceId)) return GroupError.FENCED_INSTANCE_ID;
+    if (g === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (g.isStaticMemberFenced(memberId, groupInstanceId)) return ErrorCode.FENCED_INSTANCE_ID;
     const member = g.members.get(memberId);
-    if (member === undefined) return GroupError.UNKNOWN_MEMBER_ID;
-    if (generationId !== g.generationId) return GroupError.ILLEGAL_GENERATION;
+    if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId !== g.generationId) return ErrorCode.ILLEGAL_GENERATION;
     switch (g.state) {
       case 'Empty':
-        return GroupError.UNKNOWN_MEMBER_ID;
+        return ErrorCode.UNKNOWN_MEMBER_ID;
       case 'PreparingRebalance':
         this.scheduleSessionExpiry(g, member);
-        return GroupError.REBALANCE_IN_PROGRESS;
+        return ErrorCode.REBALANCE_IN_PROGRESS;
       default:
         // CompletingRebalance: members may heartbeat between their JoinGroup and SyncGroup answers
         this.scheduleSessionExpiry(g, member);
-        return GroupError.NONE;
+        return ErrorCode.NONE;
     }
   }
 
   /** LeaveGroup (v3+ batches members): the group's error and each member's. */
   leave(groupId: string, members: readonly MemberIdentity[]): { errorCode: number; members: (MemberIdentity & { errorCode: number })[] } {
-    if (this.closed) return { errorCode: GroupError.NOT_COORDINATOR, members: [] };
-    if (groupId === '') return { errorCode: GroupError.INVALID_GROUP_ID, members: [] };
+    if (this.closed) return { errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
+    if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
     const g = this.groups.get(groupId);
-    if (g === undefined) return { errorCode: GroupError.NONE, members: members.map((m) => ({ ...m, errorCode: GroupError.UNKNOWN_MEMBER_ID })) };
-    if (g.is('Dead')) return { errorCode: GroupError.COORDINATOR_NOT_AVAILABLE, members: [] };
+    if (g === undefined) return { errorCode: ErrorCode.NONE, members: members.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) };
+    if (g.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
     const out = members.map((id) => ({ ...id, errorCode: this.leaveOne(g, id) }));
-    return { errorCode: GroupError.NONE, members: out };
+    return { errorCode: ErrorCode.NONE, members: out };
   }
 
   private leaveOne(g: ClassicGroup, id: MemberIdentity): number {
     let memberId = id.memberId;
     if (id.groupInstanceId !== null) {
       const current = g.staticMembers.get(id.groupInstanceId);
-      if (current === undefined) return GroupError.UNKNOWN_MEMBER_ID;
+      if (current === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
       if (memberId === '') memberId = current;
-      else if (current !== memberId) return GroupError.FENCED_INSTANCE_ID;
+      else if (current !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
     }
     const pending = g.pendingMembers.get(memberId);
     if (pending !== undefined) {
       clearTimeout(pending);
       g.pendingMembers.delete(memberId);
       this.tryCompleteJoin(g);
-      return GroupError.NONE;
+      return ErrorCode.NONE;
     }
     const member = g.members.get(memberId);
-    if (member === undefined) return GroupError.UNKNOWN_MEMBER_ID;
+    if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
     this.host.logger.info(`Member ${memberId} leaves group ${g.groupId}`);
     this.removeMemberAndUpdateGroup(g, member);
-    return GroupError.NONE;
+    return ErrorCode.NONE;
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------
@@ -597,8 +597,8 @@ export class GroupCoordinator {
       for (const t of g.pendingMembers.values()) clearTimeout(t);
       for (const m of g.members.values()) {
         m.stopSessionTimer();
-        m.answerJoin(joinError(GroupError.NOT_COORDINATOR, m.memberId));
-        m.answerSync(syncError(GroupError.NOT_COORDINATOR));
+        m.answerJoin(joinError(ErrorCode.NOT_COORDINATOR, m.memberId));
+        m.answerSync(syncError(ErrorCode.NOT_COORDINATOR));
       }
     }
   }

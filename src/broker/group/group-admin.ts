@@ -5,8 +5,8 @@
  * can be deleted (NON_EMPTY_GROUP otherwise): its offsets and metadata get tombstones.
  */
 import type { GroupCoordinator } from './coordinator.js';
-import { GroupError } from './errors.js';
 import { groupTombstones } from './offset-ops.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 /** Kafka's group type name for classic groups (ListGroups v5). */
 export const CLASSIC_GROUP_TYPE = 'classic';
@@ -42,13 +42,13 @@ export interface DescribedGroup {
 
 /** Kafka `GroupMetadata.summary`: member metadata and assignments only once the group is Stable. */
 export function describeGroup(c: GroupCoordinator, groupId: string): DescribedGroup {
-  if (!c.isActive) return { errorCode: GroupError.NOT_COORDINATOR, groupId, groupState: '', protocolType: '', protocolData: '', members: [] };
+  if (!c.isActive) return { errorCode: ErrorCode.NOT_COORDINATOR, groupId, groupState: '', protocolType: '', protocolData: '', members: [] };
   const g = c.group(groupId);
-  if (g === undefined) return { errorCode: GroupError.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] };
+  if (g === undefined) return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] };
   const stable = g.is('Stable');
   const empty = Buffer.alloc(0);
   return {
-    errorCode: GroupError.NONE,
+    errorCode: ErrorCode.NONE,
     groupId,
     groupState: g.state,
     protocolType: g.protocolType ?? '',
@@ -65,12 +65,12 @@ export function describeGroup(c: GroupCoordinator, groupId: string): DescribedGr
 }
 
 export function deleteGroup(c: GroupCoordinator, groupId: string): number {
-  if (!c.isActive) return GroupError.NOT_COORDINATOR;
+  if (!c.isActive) return ErrorCode.NOT_COORDINATOR;
   const g = c.group(groupId);
-  if (g === undefined || g.is('Dead')) return GroupError.GROUP_ID_NOT_FOUND;
-  if (!g.is('Empty')) return GroupError.NON_EMPTY_GROUP;
+  if (g === undefined || g.is('Dead')) return ErrorCode.GROUP_ID_NOT_FOUND;
+  if (!g.is('Empty')) return ErrorCode.NON_EMPTY_GROUP;
   const code = c.write(groupId, groupTombstones(g));
-  if (code !== GroupError.NONE) return code;
+  if (code !== ErrorCode.NONE) return code;
   c.removeGroup(g);
-  return GroupError.NONE;
+  return ErrorCode.NONE;
 }

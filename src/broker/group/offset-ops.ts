@@ -6,10 +6,10 @@
  * tombstones.
  */
 import type { GroupCoordinator } from './coordinator.js';
-import { GroupError } from './errors.js';
 import { CONSUMER_PROTOCOL_TYPE, type ClassicGroup } from './group.js';
 import type { OffsetsRecord } from './offsets-topic.js';
 import { groupMetadataKey, offsetCommitKey, offsetCommitValue, type OffsetAndMetadata } from './records.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export interface OffsetCommitRequest {
   groupId: string;
@@ -26,17 +26,17 @@ export type PartitionErrors = { name: string; partitions: { partitionIndex: numb
 /** Kafka's mapping of a failed offset write (`GroupMetadataManager.storeOffsets`). */
 function commitWriteError(code: number): number {
   switch (code) {
-    case GroupError.UNKNOWN_TOPIC_OR_PARTITION:
-    case 19:
-    case 20:
-      return GroupError.COORDINATOR_NOT_AVAILABLE;
-    case 6:
-    case 56:
-      return GroupError.NOT_COORDINATOR;
-    case 10:
-    case 18:
-    case 4:
-      return GroupError.INVALID_COMMIT_OFFSET_SIZE;
+    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode.NOT_ENOUGH_REPLICAS:
+    case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    case ErrorCode.NOT_LEADER_OR_FOLLOWER:
+    case ErrorCode.KAFKA_STORAGE_ERROR:
+      return ErrorCode.NOT_COORDINATOR;
+    case ErrorCode.MESSAGE_TOO_LARGE:
+    case ErrorCode.RECORD_LIST_TOO_LARGE:
+    case ErrorCode.INVALID_FETCH_SIZE:
+      return ErrorCode.INVALID_COMMIT_OFFSET_SIZE;
     default:
       return code;
   }
@@ -48,27 +48,27 @@ function allWith(topics: OffsetCommitRequest['topics'], errorCode: number): Part
 
 /** Whether a commit from this member/generation is accepted now; the error code otherwise. */
 function commitAllowed(c: GroupCoordinator, g: ClassicGroup, req: OffsetCommitRequest): number {
-  if (g.is('Dead')) return GroupError.COORDINATOR_NOT_AVAILABLE;
-  if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return GroupError.FENCED_INSTANCE_ID;
+  if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return ErrorCode.FENCED_INSTANCE_ID;
   // generation -1 with an empty group: a "simple" consumer committing without membership
-  if (req.generationId < 0 && g.is('Empty')) return GroupError.NONE;
-  if (g.is('CompletingRebalance')) return GroupError.REBALANCE_IN_PROGRESS;
+  if (req.generationId < 0 && g.is('Empty')) return ErrorCode.NONE;
+  if (g.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
   const member = g.members.get(req.memberId);
-  if (member === undefined) return GroupError.UNKNOWN_MEMBER_ID;
-  if (req.generationId !== g.generationId) return GroupError.ILLEGAL_GENERATION;
+  if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+  if (req.generationId !== g.generationId) return ErrorCode.ILLEGAL_GENERATION;
   c.scheduleSessionExpiry(g, member);
-  return GroupError.NONE;
+  return ErrorCode.NONE;
 }
 
 export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, topicExists: (name: string, partition: number) => boolean): PartitionErrors {
-  if (!c.isActive) return allWith(req.topics, GroupError.NOT_COORDINATOR);
+  if (!c.isActive) return allWith(req.topics, ErrorCode.NOT_COORDINATOR);
   let g = c.group(req.groupId);
   if (g === undefined) {
-    if (req.generationId >= 0) return allWith(req.topics, GroupError.ILLEGAL_GENERATION);
+    if (req.generationId >= 0) return allWith(req.topics, ErrorCode.ILLEGAL_GENERATION);
     g = c.getOrCreateGroup(req.groupId);
   }
   const allowed = commitAllowed(c, g, req);
-  if (allowed !== GroupError.NONE) return allWith(req.topics, allowed);
+  if (allowed !== ErrorCode.NONE) return allWith(req.topics, allowed);
   const now = BigInt(Date.now());
   // Java's long sum would wrap a huge retention into the past; saturate instead (never expire)
   const expire = req.retentionTimeMs >= 0n ? minBigInt(now + req.retentionTimeMs, INT64_MAX) : -1n;
@@ -78,11 +78,11 @@ export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, top
     const partitions: PartitionErrors[number]['partitions'] = [];
     out.push({ name: t.name, partitions });
     for (const p of t.partitions) {
-      const result: { partitionIndex: number; errorCode: number } = { partitionIndex: p.partitionIndex, errorCode: GroupError.NONE };
+      const result: { partitionIndex: number; errorCode: number } = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
       partitions.push(result);
       const metadata = p.committedMetadata ?? '';
-      if (!topicExists(t.name, p.partitionIndex)) result.errorCode = GroupError.UNKNOWN_TOPIC_OR_PARTITION;
-      else if (Buffer.byteLength(metadata, 'utf8') > c.config.offsetMetadataMaxBytes) result.errorCode = GroupError.OFFSET_METADATA_TOO_LARGE;
+      if (!topicExists(t.name, p.partitionIndex)) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      else if (Buffer.byteLength(metadata, 'utf8') > c.config.offsetMetadataMaxBytes) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
       else {
         const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp: now, expireTimestamp: expire };
         accepted.push({ topic: t.name, partition: p.partitionIndex, value, result });
@@ -95,7 +95,7 @@ export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, top
     accepted.map((a) => ({ key: offsetCommitKey(g.groupId, a.topic, a.partition), value: offsetCommitValue(a.value) })),
   );
   for (const a of accepted) {
-    if (code === GroupError.NONE) g.setOffset(a.topic, a.partition, a.value);
+    if (code === ErrorCode.NONE) g.setOffset(a.topic, a.partition, a.value);
     else a.result.errorCode = commitWriteError(code);
   }
   return out;
@@ -118,8 +118,8 @@ export function fetchOffsets(c: GroupCoordinator, groupId: string, topics: { nam
   const entry = (topic: string, partition: number): FetchedOffset => {
     const o = g?.offset(topic, partition);
     return o === undefined
-      ? { partitionIndex: partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: GroupError.NONE }
-      : { partitionIndex: partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata, errorCode: GroupError.NONE };
+      ? { partitionIndex: partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE }
+      : { partitionIndex: partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata, errorCode: ErrorCode.NONE };
   };
   if (topics !== null) return topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => entry(t.name, p)) }));
   if (g === undefined) return [];
@@ -133,13 +133,13 @@ export function deleteOffsets(
   topics: { name: string; partitions: { partitionIndex: number }[] }[],
   topicExists: (name: string, partition: number) => boolean,
 ): { errorCode: number; topics: PartitionErrors } {
-  if (!c.isActive) return { errorCode: GroupError.NOT_COORDINATOR, topics: [] };
-  if (groupId === '') return { errorCode: GroupError.INVALID_GROUP_ID, topics: [] };
+  if (!c.isActive) return { errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
+  if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, topics: [] };
   const g = c.group(groupId);
-  if (g === undefined || g.is('Dead')) return { errorCode: GroupError.GROUP_ID_NOT_FOUND, topics: [] };
+  if (g === undefined || g.is('Dead')) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] };
   let subscribed: Set<string> | undefined = new Set();
   if (!g.is('Empty')) {
-    if (g.protocolType !== CONSUMER_PROTOCOL_TYPE) return { errorCode: GroupError.NON_EMPTY_GROUP, topics: [] };
+    if (g.protocolType !== CONSUMER_PROTOCOL_TYPE) return { errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] };
     subscribed = g.subscribedTopics();
   }
   const out: PartitionErrors = [];
@@ -148,17 +148,17 @@ export function deleteOffsets(
     const partitions: PartitionErrors[number]['partitions'] = [];
     out.push({ name: t.name, partitions });
     for (const p of t.partitions) {
-      let errorCode: number = GroupError.NONE;
-      if (!topicExists(t.name, p.partitionIndex)) errorCode = GroupError.UNKNOWN_TOPIC_OR_PARTITION;
-      else if (subscribed === undefined || subscribed.has(t.name)) errorCode = GroupError.GROUP_SUBSCRIBED_TO_TOPIC;
+      let errorCode: number = ErrorCode.NONE;
+      if (!topicExists(t.name, p.partitionIndex)) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      else if (subscribed === undefined || subscribed.has(t.name)) errorCode = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC;
       else if (g.offset(t.name, p.partitionIndex) !== undefined) removed.push({ topic: t.name, partition: p.partitionIndex });
       partitions.push({ partitionIndex: p.partitionIndex, errorCode });
     }
   }
   const code = c.write(groupId, removed.map((r) => ({ key: offsetCommitKey(groupId, r.topic, r.partition), value: null })));
-  if (code !== GroupError.NONE) return { errorCode: commitWriteError(code), topics: [] };
+  if (code !== ErrorCode.NONE) return { errorCode: commitWriteError(code), topics: [] };
   for (const r of removed) g.deleteOffset(r.topic, r.partition);
-  return { errorCode: GroupError.NONE, topics: out };
+  return { errorCode: ErrorCode.NONE, topics: out };
 }
 
 /** Tombstones for every offset of a group and for the group itself (DeleteGroups, expiry). */
@@ -204,7 +204,7 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
     const dies = g.is('Empty') && remaining === 0;
     if (dies) records.push({ key: groupMetadataKey(g.groupId), value: null });
     if (records.length === 0) continue;
-    if (c.write(g.groupId, records) !== GroupError.NONE) continue;
+    if (c.write(g.groupId, records) !== ErrorCode.NONE) continue;
     for (const [t, p] of gone) g.deleteOffset(t, p);
     expired += gone.length;
     if (dies) c.removeGroup(g);

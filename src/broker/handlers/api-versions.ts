@@ -8,8 +8,9 @@
  * against a pattern and answers INVALID_REQUEST (librdkafka then retries v0).
  */
 import { ApiVersions, type ApiVersionsRequest, type ApiVersionsResponse } from '../../protocol/schemas/api-versions.js';
-import { ApiErrorCode } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
+import { ApiKey } from '../../protocol/api-keys.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 export const API_VERSIONS_MAX = 3;
@@ -21,19 +22,19 @@ export const apiVersionsHandler: ApiHandler<ApiVersionsRequest, ApiVersionsRespo
   handle(request, ctx) {
     const broker = ctx.broker;
     const apiKeys = broker.advertisedApis();
-    const own = apiKeys.find((k) => k.apiKey === 18) ?? { apiKey: 18, minVersion: 0, maxVersion: API_VERSIONS_MAX };
+    const own = apiKeys.find((k) => k.apiKey === ApiKey.ApiVersions) ?? { apiKey: ApiKey.ApiVersions, minVersion: 0, maxVersion: API_VERSIONS_MAX };
     if (ctx.apiVersion > own.maxVersion) {
-      return { errorCode: ApiErrorCode.UNSUPPORTED_VERSION, apiKeys: [own] };
+      return { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: [own] };
     }
     if (ctx.apiVersion >= 3) {
       const name = request.clientSoftwareName ?? '';
       const version = request.clientSoftwareVersion ?? '';
       if (!SOFTWARE_PATTERN.test(name) || !SOFTWARE_PATTERN.test(version)) {
-        return { errorCode: ApiErrorCode.INVALID_REQUEST, apiKeys, throttleTimeMs: 0 };
+        return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys, throttleTimeMs: 0 };
       }
       ctx.connection.clientSoftwareName = name;
       ctx.connection.clientSoftwareVersion = version;
     }
-    return { errorCode: 0, apiKeys, throttleTimeMs: 0 };
+    return { errorCode: ErrorCode.NONE, apiKeys, throttleTimeMs: 0 };
   },
 };

@@ -6,9 +6,10 @@
  * resulting configs, as Kafka's controller returns them.
  */
 import { CreateTopics, type CreatableTopicResult, type CreateTopicsRequest, type CreateTopicsResponse } from '../../protocol/schemas/create-topics.js';
-import { ApiError, ApiErrorCode, errorCodeOf, errorMessageOf } from '../api-error.js';
+import { ApiError, errorCodeOf, errorMessageOf } from '../api-error.js';
 import { describeTopicConfigs } from '../topic-configs.js';
 import type { ApiHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
   api: CreateTopics,
@@ -20,25 +21,25 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
     const counts = new Map<string, number>();
     for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     for (const t of request.topics) {
-      const out: CreatableTopicResult = { name: t.name, topicId: Buffer.alloc(16), errorCode: 0, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: null };
+      const out: CreatableTopicResult = { name: t.name, topicId: Buffer.alloc(16), errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: null };
       topics.push(out);
       try {
-        if (counts.get(t.name)! > 1) throw new ApiError(ApiErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
+        if (counts.get(t.name)! > 1) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
         const configs: Record<string, string> = {};
         for (const c of t.configs) {
-          if (c.value === null) throw new ApiError(ApiErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}`);
+          if (c.value === null) throw new ApiError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}`);
           configs[c.name] = c.value;
         }
         const assignments = t.assignments;
         let partitions = t.numPartitions === -1 ? broker.config.numPartitions : t.numPartitions;
         if (assignments.length > 0) {
           if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
-            throw new ApiError(ApiErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
+            throw new ApiError(ErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
           }
           for (const a of assignments) {
             const ids = a.brokerIds;
             if (ids.length !== 1 || ids[0] !== broker.config.nodeId) {
-              throw new ApiError(ApiErrorCode.INVALID_REPLICATION_FACTOR, `Partition ${a.partitionIndex} must be assigned to broker ${broker.config.nodeId} alone`);
+              throw new ApiError(ErrorCode.INVALID_REPLICATION_FACTOR, `Partition ${a.partitionIndex} must be assigned to broker ${broker.config.nodeId} alone`);
             }
           }
           partitions = assignments.length;

@@ -12,6 +12,7 @@ import {
 import { errorCodeOf } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> = {
   api: DeleteRecords,
@@ -23,7 +24,7 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
     for (const t of request.topics) {
       const partitions: DeleteRecordsPartitionResult[] = [];
       for (const p of t.partitions) {
-        const out: DeleteRecordsPartitionResult = { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: 0 };
+        const out: DeleteRecordsPartitionResult = { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.NONE };
         partitions.push(out);
         try {
           const log = partitionLog(broker, t.name, p.partitionIndex);

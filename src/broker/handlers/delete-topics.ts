@@ -3,8 +3,8 @@
  * `-delete` and removed, as Kafka's LogManager does.
  */
 import { DeleteTopics, type DeletableTopicResult, type DeleteTopicsRequest, type DeleteTopicsResponse } from '../../protocol/schemas/delete-topics.js';
-import { ApiErrorCode } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 const ZERO_ID = Buffer.alloc(16);
 
@@ -22,10 +22,10 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
     for (const w of wanted) {
       const byId = w.name === null;
       const t = w.name === null ? broker.topics.byId(w.topicId) : broker.topics.get(w.name);
-      const out: DeletableTopicResult = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: 0, errorMessage: null };
+      const out: DeletableTopicResult = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       responses.push(out);
       if (t === undefined) {
-        out.errorCode = byId ? ApiErrorCode.UNKNOWN_TOPIC_ID : ApiErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         continue;
       }
       broker.topics.delete(t.name, broker.logs);

@@ -9,10 +9,10 @@ import {
   type DescribeConfigsResponse,
   type DescribeConfigsResult,
 } from '../../protocol/schemas/describe-configs.js';
-import { ApiErrorCode } from '../api-error.js';
 import type { Broker } from '../broker.js';
 import { ConfigSource, ConfigType, describeTopicConfigs, type DescribedConfig } from '../topic-configs.js';
 import type { ApiHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 /** ConfigResource.Type */
 const TOPIC = 2;
@@ -52,26 +52,26 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
     const results: DescribeConfigsResult[] = [];
     for (const r of request.resources) {
       const configs: DescribeConfigsResourceResult[] = [];
-      const result: DescribeConfigsResult = { errorCode: 0, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs };
+      const result: DescribeConfigsResult = { errorCode: ErrorCode.NONE, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs };
       results.push(result);
       let described: DescribedConfig[];
       if (r.resourceType === TOPIC) {
         const t = broker.topics.get(r.resourceName);
         if (t === undefined) {
-          result.errorCode = ApiErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           result.errorMessage = `Topic ${r.resourceName} does not exist`;
           continue;
         }
         described = describeTopicConfigs(t.overrides, t.config, broker.config.overrides);
       } else if (r.resourceType === BROKER) {
         if (r.resourceName !== '' && r.resourceName !== String(broker.config.nodeId)) {
-          result.errorCode = ApiErrorCode.INVALID_REQUEST;
+          result.errorCode = ErrorCode.INVALID_REQUEST;
           result.errorMessage = `Unexpected broker id, expected ${broker.config.nodeId} or empty string, but received ${r.resourceName}`;
           continue;
         }
         described = brokerConfigs(broker);
       } else {
-        result.errorCode = ApiErrorCode.INVALID_REQUEST;
+        result.errorCode = ErrorCode.INVALID_REQUEST;
         result.errorMessage = `Unsupported resource type ${r.resourceType}`;
         continue;
       }

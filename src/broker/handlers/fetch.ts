@@ -26,6 +26,7 @@ import { errorCodeOf } from '../api-error.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 const EMPTY = Buffer.alloc(0);
 const INT32_MAX = 2147483647;
@@ -59,7 +60,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
     for (const p of topic.partitions) {
       const out: PartitionData = {
         partitionIndex: p.partition,
-        errorCode: 0,
+        errorCode: ErrorCode.NONE,
         highWatermark: -1n,
         lastStableOffset: -1n,
         logStartOffset: -1n,
@@ -124,7 +125,7 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
       if (r.anyError || r.bytes >= minBytes || wait <= 0 || broker.isClosing) {
         // the answer refers to these buffers until the socket has taken it
         if (taken.length > 0) ctx.afterAnswer(() => taken.forEach((b) => pool.give(b)));
-        return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: r.responses };
+        return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: r.responses };
       }
       // this read is dropped (the poll waits for more): its buffers are free at once
       taken.forEach((b) => pool.give(b));

@@ -5,8 +5,8 @@
  * only when FindCoordinator v0 is advertised (`rd_kafka_feature_map`, protocol notes §2.1).
  */
 import { FindCoordinator, type Coordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from '../../protocol/schemas/find-coordinator.js';
-import { ApiErrorCode } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 const GROUP = 0;
 
@@ -20,8 +20,8 @@ export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoor
     const keyType = request.keyType ?? GROUP;
     const answer = (key: string): Coordinator =>
       keyType === GROUP
-        ? { key, nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, errorCode: 0, errorMessage: null }
-        : { key, nodeId: -1, host: '', port: -1, errorCode: ApiErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'kafkalite has no transaction coordinator' };
+        ? { key, nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, errorCode: ErrorCode.NONE, errorMessage: null }
+        : { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'kafkalite has no transaction coordinator' };
     if (ctx.apiVersion >= 4) return { throttleTimeMs: 0, coordinators: (request.coordinatorKeys ?? []).map(answer) };
     const a = answer(request.key ?? '');
     return { throttleTimeMs: 0, errorCode: a.errorCode, errorMessage: a.errorMessage, nodeId: a.nodeId, host: a.host, port: a.port };

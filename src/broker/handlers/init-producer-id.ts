@@ -5,8 +5,8 @@
  * transaction coordinator, which kafkalite does not run yet: COORDINATOR_NOT_AVAILABLE.
  */
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../../protocol/schemas/init-producer-id.js';
-import { ApiErrorCode } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProducerIdResponse> = {
   api: InitProducerId,
@@ -15,8 +15,8 @@ export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProduc
   handle(request, ctx) {
     if (request.transactionalId !== null) {
       ctx.broker.logger.warnThrottled('txn-unsupported', `InitProducerId from ${ctx.remote} for transactional id ${request.transactionalId}: transactions are not supported by this broker`);
-      return { throttleTimeMs: 0, errorCode: ApiErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1n, producerEpoch: -1 };
+      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1n, producerEpoch: -1 };
     }
-    return { throttleTimeMs: 0, errorCode: 0, producerId: ctx.broker.producerIds.generate(), producerEpoch: 0 };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.producerIds.generate(), producerEpoch: 0 };
   },
 };

@@ -4,6 +4,7 @@
  */
 import { LeaveGroup, type LeaveGroupRequest, type LeaveGroupResponse } from '../../protocol/schemas/leave-group.js';
 import type { ApiHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse> = {
   api: LeaveGroup,
@@ -13,7 +14,7 @@ export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse
     const groups = ctx.broker.groups;
     if (ctx.apiVersion < 3) {
       const r = groups.leave(request.groupId, [{ memberId: request.memberId ?? '', groupInstanceId: null }]);
-      return { throttleTimeMs: 0, errorCode: r.errorCode !== 0 ? r.errorCode : (r.members[0]?.errorCode ?? 0), members: [] };
+      return { throttleTimeMs: 0, errorCode: r.errorCode !== ErrorCode.NONE ? r.errorCode : (r.members[0]?.errorCode ?? ErrorCode.NONE), members: [] };
     }
     const members = (request.members ?? []).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }));
     return { throttleTimeMs: 0, ...groups.leave(request.groupId, members) };

@@ -1,8 +1,8 @@
 /** ListGroups (16); v4 filters by state (v5's type filter is not served). Every group is on this node. */
 import { ListGroups, type ListGroupsRequest, type ListGroupsResponse } from '../../protocol/schemas/list-groups.js';
 import type { ApiHandler } from '../handler.js';
-import { GroupError } from '../group/errors.js';
 import { listGroups } from '../group/group-admin.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse> = {
   api: ListGroups,
@@ -10,7 +10,7 @@ export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse
   maxVersion: 4,
   handle(request, ctx) {
     const groups = ctx.broker.groups;
-    if (!groups.isActive) return { throttleTimeMs: 0, errorCode: GroupError.COORDINATOR_NOT_AVAILABLE, groups: [] };
-    return { throttleTimeMs: 0, errorCode: GroupError.NONE, groups: listGroups(groups, request.statesFilter ?? [], []) };
+    if (!groups.isActive) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, groups: [] };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: listGroups(groups, request.statesFilter ?? [], []) };
   },
 };

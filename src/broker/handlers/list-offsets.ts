@@ -14,6 +14,7 @@ import { errorCodeOf } from '../api-error.js';
 import { LATEST_TIMESTAMP } from '../../storage/partition-log.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsResponse> = {
   api: ListOffsets,
@@ -26,7 +27,7 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
     for (const t of request.topics) {
       const partitions: ListOffsetsPartitionResponse[] = [];
       for (const p of t.partitions) {
-        const out: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: 0, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+        const out: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
         partitions.push(out);
         try {
           const log = partitionLog(broker, t.name, p.partitionIndex);

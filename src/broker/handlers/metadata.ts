@@ -7,20 +7,21 @@
  * kafkalite creates it synchronously, so the first answer already carries its partitions.
  */
 import { Metadata, type MetadataRequest, type MetadataResponse, type MetadataResponseTopic } from '../../protocol/schemas/metadata.js';
-import { errorCodeOf, ApiErrorCode } from '../api-error.js';
+import { errorCodeOf } from '../api-error.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import type { TopicInfo } from '../topic-registry.js';
 import { INTERNAL_TOPICS, invalidTopicReason } from '../../storage/topic.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 /** The default of topicAuthorizedOperations when not requested (the JSON's Integer.MIN_VALUE). */
 const OPS_NOT_REQUESTED = -2147483648;
 
-export function topicMetadata(broker: Broker, t: TopicInfo, errorCode = 0): MetadataResponseTopic {
+export function topicMetadata(broker: Broker, t: TopicInfo, errorCode: number = ErrorCode.NONE): MetadataResponseTopic {
   const nodeId = broker.config.nodeId;
   const partitions = [];
   for (let p = 0; p < t.partitions; p++) {
-    partitions.push({ errorCode: 0, partitionIndex: p, leaderId: nodeId, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [] });
+    partitions.push({ errorCode: ErrorCode.NONE, partitionIndex: p, leaderId: nodeId, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [] });
   }
   return {
     errorCode,
@@ -34,12 +35,12 @@ export function topicMetadata(broker: Broker, t: TopicInfo, errorCode = 0): Meta
 
 /** Creates a topic on first use, as Kafka's AutoTopicCreationManager does; the error code if it cannot. */
 export function autoCreateTopic(broker: Broker, name: string, allowed: boolean): { topic?: TopicInfo; errorCode: number } {
-  if (invalidTopicReason(name) !== undefined) return { errorCode: ApiErrorCode.INVALID_TOPIC_EXCEPTION };
-  if (!allowed || !broker.config.autoCreateTopics) return { errorCode: ApiErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+  if (invalidTopicReason(name) !== undefined) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
+  if (!allowed || !broker.config.autoCreateTopics) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   try {
     const topic = broker.topics.create(name, broker.config.numPartitions, {}, broker.logs);
     broker.logger.info(`auto-created topic ${name} with ${topic.partitions} partition(s)`);
-    return { topic, errorCode: 0 };
+    return { topic, errorCode: ErrorCode.NONE };
   } catch (e) {
     return { errorCode: errorCodeOf(e) };
   }

@@ -6,8 +6,8 @@
  */
 import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/schemas/offset-fetch.js';
 import type { ApiHandler } from '../handler.js';
-import { GroupError } from '../group/errors.js';
 import { fetchOffsets } from '../group/offset-ops.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = {
   api: OffsetFetch,
@@ -22,7 +22,7 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
         groups: (request.groups ?? []).map((g) => ({
           groupId: g.groupId,
           topics: active ? fetchOffsets(groups, g.groupId, g.topics) : [],
-          errorCode: active ? GroupError.NONE : GroupError.NOT_COORDINATOR,
+          errorCode: active ? ErrorCode.NONE : ErrorCode.NOT_COORDINATOR,
         })),
       };
     }
@@ -30,10 +30,10 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
       // v1 has no top-level error: each requested partition carries it
       const topics = (request.topics ?? []).map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: GroupError.NOT_COORDINATOR })),
+        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NOT_COORDINATOR })),
       }));
-      return { throttleTimeMs: 0, topics, errorCode: GroupError.NOT_COORDINATOR };
+      return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NOT_COORDINATOR };
     }
-    return { throttleTimeMs: 0, topics: fetchOffsets(groups, request.groupId ?? '', request.topics ?? null), errorCode: GroupError.NONE };
+    return { throttleTimeMs: 0, topics: fetchOffsets(groups, request.groupId ?? '', request.topics ?? null), errorCode: ErrorCode.NONE };
   },
 };

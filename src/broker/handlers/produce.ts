@@ -19,9 +19,10 @@ import {
   type ProduceResponse,
   type TopicProduceResponse,
 } from '../../protocol/schemas/produce.js';
-import { ApiErrorCode, errorCodeOf, errorMessageOf } from '../api-error.js';
+import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
 const MAGIC_OFFSET = 16;
@@ -49,18 +50,18 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     for (const topic of request.topicData) {
       const partitionResponses: PartitionProduceResponse[] = [];
       for (const p of topic.partitionData) {
-        const out: PartitionProduceResponse = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+        const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
         partitionResponses.push(out);
         try {
           if (acks !== 0 && acks !== 1 && acks !== -1) {
-            out.errorCode = ApiErrorCode.INVALID_REQUIRED_ACKS;
+            out.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
             continue;
           }
           const log = partitionLog(broker, topic.name, p.index);
           if (ctx.apiVersion >= 3) {
             const invalid = checkV3Records(p.records);
             if (invalid !== undefined) {
-              out.errorCode = 87; // INVALID_RECORD
+              out.errorCode = ErrorCode.INVALID_RECORD;
               out.errorMessage = invalid;
               continue;
             }
@@ -77,7 +78,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           out.errorMessage = errorMessageOf(e);
           broker.logger.warnThrottled(`produce:${out.errorCode}`, `Produce to ${topic.name}-${p.index} from ${ctx.remote} failed (error ${out.errorCode}): ${out.errorMessage}`);
         } finally {
-          if (out.errorCode !== 0) anyError = true;
+          if (out.errorCode !== ErrorCode.NONE) anyError = true;
         }
       }
       responses.push({ name: topic.name, partitionResponses });

@@ -5,6 +5,7 @@
  * error codes Kafka answers bad joins, stale generations and unknown members with.
  */
 import assert from 'node:assert/strict';
+import { errorName } from '../../../src/protocol/error-codes.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import type { Broker } from '../../../src/broker/broker.js';
@@ -34,34 +35,34 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
       const meta = subscription(['t']);
       const protocols = [{ name: 'range', metadata: meta }];
       const first = await call(broker, API.JoinGroup, 5, joinRequest('g', '', protocols));
-      assert.equal(first.errorCode, 79); // MEMBER_ID_REQUIRED
+      assert.equal(errorName(first.errorCode), 'MEMBER_ID_REQUIRED');
       assert.match(first.memberId, /^unit-client-[0-9a-f-]{36}$/);
       const a = await call(broker, API.JoinGroup, 5, joinRequest('g', first.memberId, protocols));
-      assert.equal(a.errorCode, 0);
+      assert.equal(errorName(a.errorCode), 'NONE');
       assert.equal(a.generationId, 1);
       assert.equal(a.protocolName, 'range');
       assert.equal(a.leader, first.memberId);
       assert.deepEqual(a.members.map((m: { memberId: string; metadata: Buffer }) => [m.memberId, m.metadata.toString('hex')]), [[first.memberId, meta.toString('hex')]]);
       const aId = a.memberId as string;
       const s1 = await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null, assignments: [{ memberId: aId, assignment: Buffer.from('all') }] });
-      assert.deepEqual([s1.errorCode, s1.assignment.toString()], [0, 'all']);
+      assert.deepEqual([errorName(s1.errorCode), s1.assignment.toString()], ['NONE', 'all']);
       assert.equal(await state(broker, 'g'), 'Stable');
-      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode, 0);
+      assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode), 'NONE');
 
       // a second member (JoinGroup v2: no handshake) starts a rebalance; the first learns it from its heartbeat
       const bJoin = call(broker, API.JoinGroup, 2, { groupId: 'g', sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', protocolType: 'consumer', protocols: [{ name: 'roundrobin', metadata: meta }, { name: 'range', metadata: meta }] }, 'other');
       await sleep(10);
       assert.equal(await state(broker, 'g'), 'PreparingRebalance');
-      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode, 27);
+      assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode), 'REBALANCE_IN_PROGRESS');
       const [aj, bj] = await Promise.all([call(broker, API.JoinGroup, 5, joinRequest('g', aId, protocols)), bJoin]);
       // range is the only protocol both support
-      assert.deepEqual([aj.errorCode, aj.generationId, aj.protocolName, aj.leader, aj.members.length], [0, 2, 'range', aId, 2]);
-      assert.deepEqual([bj.errorCode, bj.generationId, bj.protocolName, bj.leader, bj.members.length], [0, 2, 'range', aId, 0]);
+      assert.deepEqual([errorName(aj.errorCode), aj.generationId, aj.protocolName, aj.leader, aj.members.length], ['NONE', 2, 'range', aId, 2]);
+      assert.deepEqual([errorName(bj.errorCode), bj.generationId, bj.protocolName, bj.leader, bj.members.length], ['NONE', 2, 'range', aId, 0]);
       const bId = bj.memberId as string;
       assert.match(bId, /^other-/);
       assert.equal(await state(broker, 'g'), 'CompletingRebalance');
       // heartbeats between JoinGroup and SyncGroup are fine
-      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 2, memberId: bId, groupInstanceId: null })).errorCode, 0);
+      assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 2, memberId: bId, groupInstanceId: null })).errorCode), 'NONE');
       const bSync = call(broker, API.SyncGroup, 1, { groupId: 'g', generationId: 2, memberId: bId, assignments: [] });
       const aSync = call(broker, API.SyncGroup, 4, {
         groupId: 'g',
@@ -74,27 +75,27 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
         ],
       });
       const [as, bs] = await Promise.all([aSync, bSync]);
-      assert.deepEqual([as.errorCode, as.assignment.toString(), bs.errorCode, bs.assignment.toString()], [0, 'p0-2', 0, 'p3-5']);
+      assert.deepEqual([errorName(as.errorCode), as.assignment.toString(), errorName(bs.errorCode), bs.assignment.toString()], ['NONE', 'p0-2', 'NONE', 'p3-5']);
 
       // stale generation and unknown members
-      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode, 22);
-      assert.equal((await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null, assignments: [] })).errorCode, 22);
-      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 2, memberId: 'nobody', groupInstanceId: null })).errorCode, 25);
-      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 'none', generationId: 2, memberId: aId, groupInstanceId: null })).errorCode, 25);
+      assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode), 'ILLEGAL_GENERATION');
+      assert.equal(errorName((await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null, assignments: [] })).errorCode), 'ILLEGAL_GENERATION');
+      assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 2, memberId: 'nobody', groupInstanceId: null })).errorCode), 'UNKNOWN_MEMBER_ID');
+      assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 'none', generationId: 2, memberId: aId, groupInstanceId: null })).errorCode), 'UNKNOWN_MEMBER_ID');
       const stale = await call(broker, API.OffsetCommit, 5, { groupId: 'g', generationIdOrMemberEpoch: 1, memberId: aId, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }] });
-      assert.equal(stale.topics[0].partitions[0].errorCode, 22);
+      assert.equal(errorName(stale.topics[0].partitions[0].errorCode), 'ILLEGAL_GENERATION');
 
       // LeaveGroup v3 batch: one known, one unknown; the group rebalances around the rest
       const leave = await call(broker, API.LeaveGroup, 3, { groupId: 'g', members: [{ memberId: bId, groupInstanceId: null }, { memberId: 'ghost', groupInstanceId: null }] });
-      assert.equal(leave.errorCode, 0);
-      assert.deepEqual(leave.members.map((m: { errorCode: number }) => m.errorCode), [0, 25]);
+      assert.equal(errorName(leave.errorCode), 'NONE');
+      assert.deepEqual(leave.members.map((m: { errorCode: number }) => errorName(m.errorCode)), ['NONE', 'UNKNOWN_MEMBER_ID']);
       assert.equal(await state(broker, 'g'), 'PreparingRebalance');
       const again = await call(broker, API.JoinGroup, 5, joinRequest('g', aId, protocols));
-      assert.deepEqual([again.errorCode, again.generationId, again.members.length], [0, 3, 1]);
+      assert.deepEqual([errorName(again.errorCode), again.generationId, again.members.length], ['NONE', 3, 1]);
       // LeaveGroup v1 (single member) of the last member empties the group
-      assert.equal((await call(broker, API.LeaveGroup, 1, { groupId: 'g', memberId: aId })).errorCode, 0);
+      assert.equal(errorName((await call(broker, API.LeaveGroup, 1, { groupId: 'g', memberId: aId })).errorCode), 'NONE');
       assert.equal(await state(broker, 'g'), 'Empty');
-      assert.equal((await call(broker, API.LeaveGroup, 1, { groupId: 'g', memberId: aId })).errorCode, 25);
+      assert.equal(errorName((await call(broker, API.LeaveGroup, 1, { groupId: 'g', memberId: aId })).errorCode), 'UNKNOWN_MEMBER_ID');
     });
   });
 
@@ -126,14 +127,14 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
       // RECORD_LIST_TOO_LARGE) and the group rebalances; a sane rejoin recovers it
       const big = [{ name: 'range', metadata: Buffer.alloc(50_000, 7) }];
       const bigJoin = await call(broker, API.JoinGroup, 4, joinRequest('g', aId, big));
-      assert.deepEqual([bigJoin.errorCode, bigJoin.generationId], [0, 2]);
+      assert.deepEqual([errorName(bigJoin.errorCode), bigJoin.generationId], ['NONE', 2]);
       const bigSync = await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 2, memberId: aId, groupInstanceId: null, assignments: [{ memberId: aId, assignment: Buffer.from('x') }] });
-      assert.equal(bigSync.errorCode, -1);
+      assert.equal(errorName(bigSync.errorCode), 'UNKNOWN_SERVER_ERROR');
       assert.equal(await state(broker, 'g'), 'PreparingRebalance');
       const rejoin = await call(broker, API.JoinGroup, 4, joinRequest('g', aId, protocols));
-      assert.deepEqual([rejoin.errorCode, rejoin.generationId], [0, 3]);
+      assert.deepEqual([errorName(rejoin.errorCode), rejoin.generationId], ['NONE', 3]);
       const sync = await call(broker, API.SyncGroup, 3, { groupId: 'g', generationId: 3, memberId: aId, groupInstanceId: null, assignments: [{ memberId: aId, assignment: Buffer.from('y') }] });
-      assert.deepEqual([sync.errorCode, sync.assignment.toString()], [0, 'y']);
+      assert.deepEqual([errorName(sync.errorCode), sync.assignment.toString()], ['NONE', 'y']);
       assert.equal(await state(broker, 'g'), 'Stable');
     });
   });
@@ -142,20 +143,20 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
     await withBroker({ config: NO_DELAY }, async (broker) => {
       const protocols = [{ name: 'range', metadata: subscription(['t']) }];
       const a = await call(broker, API.JoinGroup, 5, joinRequest('s', '', protocols, { groupInstanceId: 'instance-1' }));
-      assert.deepEqual([a.errorCode, a.generationId], [0, 1]); // static members skip MEMBER_ID_REQUIRED
+      assert.deepEqual([errorName(a.errorCode), a.generationId], ['NONE', 1]); // static members skip MEMBER_ID_REQUIRED
       await call(broker, API.SyncGroup, 3, { groupId: 's', generationId: 1, memberId: a.memberId, groupInstanceId: 'instance-1', assignments: [{ memberId: a.memberId, assignment: Buffer.from('mine') }] });
       const back = await call(broker, API.JoinGroup, 5, joinRequest('s', '', protocols, { groupInstanceId: 'instance-1' }));
-      assert.equal(back.errorCode, 0);
+      assert.equal(errorName(back.errorCode), 'NONE');
       assert.equal(back.generationId, 1);
       assert.notEqual(back.memberId, a.memberId);
       assert.equal(await state(broker, 's'), 'Stable');
-      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 's', generationId: 1, memberId: a.memberId, groupInstanceId: 'instance-1' })).errorCode, 82); // FENCED_INSTANCE_ID
-      assert.equal((await call(broker, API.Heartbeat, 3, { groupId: 's', generationId: 1, memberId: back.memberId, groupInstanceId: 'instance-1' })).errorCode, 0);
+      assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 's', generationId: 1, memberId: a.memberId, groupInstanceId: 'instance-1' })).errorCode), 'FENCED_INSTANCE_ID');
+      assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 's', generationId: 1, memberId: back.memberId, groupInstanceId: 'instance-1' })).errorCode), 'NONE');
       const sync = await call(broker, API.SyncGroup, 3, { groupId: 's', generationId: 1, memberId: back.memberId, groupInstanceId: 'instance-1', assignments: [] });
-      assert.deepEqual([sync.errorCode, sync.assignment.toString()], [0, 'mine']);
+      assert.deepEqual([errorName(sync.errorCode), sync.assignment.toString()], ['NONE', 'mine']);
       // leaving by instance id alone (KIP-345 batch leave)
       const leave = await call(broker, API.LeaveGroup, 4, { groupId: 's', members: [{ memberId: '', groupInstanceId: 'instance-1' }, { memberId: '', groupInstanceId: 'instance-9' }] });
-      assert.deepEqual(leave.members.map((m: { errorCode: number }) => m.errorCode), [0, 25]);
+      assert.deepEqual(leave.members.map((m: { errorCode: number }) => errorName(m.errorCode)), ['NONE', 'UNKNOWN_MEMBER_ID']);
       assert.equal(await state(broker, 's'), 'Empty');
     });
   });
@@ -164,10 +165,10 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
     await withBroker({ config: { ...NO_DELAY, 'group.min.session.timeout.ms': '100' } }, async (broker) => {
       const protocols = [{ name: 'range', metadata: subscription(['t']) }];
       const a = await call(broker, API.JoinGroup, 1, { groupId: 'e', sessionTimeoutMs: 300, rebalanceTimeoutMs: 300, memberId: '', protocolType: 'consumer', protocols });
-      assert.equal(a.errorCode, 0);
+      assert.equal(errorName(a.errorCode), 'NONE');
       await call(broker, API.SyncGroup, 0, { groupId: 'e', generationId: 1, memberId: a.memberId, assignments: [] });
       await waitForState(broker, 'e', 'Empty');
-      assert.equal((await call(broker, API.Heartbeat, 0, { groupId: 'e', generationId: 1, memberId: a.memberId })).errorCode, 25);
+      assert.equal(errorName((await call(broker, API.Heartbeat, 0, { groupId: 'e', generationId: 1, memberId: a.memberId })).errorCode), 'UNKNOWN_MEMBER_ID');
     });
   });
 });

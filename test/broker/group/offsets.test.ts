@@ -5,6 +5,7 @@
  * layouts), reload after a restart, DeleteGroups / OffsetDelete tombstones and offset expiry.
  */
 import assert from 'node:assert/strict';
+import { errorName } from '../../../src/protocol/error-codes.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,13 +86,13 @@ describe('committed offsets', () => {
     await withBroker({ config: NO_DELAY }, async (broker) => {
       broker.topics.create('t', 3, {}, broker.logs);
       const c = await call(broker, API.OffsetCommit, 2, commit('solo', 't', [[0, 10n, 'meta-0'], [1, 20n, null], [9, 1n, null]]));
-      assert.deepEqual(c.topics[0].partitions.map((p: { errorCode: number }) => p.errorCode), [0, 0, 3]); // partition 9 does not exist
+      assert.deepEqual(c.topics[0].partitions.map((p: { errorCode: number }) => errorName(p.errorCode)), ['NONE', 'NONE', 'UNKNOWN_TOPIC_OR_PARTITION']); // partition 9 does not exist
       const tooBig = await call(broker, API.OffsetCommit, 8, commit('solo', 't', [[2, 1n, 'x'.repeat(4097)]]));
-      assert.equal(tooBig.topics[0].partitions[0].errorCode, 12); // OFFSET_METADATA_TOO_LARGE
+      assert.equal(errorName(tooBig.topics[0].partitions[0].errorCode), 'OFFSET_METADATA_TOO_LARGE');
       const unknownTopic = await call(broker, API.OffsetCommit, 8, commit('solo', 'nope', [[0, 1n, '']]));
-      assert.equal(unknownTopic.topics[0].partitions[0].errorCode, 3);
+      assert.equal(errorName(unknownTopic.topics[0].partitions[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
       // a group that does not exist refuses generation >= 0
-      assert.equal((await call(broker, API.OffsetCommit, 5, commit('other', 't', [[0, 1n, '']], { generationIdOrMemberEpoch: 3, memberId: 'm' }))).topics[0].partitions[0].errorCode, 22);
+      assert.equal(errorName((await call(broker, API.OffsetCommit, 5, commit('other', 't', [[0, 1n, '']], { generationIdOrMemberEpoch: 3, memberId: 'm' }))).topics[0].partitions[0].errorCode), 'ILLEGAL_GENERATION');
 
       const v1 = await call(broker, API.OffsetFetch, 1, { groupId: 'solo', topics: [{ name: 't', partitionIndexes: [0, 1, 2] }] });
       assert.deepEqual(
@@ -99,7 +100,7 @@ describe('committed offsets', () => {
         [[0, 10n, 'meta-0', 0], [1, 20n, '', 0], [2, -1n, '', 0]],
       );
       const all = await call(broker, API.OffsetFetch, 7, { groupId: 'solo', topics: null, requireStable: true });
-      assert.equal(all.errorCode, 0);
+      assert.equal(errorName(all.errorCode), 'NONE');
       assert.deepEqual(all.topics.map((t: { name: string; partitions: { partitionIndex: number; committedLeaderEpoch: number }[] }) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.committedLeaderEpoch])]), [['t', [[0, -1], [1, -1]]]]); // v2 commits carry no leader epoch
       await call(broker, API.OffsetCommit, 8, commit('solo2', 't', [[2, 7n, 'e']]));
       const v8 = await call(broker, API.OffsetFetch, 8, {
@@ -113,10 +114,10 @@ describe('committed offsets', () => {
       assert.deepEqual(
         v8.groups.map((g: { groupId: string; errorCode: number; topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string }[] }[] }) => [
           g.groupId,
-          g.errorCode,
+          errorName(g.errorCode),
           g.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.committedOffset, p.committedLeaderEpoch, p.metadata])]),
         ]),
-        [['solo', 0, [['t', [[1, 20n, -1, '']]]]], ['solo2', 0, [['t', [[2, 7n, 4, 'e']]]]], ['never', 0, []]],
+        [['solo', 'NONE', [['t', [[1, 20n, -1, '']]]]], ['solo2', 'NONE', [['t', [[2, 7n, 4, 'e']]]]], ['never', 'NONE', []]],
       );
     });
   });
@@ -125,7 +126,7 @@ describe('committed offsets', () => {
     await withBroker({ config: NO_DELAY }, async (broker) => {
       broker.topics.create('t', 1, {}, broker.logs);
       const r = await call(broker, API.OffsetCommit, 2, commit('forever', 't', [[0, 5n, '']], { retentionTimeMs: 0x7fffffffffffffffn - 1000n }));
-      assert.equal(r.topics[0].partitions[0].errorCode, 0);
+      assert.equal(errorName(r.topics[0].partitions[0].errorCode), 'NONE');
       const f = await call(broker, API.OffsetFetch, 1, { groupId: 'forever', topics: [{ name: 't', partitionIndexes: [0] }] });
       assert.equal(f.topics[0].partitions[0].committedOffset, 5n);
     });
@@ -144,11 +145,11 @@ describe('committed offsets', () => {
         await call(broker, API.SyncGroup, 2, { groupId: 'hello', generationId: 1, memberId, assignments: [{ memberId, assignment: Buffer.from('asg') }] });
         // a member's commit needs its generation; generation -1 is refused while the group has members
         const anonymous = await call(broker, API.OffsetCommit, 5, commit('hello', 't', [[0, 1n, '']]));
-        assert.equal(anonymous.topics[0].partitions[0].errorCode, 25);
+        assert.equal(errorName(anonymous.topics[0].partitions[0].errorCode), 'UNKNOWN_MEMBER_ID');
         const ok = await call(broker, API.OffsetCommit, 5, commit('hello', 't', [[0, 42n, 'resume-here'], [1, 7n, '']], { generationIdOrMemberEpoch: 1, memberId }));
-        assert.deepEqual(ok.topics[0].partitions.map((p: { errorCode: number }) => p.errorCode), [0, 0]);
+        assert.deepEqual(ok.topics[0].partitions.map((p: { errorCode: number }) => errorName(p.errorCode)), ['NONE', 'NONE']);
         const retained = await call(broker, API.OffsetCommit, 3, commit('hello', 't', [[1, 8n, '']], { generationIdOrMemberEpoch: 1, memberId, retentionTimeMs: 60000n }));
-        assert.equal(retained.topics[0].partitions[0].errorCode, 0);
+        assert.equal(errorName(retained.topics[0].partitions[0].errorCode), 'NONE');
 
         const info = broker.topics.get('__consumer_offsets');
         assert.ok(info);
@@ -181,19 +182,19 @@ describe('committed offsets', () => {
         // the group is back Stable at its generation: the member carries on
         const d = await call(broker, API.DescribeGroups, 1, { groups: ['hello'] });
         assert.deepEqual([d.groups[0].groupState, d.groups[0].protocolData, d.groups[0].members[0].memberId, d.groups[0].members[0].memberAssignment.toString()], ['Stable', 'range', memberId, 'asg']);
-        assert.equal((await call(broker, API.Heartbeat, 1, { groupId: 'hello', generationId: 1, memberId })).errorCode, 0);
+        assert.equal(errorName((await call(broker, API.Heartbeat, 1, { groupId: 'hello', generationId: 1, memberId })).errorCode), 'NONE');
         const listed = await call(broker, API.ListGroups, 4, { statesFilter: ['stable'] });
         assert.deepEqual(listed.groups.map((x: { groupId: string; protocolType: string; groupState: string }) => [x.groupId, x.protocolType, x.groupState]), [['hello', 'consumer', 'Stable']]);
         assert.deepEqual((await call(broker, API.ListGroups, 4, { statesFilter: ['Empty'] })).groups, []);
 
         // OffsetDelete: the members consume t, so its offsets stay; DeleteGroups needs an empty group
         const od = await call(broker, API.OffsetDelete, 0, { groupId: 'hello', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] });
-        assert.deepEqual([od.errorCode, od.topics[0].partitions[0].errorCode], [0, 86]); // GROUP_SUBSCRIBED_TO_TOPIC
-        assert.deepEqual((await call(broker, API.DeleteGroups, 1, { groupsNames: ['hello', 'absent'] })).results.map((r: { errorCode: number }) => r.errorCode), [68, 69]);
-        assert.equal((await call(broker, API.LeaveGroup, 1, { groupId: 'hello', memberId })).errorCode, 0);
+        assert.deepEqual([errorName(od.errorCode), errorName(od.topics[0].partitions[0].errorCode)], ['NONE', 'GROUP_SUBSCRIBED_TO_TOPIC']);
+        assert.deepEqual((await call(broker, API.DeleteGroups, 1, { groupsNames: ['hello', 'absent'] })).results.map((r: { errorCode: number }) => errorName(r.errorCode)), ['NON_EMPTY_GROUP', 'GROUP_ID_NOT_FOUND']);
+        assert.equal(errorName((await call(broker, API.LeaveGroup, 1, { groupId: 'hello', memberId })).errorCode), 'NONE');
         const od2 = await call(broker, API.OffsetDelete, 0, { groupId: 'hello', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] });
-        assert.deepEqual([od2.errorCode, od2.topics[0].partitions[0].errorCode], [0, 0]);
-        assert.deepEqual((await call(broker, API.DeleteGroups, 2, { groupsNames: ['hello'] })).results.map((r: { errorCode: number }) => r.errorCode), [0]);
+        assert.deepEqual([errorName(od2.errorCode), errorName(od2.topics[0].partitions[0].errorCode)], ['NONE', 'NONE']);
+        assert.deepEqual((await call(broker, API.DeleteGroups, 2, { groupsNames: ['hello'] })).results.map((r: { errorCode: number }) => errorName(r.errorCode)), ['NONE']);
         assert.equal((await call(broker, API.DescribeGroups, 1, { groups: ['hello'] })).groups[0].groupState, 'Dead');
         const recs = storedRecords(dataDir, '__consumer_offsets', 1);
         const tail = recs.slice(-4).map((r) => [decodeKey(r.key!), r.value === null]);

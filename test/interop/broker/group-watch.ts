@@ -6,6 +6,7 @@
  * through files they poll (their stdin is the step input and already closed).
  */
 import assert from 'node:assert/strict';
+import { errorName } from '../../../src/protocol/error-codes.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -61,11 +62,11 @@ export function isSplit(d: DescribedGroup, n: number, partitions: number): boole
 export async function committedOffsets(broker: Broker, group: string, topic: string, partitions: number): Promise<bigint[]> {
   const r = await call(broker, API.OffsetFetch, 8, { groups: [{ groupId: group, topics: [{ name: topic, partitionIndexes: Array.from({ length: partitions }, (_, i) => i) }] }], requireStable: false });
   const g = r.groups[0];
-  assert.equal(g.errorCode, 0);
+  assert.equal(errorName(g.errorCode), 'NONE');
   return (g.topics[0].partitions as { partitionIndex: number; committedOffset: bigint; errorCode: number }[])
     .sort((a, b) => a.partitionIndex - b.partitionIndex)
     .map((p) => {
-      assert.equal(p.errorCode, 0);
+      assert.equal(errorName(p.errorCode), 'NONE');
       return p.committedOffset;
     });
 }
@@ -100,7 +101,7 @@ export async function produce(broker: Broker, topic: string, from: number, count
       timeoutMs: 10_000,
       topicData: [{ name: topic, partitionData: [...perPartition].map(([index, recs]) => ({ index, records: encodeRecordBatch(recs) })) }],
     });
-    for (const p of r.responses[0].partitionResponses) assert.equal(p.errorCode, 0, `produce to ${topic}-${p.index}`);
+    for (const p of r.responses[0].partitionResponses) assert.equal(errorName(p.errorCode), 'NONE', `produce to ${topic}-${p.index}`);
   } finally {
     client.destroy();
   }
