@@ -272,7 +272,8 @@ export class Connection {
       return;
     }
     if (response === NO_RESPONSE || this.closed) return;
-    const responseVersion = ctx.apiKey === 18 && apiVersion > handler.maxVersion ? 0 : apiVersion;
+    // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
+    const responseVersion = apiVersion > handler.maxVersion ? 0 : apiVersion;
     let body;
     try {
       body = encodeMessage(handler.api.response, responseVersion, response);

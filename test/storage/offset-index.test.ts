@@ -1,6 +1,6 @@
 /**
  * OffsetIndex (storage spec §6.1, §6.2): Kafka's OffsetIndexTest scenarios (§17.2), the file-level
- * rules (preallocation, trim, trusted length), the process-wide LRU cache budget, and real
+ * rules (preallocation, trim, trusted length), the LRU cache budget (one per data directory), and real
  * Kafka-written `.index` files checked against their `.log` the way kafka-dump-log.sh does (§14.3).
  */
 import assert from 'node:assert/strict';
@@ -373,7 +373,7 @@ describe('OffsetIndex (Kafka OffsetIndexTest)', () => {
   });
 });
 
-describe('index cache: active Buffer and process-wide LRU budget', () => {
+describe('index cache: active Buffer and LRU budget', () => {
   it('the active index keeps its entries pinned; trimming hands them to the budget', () => {
     const idx = OffsetIndex.open(nonExistentFile(), 0n, { maxIndexSize: 4096 * 8 });
     assert.equal(idx.cacheMode, 'none');
