@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startReads } from '../src/broker/socket-reads.js';
 import { encodeRecordBatch } from '../src/record/builder.js';
-import { pageCacheBudget, WRITEBACK_CHUNK_BYTES } from '../src/storage/page-cache-budget.js';
+import { PageCacheBudget, WRITEBACK_CHUNK_BYTES } from '../src/storage/page-cache-budget.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
 import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '../test/helpers/raw-client.js';
@@ -138,6 +138,7 @@ function appendOnlyFile(dir: string): (bytes: Buffer) => void {
     return { path, pageCacheFd: openSync(path, 'w'), pageCacheClosed: false, pageCacheColdBefore: 0, pageCacheReadDroppedTo: 0, size: 0, writebackFrom: 0 };
   };
   let file = open();
+  const pageCacheBudget = new PageCacheBudget();
   return (bytes) => {
     if (file.size + bytes.length > FILE_BYTES) {
       closeSync(file.pageCacheFd);

@@ -18,7 +18,7 @@ import { createLogger, type Logger, type LogLevel } from './logger.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { TopicRegistry } from './topic-registry.js';
 import { AppendNotifier } from './append-notifier.js';
-import { DeferredAppends } from '../storage/deferred-appends.js';
+import { HeldAppends } from '../storage/held-appends.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { BufferPool, ByteReservations } from '../buffer-pool.js';
@@ -43,7 +43,10 @@ export interface BrokerOptions {
   /** Port to listen on; 0 (default) picks a free one. */
   port?: number;
   host?: string;
-  /** Kafka broker properties (`num.partitions`, `log.segment.bytes`, `auto.create.topics.enable`, ...). */
+  /**
+   * Kafka broker properties (`num.partitions`, `log.segment.bytes`, `auto.create.topics.enable`, ...)
+   * and kafkalite's own (`kafkalite.page.cache.budget.bytes`, ...; config.ts); a bad value fails the start.
+   */
   config?: Record<string, string>;
   logLevel?: LogLevel;
   logger?: Logger;
@@ -57,10 +60,8 @@ export class Broker {
   readonly logs: LogManager;
   readonly topics: TopicRegistry;
   readonly appends = new AppendNotifier();
-  /** Produce appends whose file writes wait for the next answer to leave (deferred-appends.ts, connection.ts). */
-  readonly deferredAppends = new DeferredAppends();
-  /** `KAFKALITE_HELD_APPENDS=off`: every Produce append is written before the next request is read, as before. */
-  readonly holdAppends = process.env.KAFKALITE_HELD_APPENDS !== 'off';
+  /** Produce appends whose file writes wait until an answer is about to leave (held-appends.ts, connection.ts). */
+  readonly heldAppends = new HeldAppends();
   /** Where connections copy request frames that span socket reads (see FRAME_POOL_BYTES). */
   readonly framePool = new BufferPool(FRAME_POOL_BYTES);
   /** Bounds the frame bytes connections allocate ahead of their arrival (framing.ts in-place assembly). */
@@ -102,6 +103,9 @@ export class Broker {
       topicConfigs: TopicRegistry.readStoredConfigs(dataDir, this.config.logConfig),
       nodeId: this.config.nodeId,
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
+      pageCacheBudgetBytes: this.config.pageCacheBudgetBytes,
+      indexCacheBudgetBytes: this.config.indexCacheBudgetBytes,
+      backgroundFlush: this.config.backgroundFlush,
     });
     this.topics = new TopicRegistry(dataDir, () => this.config.logConfig);
     this.topics.load(this.logs);
@@ -121,7 +125,14 @@ export class Broker {
   static async start(options: BrokerOptions = {}): Promise<Broker> {
     const owns = options.dataDir === undefined;
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kafkalite-'));
-    const broker = new Broker(dataDir, owns, options);
+    let broker: Broker;
+    try {
+      broker = new Broker(dataDir, owns, options);
+    } catch (e) {
+      // a bad property, or a data directory that cannot be opened: no temp directory is left behind
+      if (owns) rmSync(dataDir, { recursive: true, force: true });
+      throw e;
+    }
     try {
       broker.groups.start();
       await broker.listen();
@@ -263,7 +274,7 @@ export class Broker {
     await Promise.all([...this.connections].map((c) => c.close()));
     for (const c of this.connections) c.destroy();
     await serverClosed;
-    const failed = this.deferredAppends.failed;
+    const failed = this.heldAppends.failed;
     if (failed !== undefined) {
       // a log is ahead of its file: no clean-shutdown marker, so the next start recovers it
       this.logs.closeUnclean();

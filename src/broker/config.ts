@@ -3,10 +3,18 @@
  * over kafkalite's embedded defaults. Broker-level log settings (`log.segment.bytes`,
  * `message.max.bytes`, ...) become the default topic config, exactly as Kafka derives a topic's
  * config from the broker's `log.*` properties when the topic sets no override.
+ *
+ * kafkalite's own settings, where Kafka has no property (it leaves the page cache to the OS and
+ * reads sockets through NIO), are properties with a `kafkalite.` prefix, checked here at start like
+ * Kafka's own: `kafkalite.page.cache.budget.bytes`, `kafkalite.index.cache.budget.bytes`,
+ * `kafkalite.background.flush.enable`, `kafkalite.socket.reads`.
  */
 import { InvalidConfigError } from '../errors.js';
 import { DEFAULT_CLEANER_CONFIG, type LogCleanerConfig } from '../storage/cleaner/log-cleaner.js';
 import { DEFAULT_LOG_CONFIG, logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
+import { DEFAULT_INDEX_CACHE_BUDGET } from '../storage/index-cache-budget.js';
+import { DEFAULT_PAGE_CACHE_BUDGET } from '../storage/page-cache-budget.js';
+import type { SocketReadMode } from './socket-reads.js';
 
 export interface BrokerConfig {
   /** node.id */
@@ -35,6 +43,14 @@ export interface BrokerConfig {
   logFlushSchedulerIntervalMs: number;
   /** The log cleaner (`log.cleaner.*`): compacts topics with cleanup.policy=compact. */
   cleaner: LogCleanerConfig;
+  /** kafkalite.page.cache.budget.bytes: recently appended bytes kept in the page cache, 0 leaves it to the OS (page-cache-budget.ts). */
+  pageCacheBudgetBytes: number;
+  /** kafkalite.index.cache.budget.bytes: read-only index entries kept in memory (index-cache-budget.ts). */
+  indexCacheBudgetBytes: number;
+  /** kafkalite.background.flush.enable: rolled segments are flushed on the thread pool (background-sync.ts). */
+  backgroundFlush: boolean;
+  /** kafkalite.socket.reads: `direct` into the broker's buffers, or `stream` (Node's 'data' events; socket-reads.ts). */
+  socketReads: SocketReadMode;
   /** The broker-wide default topic config (from the `log.*` properties). */
   logConfig: LogConfig;
   /** The properties as given (DescribeConfigs on the broker resource reports them as STATIC_BROKER_CONFIG). */
@@ -55,6 +71,10 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   logRetentionCheckIntervalMs: 300000,
   logFlushSchedulerIntervalMs: 1000,
   cleaner: DEFAULT_CLEANER_CONFIG,
+  pageCacheBudgetBytes: DEFAULT_PAGE_CACHE_BUDGET,
+  indexCacheBudgetBytes: DEFAULT_INDEX_CACHE_BUDGET,
+  backgroundFlush: true,
+  socketReads: 'direct',
   logConfig: DEFAULT_LOG_CONFIG,
   overrides: {},
 });
@@ -100,6 +120,19 @@ function int(name: string, raw: string, min: number, max = 2147483647): number {
   if (!/^-?\d+$/.test(raw.trim())) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Not a number of type INT`);
   const v = Number(raw.trim());
   if (v < min || v > max) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Value must be at least ${min}`);
+  return v;
+}
+
+function long(name: string, raw: string, min: number): number {
+  if (!/^-?\d+$/.test(raw.trim())) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Not a number of type LONG`);
+  const v = Number(raw.trim());
+  if (v < min || !Number.isSafeInteger(v)) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Value must be at least ${min}`);
+  return v;
+}
+
+function oneOf<T extends string>(name: string, raw: string, values: readonly T[]): T {
+  const v = raw.trim() as T;
+  if (!values.includes(v)) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: String must be one of: ${values.join(', ')}`);
   return v;
 }
 
@@ -171,6 +204,18 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
         break;
       case 'advertised.host.name':
         c.advertisedHost = raw;
+        break;
+      case 'kafkalite.page.cache.budget.bytes':
+        c.pageCacheBudgetBytes = long(name, raw, 0);
+        break;
+      case 'kafkalite.index.cache.budget.bytes':
+        c.indexCacheBudgetBytes = long(name, raw, 0);
+        break;
+      case 'kafkalite.background.flush.enable':
+        c.backgroundFlush = bool(name, raw);
+        break;
+      case 'kafkalite.socket.reads':
+        c.socketReads = oneOf(name, raw, ['direct', 'stream'] as const);
         break;
       default:
         throw new InvalidConfigError(`Unknown broker config name: ${name}`);

@@ -8,6 +8,10 @@
  * cannot be parsed, or an API or version this broker does not serve closes the connection, as in
  * Kafka (`SocketServer.parseRequestHeader`, InvalidReceiveException) — ApiVersions alone accepts
  * any version (KIP-511).
+ *
+ * The connection knows no API: before any answer leaves it calls the broker's one hook,
+ * `heldAppends.writeAll()` (held-appends.ts), and a handler hands memory its answer no longer needs
+ * back through `afterAnswer` (the Produce handler its request frame, Fetch its read buffers).
  */
 import type { Socket } from 'node:net';
 import { decodeMessage, encodeMessage } from '../protocol/codec.js';
@@ -32,7 +36,7 @@ const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
  * at once past this many bytes (Fetch answers), and before any request that waits (long polls).
  *
  * Otherwise they go out once the event loop has run every read callback of its turn (setImmediate),
- * after the broker's held Produce appends are written (deferred-appends.ts): the appends of every
+ * after the broker's held Produce appends are written (held-appends.ts): the appends of every
  * connection served in that turn share one `pwritev` per segment.
  */
 const MAX_HELD_ANSWER_BYTES = 256 * 1024;
@@ -59,10 +63,12 @@ export class Connection {
   /** Encoded answers not yet handed to the socket (see MAX_HELD_ANSWER_BYTES). */
   private readonly held: Buffer[] = [];
   private heldBytes = 0;
-  /** `afterAnswer` callbacks of the held answers: run once the socket has taken them. */
+  /**
+   * `afterAnswer` callbacks of the held answers (and of requests answered with nothing): run once
+   * the held appends are written and the socket has taken the answers, never before, since a
+   * Produce frame given back to the pool may still be the bytes of a held append.
+   */
   private heldReleases: (() => void)[] = [];
-  /** Produce frames whose records may still wait for their write: recycled once it is done. */
-  private readonly recyclable: Buffer[] = [];
   /** A flushAnswers is scheduled for the end of this event-loop turn. */
   private flushScheduled = false;
   private readonly socket: Socket;
@@ -79,7 +85,11 @@ export class Connection {
   ) {
     this.remote = `${accepted.remoteAddress ?? '?'}:${accepted.remotePort ?? '?'}`;
     this.decoder = new FrameDecoder(broker.config.socketRequestMaxBytes, broker.framePool, broker.inPlaceFrames);
-    const socket = startReads(accepted, { target: () => this.readTarget(), filled: (n, buf) => this.onRead(n, buf), chunk: (data) => this.onData(data) });
+    const socket = startReads(
+      accepted,
+      { target: () => this.readTarget(), filled: (n, buf) => this.onRead(n, buf), chunk: (data) => this.onData(data) },
+      broker.config.socketReads,
+    );
     this.socket = socket;
     socket.setNoDelay(true);
     socket.on('error', (e) => broker.logger.debug(`connection ${this.remote}: ${e.message}`));
@@ -151,11 +161,7 @@ export class Connection {
         const frame = this.queue.shift()!;
         this.queuedBytes -= frame.length;
         if (this.queue.length < MAX_QUEUED_FRAMES / 2 && this.queuedBytes < MAX_QUEUED_BYTES / 2 && this.socket.isPaused()) this.socket.resume();
-        const apiKey = await this.handleFrame(frame);
-        // a Produce request's bytes are referenced by nothing once they are written to the log, so
-        // its frame's memory can take a later large frame (other APIs may keep views of their
-        // request, e.g. JoinGroup's member metadata); the write may wait for flushAnswers
-        if (apiKey === ApiKey.Produce) this.recyclable.push(frame);
+        await this.handleFrame(frame);
         if (this.state.closeAfterResponse) {
           this.flushAnswers();
           this.socket.end();
@@ -165,7 +171,7 @@ export class Connection {
       if (this.closeWhenDrained && !this.closed) {
         this.flushAnswers();
         this.destroy();
-      } else if (this.broker.deferredAppends.holding) {
+      } else if (this.broker.heldAppends.holding) {
         // wait for the other connections' appends of this turn: one write for all of them
         this.scheduleFlush();
       } else {
@@ -197,8 +203,8 @@ export class Connection {
     }
   }
 
-  /** Handles one request; returns its API key once answered (undefined when unreadable). */
-  private async handleFrame(frame: Buffer): Promise<number | undefined> {
+  /** Handles one request, up to holding its answer. */
+  private async handleFrame(frame: Buffer): Promise<void> {
     let header;
     try {
       header = readRequestHeader(frame);
@@ -228,7 +234,7 @@ export class Connection {
       this.destroy();
       return;
     }
-    // afterAnswer callbacks: handed to the held answer by write(), or run here when no answer goes out
+    // afterAnswer callbacks: handed to the held answer by write(), or held here when no answer goes out
     const releases: (() => void)[] = [];
     const ctx: RequestContext = {
       broker: this.broker,
@@ -239,15 +245,19 @@ export class Connection {
       remote: this.remote,
       connection: this.state,
       afterAnswer: (release) => void releases.push(release),
+      // only a handler whose request nothing refers to after its answer calls this (through afterAnswer)
+      recycleRequestFrame: () => this.decoder.recycle(frame),
     };
     try {
-      return await this.answer(handler, request, ctx, releases);
+      await this.answer(handler, request, ctx, releases);
     } finally {
-      runAll(releases);
+      // no answer went out (acks=0, a failure): the releases still wait for the held appends
+      this.heldReleases.push(...releases.splice(0));
+      if (this.closed) this.releaseHeld();
     }
   }
 
-  private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[]): Promise<number | undefined> {
+  private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[]): Promise<void> {
     const { apiKey, apiVersion, correlationId } = ctx;
     let response;
     try {
@@ -262,8 +272,9 @@ export class Connection {
       this.destroy();
       return;
     }
-    if (response === NO_RESPONSE || this.closed) return apiKey;
-    const responseVersion = ctx.apiKey === ApiKey.ApiVersions && apiVersion > handler.maxVersion ? 0 : apiVersion;
+    if (response === NO_RESPONSE || this.closed) return;
+    // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
+    const responseVersion = apiVersion > handler.maxVersion ? 0 : apiVersion;
     let body;
     try {
       body = encodeMessage(handler.api.response, responseVersion, response);
@@ -275,7 +286,6 @@ export class Connection {
       return;
     }
     this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body), releases);
-    return apiKey;
   }
 
   /** Holds an answer; its request's releases now wait for the socket (taken out of `releases`). */
@@ -292,15 +302,16 @@ export class Connection {
   /**
    * Hands the held answers to the socket in one write; their releases run once it took them. The
    * Produce appends they acknowledge are written first (Kafka answers after the append): when that
-   * write fails this throws, and the answers never leave.
+   * write fails this throws, and neither the answers leave nor the releases run.
    */
   private flushAnswers(): void {
-    this.broker.deferredAppends.writeAll();
-    for (const frame of this.recyclable) this.decoder.recycle(frame);
-    this.recyclable.length = 0;
-    if (this.held.length === 0) return;
+    this.broker.heldAppends.writeAll();
     const releases = this.heldReleases;
     this.heldReleases = [];
+    if (this.held.length === 0) {
+      runAll(releases);
+      return;
+    }
     if (!this.closed) {
       this.socket.cork();
       const last = this.held.length - 1;
@@ -316,14 +327,28 @@ export class Connection {
     this.heldBytes = 0;
   }
 
+  /**
+   * Runs the held releases without an answer (the connection is closing): after the held appends
+   * are written; when that write fails they are dropped, and the garbage collector frees what they
+   * would have given back (a frame may still be the bytes of an append never written).
+   */
+  private releaseHeld(): void {
+    const releases = this.heldReleases;
+    if (releases.length === 0) return;
+    this.heldReleases = [];
+    try {
+      this.broker.heldAppends.writeAll();
+    } catch {
+      return;
+    }
+    runAll(releases);
+  }
+
   destroy(): void {
     this.decoder.dispose();
-    // not recycled: an append still held may point into them (the garbage collector frees them)
-    this.recyclable.length = 0;
     this.held.length = 0;
     this.heldBytes = 0;
-    runAll(this.heldReleases);
-    this.heldReleases = [];
+    this.releaseHeld();
     this.closed = true;
     this.queue.length = 0;
     this.queuedBytes = 0;
@@ -336,6 +361,7 @@ export class Connection {
     this.queuedBytes = 0;
     await this.idle;
     if (!this.closed) this.tryFlushAnswers();
+    this.releaseHeld();
     this.closed = true;
     this.socket.end();
   }

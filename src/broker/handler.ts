@@ -25,6 +25,11 @@ export interface RequestContext {
    * memory the answer refers to (Fetch's pooled read buffers) is free for reuse from then on.
    */
   afterAnswer(release: () => void): void;
+  /**
+   * Gives the request's frame back to the broker's frame pool. Only for a request nothing refers to
+   * once answered, and only through `afterAnswer`: a held append may be the frame's bytes until then.
+   */
+  recycleRequestFrame(): void;
 }
 
 export interface ConnectionState {

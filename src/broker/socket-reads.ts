@@ -16,9 +16,9 @@
  * The accepted Socket object gives up its handle and is destroyed without it. That only takes it
  * out of the server's connection count; the broker tracks and closes its connections itself.
  *
- * Where this is not possible (a handle that is not a stream handle, or
- * KAFKALITE_SOCKET_READS=stream), `startReads` reads 'data' events instead: the same bytes with one
- * more copy.
+ * Where this is not possible (a handle that is not a stream handle), or in `stream` mode (the broker
+ * property `kafkalite.socket.reads=stream`), `startReads` reads 'data' events instead: the same
+ * bytes with one more copy.
  */
 import { Socket, type SocketConstructorOpts } from 'node:net';
 
@@ -31,14 +31,17 @@ export interface SocketReader {
   chunk(data: Buffer): void;
 }
 
+/** `direct`: into the buffers the reader chooses where possible; `stream`: Node's own 'data' chunks. */
+export type SocketReadMode = 'direct' | 'stream';
+
 interface StreamHandle {
   useUserBuffer(buf: Uint8Array): void;
   readStart(): number;
 }
 
 /** Starts reading an accepted (paused) socket through `reader`; returns the socket to use from now on. */
-export function startReads(accepted: Socket, reader: SocketReader): Socket {
-  const adopted = adoptSocketReads(accepted, reader);
+export function startReads(accepted: Socket, reader: SocketReader, mode: SocketReadMode = 'direct'): Socket {
+  const adopted = mode === 'direct' ? adoptSocketReads(accepted, reader) : undefined;
   if (adopted !== undefined) return adopted;
   accepted.on('data', (data: Buffer) => reader.chunk(data));
   accepted.resume();
@@ -47,7 +50,6 @@ export function startReads(accepted: Socket, reader: SocketReader): Socket {
 
 /** The accepted (paused) `socket`'s connection, now read through `reader`; undefined when it cannot be. */
 export function adoptSocketReads(socket: Socket, reader: Pick<SocketReader, 'target' | 'filled'>): Socket | undefined {
-  if (process.env.KAFKALITE_SOCKET_READS === 'stream') return undefined;
   const holder = socket as unknown as { _handle?: Partial<StreamHandle> | null };
   const handle = holder._handle;
   if (typeof handle?.useUserBuffer !== 'function' || typeof handle.readStart !== 'function' || socket.destroyed) return undefined;

@@ -11,13 +11,15 @@
  *  - sse4_crc32 (one crc32q chain): 5.8 / 8.5 / 8.7; @node-rs/crc32: 3.4 / 5.4 / 6.1.
  * Both addons are compiled at install time (package.json `allowScripts`), so both are optional:
  * when absent or failed to build, the next one takes over, down to the prebuilt @node-rs/crc32,
- * with identical results (KAFKALITE_CRC32C=sse4_crc32 or node-rs picks one for comparison).
+ * with identical results (KAFKALITE_CRC32C=sse4_crc32 or node-rs picks one for comparison; see
+ * `loadCrc32c` for why that is an environment variable).
  *
  * Below a cut-over a JS slicing-by-8 loop wins: no native call (37 ns for ours, ~55 + a Buffer
  * view for the others) beats the arithmetic on a small legacy message or single-record batch:
  * 64 bytes for our addon, 512 for the others (140 bytes: 112 ns in JS against 224 ns native).
  */
 import { createRequire } from 'node:module';
+import { InvalidConfigError } from '../errors.js';
 import { nativeAddon } from './native-addon.js';
 
 const require = createRequire(import.meta.url);
@@ -34,8 +36,19 @@ const nodeRs = require('@node-rs/crc32') as NodeRsCrc32;
 /** Native CRC-32C with a range: kafkalite-native (native/) takes start/end, no view needed. */
 type RangeCrcFn = (buf: Uint8Array, start: number, end: number) => number;
 
+/** KAFKALITE_CRC32C values: unset or empty picks the fastest available; the others prefer that library. */
+const CRC32C_CHOICES = ['kafkalite-native', 'sse4_crc32', 'node-rs'] as const;
+
+/**
+ * KAFKALITE_CRC32C stays an environment variable, read once here: `crc32c` is a pure function used
+ * by the codec everywhere (no broker or LogManager in sight), and its implementation is chosen when
+ * this module loads. A value that names no implementation stops the load instead of being ignored.
+ */
 function loadCrc32c(): { fn: RangeCrcFn; impl: string; small: number } {
   const want = process.env.KAFKALITE_CRC32C;
+  if (want !== undefined && want !== '' && !(CRC32C_CHOICES as readonly string[]).includes(want)) {
+    throw new InvalidConfigError(`KAFKALITE_CRC32C must be unset or one of ${CRC32C_CHOICES.join(', ')}, not '${want}'`);
+  }
   if (want !== 'node-rs' && want !== 'sse4_crc32') {
     const own = nativeAddon;
     // one native call costs about as much as JS slicing-by-8 on 64 bytes (measured here)

@@ -4,6 +4,7 @@
  * KAFKALITE_NATIVE=off) every caller has a JavaScript or library path with identical results.
  */
 import { createRequire } from 'node:module';
+import { InvalidConfigError } from '../errors.js';
 
 export interface NativeAddon {
   /** CRC-32C of data[start, end), continuing from the finished CRC `initial`. */
@@ -29,8 +30,18 @@ export interface NativeAddon {
   fdatasyncAsync(fd: number, done: (errno: number) => void): number;
 }
 
+/**
+ * KAFKALITE_NATIVE stays an environment variable, read once at load: the addon backs pure functions
+ * (CRC-32C, the records scan) that pick their implementation when their module loads, before any
+ * broker or LogManager exists to carry an option. Unset, empty or `on`: the addon when it is built;
+ * `off`: never. Anything else stops the load instead of being ignored.
+ */
 function load(): NativeAddon | undefined {
-  if (process.env.KAFKALITE_NATIVE === 'off') return undefined;
+  const mode = process.env.KAFKALITE_NATIVE;
+  if (mode !== undefined && mode !== '' && mode !== 'on' && mode !== 'off') {
+    throw new InvalidConfigError(`KAFKALITE_NATIVE must be unset, 'on' or 'off', not '${mode}'`);
+  }
+  if (mode === 'off') return undefined;
   try {
     return createRequire(import.meta.url)('kafkalite-native') as NativeAddon;
   } catch {

@@ -8,14 +8,14 @@
  * read as v2).
  *
  * The logical size can be smaller than the file (a preallocated segment); reads stop at it, and it
- * only advances once an append's bytes are written, so a reader never sees a torn batch. Appends
- * given a DeferredAppends (the broker's Produce) are the exception: the size covers them before
- * their write, and every read or change of the file writes them first (deferred-appends.ts).
+ * only advances once an append's bytes are written, so a reader never sees a torn batch. Held
+ * appends (the broker's Produce) are the exception: the size covers them before their write, and
+ * every read or change of the file writes them first (held-appends.ts).
  *
- * One scratch buffer is shared by every file in the process (fresh large Buffers cost page faults,
- * and a buffer per segment would make memory grow with the number of segments), so a batch view
- * yielded by `batches()` is valid only until the next batch is read from any file. Every caller
- * consumes a batch before reading the next one.
+ * One scratch buffer is shared by every file of a data directory (`LogResources.batchScratch`:
+ * fresh large Buffers cost page faults, and a buffer per segment would make memory grow with the
+ * number of segments), so a batch view yielded by `batches()` is valid only until the next batch is
+ * read from any of its files. Every caller consumes a batch before reading the next one.
  */
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync, writevSync } from 'node:fs';
 import { CorruptRecordError, StorageError } from '../errors.js';
@@ -31,9 +31,10 @@ import {
   RECORD_BATCH_OVERHEAD,
 } from '../record/constants.js';
 import { LegacyRecordBatch } from '../record/legacy.js';
-import { backgroundSyncAvailable, syncInBackground } from './background-sync.js';
-import type { DeferredAppends, DeferredWriter } from './deferred-appends.js';
-import { pageCacheBudget, WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
+import { syncInBackground } from './background-sync.js';
+import type { HeldAppends, HeldAppendsFile } from './held-appends.js';
+import { createLogResources, type LogResources } from './log-resources.js';
+import { WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
 
 export interface FileBatch {
   /** Byte position of the batch in the file. */
@@ -63,8 +64,6 @@ export interface BatchHeader {
 export const MAX_SEGMENT_SIZE = 0x7fffffff;
 const HEADER_READ = RECORD_BATCH_OVERHEAD;
 
-let sharedScratch = Buffer.allocUnsafe(64 * 1024);
-
 /**
  * Where a read puts its bytes: a reused buffer (used when large enough, else a fresh one), or a
  * function giving a buffer of exactly the n bytes to read (the broker's Fetch takes them from a
@@ -72,7 +71,7 @@ let sharedScratch = Buffer.allocUnsafe(64 * 1024);
  */
 export type ReadTarget = Buffer | ((n: number) => Buffer);
 
-export class FileRecords implements PageCacheFile, DeferredWriter {
+export class FileRecords implements PageCacheFile, HeldAppendsFile {
   private header = Buffer.allocUnsafe(HEADER_READ);
   private closed = false;
   /** Written, truncated or trimmed since the last flush. */
@@ -89,9 +88,9 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
   /** See PageCacheFile: what the file held when opened counts as cold. */
   pageCacheColdBefore: number;
   pageCacheReadDroppedTo = 0;
-  /** Appends held for a DeferredAppends, in order: they fill [deferredFrom, size). */
-  private deferred: Uint8Array[] = [];
-  private deferredFrom = 0;
+  /** Held appends, in order: they fill [heldFrom, size). */
+  private held: Uint8Array[] = [];
+  private heldFrom = 0;
   /** A held write failed: the size is ahead of the file, so every later use of it fails too. */
   private writeFailure: StorageError | undefined;
 
@@ -101,6 +100,7 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
     /** Logical size: bytes of batches written (or found at open). */
     private size: number,
     readonly writable: boolean,
+    private readonly resources: LogResources,
   ) {
     this.writebackFrom = size;
     this.pageCacheColdBefore = size;
@@ -115,9 +115,9 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
   }
 
   /** Opens an existing file read-only; its logical size is its length. */
-  static open(path: string): FileRecords {
+  static open(path: string, resources: LogResources = createLogResources()): FileRecords {
     const fd = openSync(path, 'r');
-    return new FileRecords(path, fd, checkedSize(path, fstatSync(fd).size), false);
+    return new FileRecords(path, fd, checkedSize(path, fstatSync(fd).size), false, resources);
   }
 
   /**
@@ -125,13 +125,14 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
    * when asked (`preallocate=true`) with logical size 0; an existing one exposes its whole length
    * until recovery truncates it, as Kafka does.
    */
-  static openWritable(path: string, options: { create: boolean; initFileSize?: number }): FileRecords {
+  static openWritable(path: string, options: { create: boolean; initFileSize?: number; resources?: LogResources }): FileRecords {
     const fd = openSync(path, options.create ? 'w+' : 'r+');
+    const resources = options.resources ?? createLogResources();
     if (options.create) {
       if (options.initFileSize) ftruncateSync(fd, options.initFileSize);
-      return new FileRecords(path, fd, 0, true);
+      return new FileRecords(path, fd, 0, true, resources);
     }
-    return new FileRecords(path, fd, checkedSize(path, fstatSync(fd).size), true);
+    return new FileRecords(path, fd, checkedSize(path, fstatSync(fd).size), true, resources);
   }
 
   get sizeInBytes(): number {
@@ -146,47 +147,47 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
   close(): void {
     if (this.closed) return;
     // after a failed held write nothing more is written: recovery cuts the log back to the file
-    if (this.writeFailure === undefined) this.writeDeferred();
+    if (this.writeFailure === undefined) this.writeHeld();
     this.closed = true;
     closeSync(this.fd);
   }
 
   /**
    * Appends bytes at the logical end; returns the position they take. Written now, or, given
-   * `deferTo`, held until `deferTo.writeAll()` or the next read or change of this file: the caller
-   * then must not change `bytes` before that.
+   * `heldAppends`, held until `heldAppends.writeAll()` or the next read or change of this file: the
+   * caller then must not change `bytes` before that.
    */
-  append(bytes: Uint8Array, deferTo?: DeferredAppends): number {
+  append(bytes: Uint8Array, heldAppends?: HeldAppends): number {
     if (!this.writable) throw new StorageError(`${this.path} is read-only`);
     if (bytes.length > MAX_SEGMENT_SIZE - this.size) {
       throw new StorageError(`Appending ${bytes.length} bytes would make ${this.path} larger than ${MAX_SEGMENT_SIZE} bytes`);
     }
     const position = this.size;
-    if (deferTo !== undefined) {
+    if (heldAppends !== undefined) {
       if (this.writeFailure !== undefined) throw this.writeFailure;
-      if (this.deferred.length === 0) this.deferredFrom = position;
-      this.deferred.push(bytes);
+      if (this.held.length === 0) this.heldFrom = position;
+      this.held.push(bytes);
     } else {
-      this.writeDeferred();
+      this.writeHeld();
       let done = 0;
       while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, position + done);
     }
     this.size = position + bytes.length;
     this.dirty = true;
     this.changes++;
-    if (deferTo === undefined) this.startWriteback();
-    else deferTo.hold(this, bytes.length);
+    if (heldAppends === undefined) this.startWriteback();
+    else heldAppends.hold(this, bytes.length);
     return position;
   }
 
-  /** Writes the appends held for a DeferredAppends, in one `pwritev` when the kernel takes it whole. */
-  writeDeferred(): void {
+  /** Writes the held appends, in one `pwritev` when the kernel takes it whole. */
+  writeHeld(): void {
     if (this.writeFailure !== undefined) throw this.writeFailure;
-    if (this.deferred.length === 0) return;
-    const held = this.deferred;
-    this.deferred = [];
+    if (this.held.length === 0) return;
+    const held = this.held;
+    this.held = [];
     try {
-      let at = this.deferredFrom;
+      let at = this.heldFrom;
       let done = held.length === 1 ? 0 : writevSync(this.fd, held, at);
       // a short pwritev (a signal, a full disk): the rest buffer by buffer, as append writes
       for (const b of held) {
@@ -200,7 +201,7 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
         done = 0;
       }
     } catch (cause) {
-      this.writeFailure = new StorageError(`Cannot write the appends held for ${this.path} from byte ${this.deferredFrom}`, { cause });
+      this.writeFailure = new StorageError(`Cannot write the appends held for ${this.path} from byte ${this.heldFrom}`, { cause });
       throw this.writeFailure;
     }
     this.startWriteback();
@@ -209,13 +210,13 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
   /** Hands each WRITEBACK_CHUNK_BYTES written to the page-cache budget (page-cache-budget.ts). */
   private startWriteback(): void {
     if (this.size - this.writebackFrom >= WRITEBACK_CHUNK_BYTES) {
-      pageCacheBudget.written(this, this.writebackFrom, this.size);
+      this.resources.pageCache.written(this, this.writebackFrom, this.size);
       this.writebackFrom = this.size;
     }
   }
 
   flush(): void {
-    this.writeDeferred();
+    this.writeHeld();
     if (!this.writable || !this.dirty) return;
     fdatasyncSync(this.fd);
     this.dirty = false;
@@ -223,8 +224,9 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
 
   /** `flush()` on the thread pool (background-sync.ts); undefined when only the inline flush is available. */
   flushInBackground(): Promise<void> | undefined {
-    this.writeDeferred();
-    if (!this.writable || !this.dirty) return backgroundSyncAvailable() ? Promise.resolve() : undefined;
+    this.writeHeld();
+    if (!this.resources.backgroundFlush) return undefined;
+    if (!this.writable || !this.dirty) return Promise.resolve();
     const changes = this.changes;
     return syncInBackground(this.fd, this.path)?.then(() => {
       if (this.changes === changes) this.dirty = false;
@@ -239,7 +241,7 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
 
   /** Cuts the file (and the logical size) to `size` bytes; returns the bytes removed. */
   truncateTo(size: number): number {
-    this.writeDeferred();
+    this.writeHeld();
     const before = this.size;
     if (size > before) throw new StorageError(`Cannot truncate ${this.path} to ${size} bytes: it holds ${before}`);
     ftruncateSync(this.fd, size);
@@ -255,7 +257,7 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
 
   /** Trims a preallocated file to its logical size (roll and close). */
   trimToSize(): void {
-    this.writeDeferred();
+    this.writeHeld();
     if (this.writable && fstatSync(this.fd).size !== this.size) {
       ftruncateSync(this.fd, this.size);
       this.dirty = true;
@@ -273,12 +275,12 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
     const out =
       typeof into === 'function' ? into(n) : into !== undefined && into.length >= n ? into.subarray(0, n) : Buffer.allocUnsafe(n);
     this.readInto(out, 0, n, position);
-    pageCacheBudget.readCold(this, position, position + n);
+    this.resources.pageCache.readCold(this, position, position + n);
     return out;
   }
 
   private readInto(buf: Buffer, offset: number, length: number, position: number): number {
-    this.writeDeferred();
+    this.writeHeld();
     let done = 0;
     while (done < length) {
       const n = readSync(this.fd, buf, offset + done, length - done, position + done);
@@ -289,9 +291,9 @@ export class FileRecords implements PageCacheFile, DeferredWriter {
   }
 
   private readScratch(position: number, length: number): Buffer {
-    if (sharedScratch.length < length) sharedScratch = Buffer.allocUnsafe(Math.max(length, sharedScratch.length * 2));
-    const n = this.readInto(sharedScratch, 0, length, position);
-    return sharedScratch.subarray(0, n);
+    const scratch = this.resources.batchScratch.take(length);
+    const n = this.readInto(scratch, 0, length, position);
+    return scratch.subarray(0, n);
   }
 
   /**

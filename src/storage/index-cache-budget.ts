@@ -1,5 +1,6 @@
 /**
- * A process-wide, least-recently-used budget for the in-memory copies of read-only index entries.
+ * A least-recently-used budget for the in-memory copies of read-only index entries, one per data
+ * directory (`LogResources.indexCache`, log-resources.ts), not one per process.
  *
  * Kafka memory-maps every index and lets the OS page cache decide what stays resident, so a broker
  * with thousands of segments does not hold thousands of indexes in its heap. Node has no mmap: a
@@ -103,6 +104,3 @@ function checkLimit(bytes: number): number {
   }
   return bytes;
 }
-
-/** The one budget every index in this process shares. */
-export const indexCacheBudget = new IndexCacheBudget();

@@ -9,7 +9,7 @@
  *    appends; each append is written through to the file at its slot, so the file always holds what
  *    Kafka's mapped buffer would;
  *  - any other index ("budget"): its entries are loaded on first lookup and counted against the
- *    process-wide LRU budget (`index-cache-budget.ts`); evicted or too-large indexes answer with
+ *    LRU budget of its data directory (`index-cache-budget.ts`, `LogResources.indexCache`); evicted or too-large indexes answer with
  *    positional reads of single entries.
  * File-level facts follow Kafka exactly: a new file is preallocated to roundDown(maxIndexSize,
  * entrySize); an existing file is trusted, every whole slot counting as an entry (§6.1, §10.4);
@@ -29,8 +29,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { InvalidArgumentError, StorageError } from '../errors.js';
-import { backgroundSyncAvailable, syncInBackground } from './background-sync.js';
-import { indexCacheBudget, type CacheHolder } from './index-cache-budget.js';
+import { syncInBackground } from './background-sync.js';
+import type { CacheHolder } from './index-cache-budget.js';
+import { createLogResources, type LogResources } from './log-resources.js';
 
 /** `segment.index.bytes` default (§16). */
 export const DEFAULT_MAX_INDEX_SIZE = 10 * 1024 * 1024;
@@ -43,6 +44,8 @@ export interface IndexOpenOptions {
   maxIndexSize?: number;
   /** Open for appends (default true). A read-only index never modifies its file. */
   writable?: boolean;
+  /** The data directory's index-cache budget and flush mode (log-resources.ts); its own when not given. */
+  resources?: LogResources;
 }
 
 /**
@@ -107,6 +110,7 @@ export abstract class AbstractIndex implements CacheHolder {
   private readonly scratch: Buffer;
   /** The buffer the last `slot()` call positioned in: the cache, or the scratch entry. */
   protected view: Buffer;
+  private readonly resources: LogResources;
 
   protected constructor(path: string, baseOffset: bigint, entrySize: number, options: IndexOpenOptions = {}) {
     this.path = path;
@@ -119,6 +123,7 @@ export abstract class AbstractIndex implements CacheHolder {
     }
     this.scratch = Buffer.alloc(entrySize);
     this.view = this.scratch;
+    this.resources = options.resources ?? createLogResources();
 
     const { fd, created } = this.openFile();
     this.fd = fd;
@@ -162,21 +167,7 @@ export abstract class AbstractIndex implements CacheHolder {
     }
   }
 
-  // ---- process-wide cache budget -------------------------------------------------------------
-
-  /** Limit in bytes for loaded read-only index entries across the process (default 64 MiB). */
-  static setCacheBudget(bytes: number): void {
-    indexCacheBudget.limitBytes = bytes;
-  }
-
-  static get cacheBudget(): number {
-    return indexCacheBudget.limitBytes;
-  }
-
-  /** Bytes of read-only index entries currently cached (≤ `cacheBudget`). */
-  static get cachedBytes(): number {
-    return indexCacheBudget.usedBytes;
-  }
+  // ---- the data directory's cache budget --------------------------------------------------------
 
   /** Called by the budget when it evicts this index's cache. */
   evictCache(): void {
@@ -249,7 +240,7 @@ export abstract class AbstractIndex implements CacheHolder {
    */
   protected prepareRead(): void {
     this.handle();
-    if (this.cacheState === 'budget') indexCacheBudget.touch(this);
+    if (this.cacheState === 'budget') this.resources.indexCache.touch(this);
     else if (this.cacheState === 'none' && this._entries > 0) this.loadBudgetCache();
   }
 
@@ -395,7 +386,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * written first, here. Undefined when only the inline flush is available.
    */
   flushInBackground(): Promise<void> | undefined {
-    if (!backgroundSyncAvailable()) return undefined;
+    if (!this.resources.backgroundFlush) return undefined;
     const fd = this.handle();
     if (!this.writable || !this.dirty) return Promise.resolve();
     this.writeUnwritten();
@@ -471,19 +462,19 @@ export abstract class AbstractIndex implements CacheHolder {
   }
 
   private dropCache(): void {
-    if (this.cacheState === 'budget') indexCacheBudget.release(this);
+    if (this.cacheState === 'budget') this.resources.indexCache.release(this);
     this.cache = undefined;
     this.cacheState = 'none';
   }
 
   private loadBudgetCache(): void {
     const bytes = this._entries * this.entrySize;
-    if (!indexCacheBudget.admit(this, bytes)) return; // larger than the whole budget: read positionally
+    if (!this.resources.indexCache.admit(this, bytes)) return; // larger than the whole budget: read positionally
     const buf = Buffer.allocUnsafe(bytes);
     try {
       this.readFully(buf, bytes, 0);
     } catch (err) {
-      indexCacheBudget.release(this);
+      this.resources.indexCache.release(this);
       throw err;
     }
     this.cache = buf;
@@ -525,7 +516,7 @@ export abstract class AbstractIndex implements CacheHolder {
     const cache = this.cache!;
     this.cache = undefined;
     this.cacheState = 'none';
-    if (used === 0 || !indexCacheBudget.admit(this, used)) return;
+    if (used === 0 || !this.resources.indexCache.admit(this, used)) return;
     this.cache = cache.length === used ? cache : Buffer.from(cache.subarray(0, used));
     this.cacheState = 'budget';
   }

@@ -5,6 +5,10 @@
  *
  * Opening consumes `.kafka_cleanshutdown` (its presence skips recovery, as in Kafka); closing
  * flushes every log, writes the checkpoints and then the marker.
+ *
+ * The page-cache and index-cache budgets, the batch read buffer and the flush mode belong to the
+ * manager (`resources`, log-resources.ts), shared by its logs only: two managers in one process,
+ * e.g. two brokers, keep separate budgets.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,6 +27,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
 import { fsyncDirSync } from './fs-util.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import { createLogResources, type LogResourceOptions, type LogResources } from './log-resources.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
 import { CLUSTER_METADATA_TOPIC, deleteDirName, partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
 import { randomUuid } from './uuid.js';
@@ -33,7 +38,8 @@ const LOG_START_OFFSET_CHECKPOINT = LOG_START_OFFSET_CHECKPOINT_FILE;
 const REPLICATION_OFFSET_CHECKPOINT = REPLICATION_OFFSET_CHECKPOINT_FILE;
 const PARTITION_METADATA = PARTITION_METADATA_FILE;
 
-export interface LogManagerOptions {
+/** `pageCacheBudgetBytes`, `indexCacheBudgetBytes` and `backgroundFlush` are checked before the directory is touched. */
+export interface LogManagerOptions extends LogResourceOptions {
   /** Config for logs without their own (Kafka's broker-level defaults). */
   defaultConfig?: LogConfig;
   /** Per-topic overrides. */
@@ -45,7 +51,10 @@ export interface LogManagerOptions {
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
-/** Data directories this process holds (Kafka's FileLock also refuses an overlapping lock in-process). */
+/**
+ * Data directories this process holds (Kafka's FileLock also refuses an overlapping lock in-process).
+ * Process-wide on purpose: it stands for the kernel's file lock, which is per process.
+ */
 const lockedDirs = new Set<string>();
 
 export class LogManager {
@@ -53,11 +62,14 @@ export class LogManager {
   private lockFd: number | undefined;
   readonly hadCleanShutdown: boolean;
   readonly clusterId: string;
+  /** What this manager's logs share: budgets, scratch, flush mode (log-resources.ts). */
+  readonly resources: LogResources;
 
   private constructor(
     readonly dir: string,
     private readonly options: LogManagerOptions,
   ) {
+    this.resources = createLogResources(options);
     mkdirSync(dir, { recursive: true });
     this.lock();
     const metaPath = join(dir, META_PROPERTIES);
@@ -138,6 +150,7 @@ export class LogManager {
           ...(ls !== undefined ? { logStartOffset: ls } : {}),
           ...(this.options.time ? { time: this.options.time } : {}),
           ...(this.options.logger ? { logger: this.options.logger } : {}),
+          resources: this.resources,
         }),
       );
     }
@@ -162,6 +175,7 @@ export class LogManager {
       config: config ?? this.configFor(topic),
       hadCleanShutdown: true,
       ...(this.options.time ? { time: this.options.time } : {}),
+      resources: this.resources,
     });
     this.logs.set(key(topic, partition), log);
     return log;

@@ -25,7 +25,8 @@ import { logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from './fil
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { TransactionIndex } from './transaction-index.js';
-import type { DeferredAppends } from './deferred-appends.js';
+import type { HeldAppends } from './held-appends.js';
+import { createLogResources, type LogResources } from './log-resources.js';
 
 const INT32_MAX = 0x7fffffffn;
 
@@ -93,17 +94,20 @@ export class LogSegment {
     dir: string,
     baseOffset: bigint,
     config: SegmentConfig,
-    options: { create: boolean; initFileSize?: number; rollJitterMs?: number; suffix?: string; time?: () => number },
+    options: { create: boolean; initFileSize?: number; rollJitterMs?: number; suffix?: string; time?: () => number; resources?: LogResources },
   ): LogSegment {
     const suffix = options.suffix ?? '';
+    // its log's (the data directory's), or its own when opened alone
+    const resources = options.resources ?? createLogResources();
     const log = FileRecords.openWritable(logFilePath(dir, baseOffset, suffix), {
       create: options.create,
       ...(options.initFileSize !== undefined ? { initFileSize: options.initFileSize } : {}),
+      resources,
     });
-    const indexOptions = { maxIndexSize: config.segmentIndexBytes, writable: true };
+    const indexOptions = { maxIndexSize: config.segmentIndexBytes, writable: true, resources };
     const offsetIndex = OffsetIndex.open(offsetIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
     const timeIndex = TimeIndex.open(timeIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
-    const txnIndex = TransactionIndex.open(txnIndexPath(dir, baseOffset, suffix), baseOffset);
+    const txnIndex = TransactionIndex.open(txnIndexPath(dir, baseOffset, suffix), baseOffset, resources);
     return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, config, options.rollJitterMs ?? 0, options.time ?? Date.now);
   }
 
@@ -122,9 +126,9 @@ export class LogSegment {
    * @param largestOffset last offset in `records`
    * @param largestTimestamp max timestamp in `records`
    * @param shallowOffsetOfMaxTimestamp last offset of the batch holding `largestTimestamp`
-   * @param deferTo hold the file write for this DeferredAppends (FileRecords.append)
+   * @param heldAppends hold the file write for these (FileRecords.append)
    */
-  append(largestOffset: bigint, largestTimestamp: bigint, shallowOffsetOfMaxTimestamp: bigint, records: Buffer, deferTo?: DeferredAppends): void {
+  append(largestOffset: bigint, largestTimestamp: bigint, shallowOffsetOfMaxTimestamp: bigint, records: Buffer, heldAppends?: HeldAppends): void {
     if (records.length === 0) return;
     if (this.log.sizeInBytes === 0) this.rollingBasedTimestamp = largestTimestamp;
     if (!this.canConvertToRelativeOffset(largestOffset)) {
@@ -134,7 +138,7 @@ export class LogSegment {
     }
     // known before the append (a first call scans the file, which would write a held append at once)
     const max = this.maxTimestampAndOffset();
-    const physicalPosition = this.log.append(records, deferTo);
+    const physicalPosition = this.log.append(records, heldAppends);
     if (largestTimestamp > max.timestamp) {
       this.maxTimestampSoFar = { timestamp: largestTimestamp, offset: shallowOffsetOfMaxTimestamp };
     }

@@ -1,5 +1,6 @@
 /**
- * A process-wide bound on how many recently appended log bytes stay in the page cache.
+ * A bound on how many recently appended log bytes stay in the page cache, one per data directory
+ * (`LogResources.pageCache`, log-resources.ts: two brokers in one process keep separate budgets).
  *
  * Kafka leaves the page cache to the OS, and so does kafkalite with a budget of 0. The default
  * exists because of how Linux behaves on a VM. There, a log that keeps growing takes page-cache
@@ -13,7 +14,7 @@
  * - Every WRITEBACK_CHUNK_BYTES appended to a file, the writeback of that range is started with
  *   `sync_file_range(SYNC_FILE_RANGE_WRITE)`. This queues the pages for I/O and does not wait for
  *   them. It is not durability: flushes still `fdatasync`, as before.
- * - The range joins a FIFO shared by every file. Once the FIFO holds more than the budget, the pages
+ * - The range joins a FIFO shared by every file of the data directory. Once the FIFO holds more than the budget, the pages
  *   of its oldest ranges are dropped with `POSIX_FADV_DONTNEED`. That call drops clean pages only;
  *   pages still dirty or under writeback stay, and the kernel deals with them later.
  * - The kernel reuses the dropped pages for the next appends.
@@ -147,14 +148,4 @@ function nativeCalls(): PageCacheCalls | null {
 function checkLimit(bytes: number): number {
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`page cache budget must be a byte count >= 0, not ${bytes}`);
   return bytes;
-}
-
-/** The budget every log file in this process appends under (KAFKALITE_PAGE_CACHE_BUDGET overrides the default). */
-export const pageCacheBudget = new PageCacheBudget(budgetFromEnv());
-
-function budgetFromEnv(): number {
-  const raw = process.env.KAFKALITE_PAGE_CACHE_BUDGET;
-  if (raw === undefined || raw === '') return DEFAULT_PAGE_CACHE_BUDGET;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) && n >= 0 ? n : DEFAULT_PAGE_CACHE_BUDGET;
 }

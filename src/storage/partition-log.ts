@@ -34,7 +34,8 @@ import { validateAndAssignOffsets, type ValidationResult } from './log-validator
 import { ProducerStateManager, type CompletedTxn, type ProducerAppendInfo } from './producer-state.js';
 import type { AbortedTxn } from './transaction-index.js';
 import type { ReadTarget } from './file-records.js';
-import type { DeferredAppends } from './deferred-appends.js';
+import type { HeldAppends } from './held-appends.js';
+import { createLogResources, type LogResources } from './log-resources.js';
 
 
 /** ListOffsets special timestamps (`ListOffsetsRequest`). */
@@ -56,6 +57,8 @@ export interface PartitionLogOptions {
   logger?: LogSink;
   /** producer.id.expiration.ms (default 86400000). */
   producerIdExpirationMs?: number;
+  /** Its data directory's budgets and flush mode (log-resources.ts, from the LogManager); its own when not given. */
+  resources?: LogResources;
 }
 
 export type LogSink = (level: 'info' | 'warn', message: string) => void;
@@ -117,6 +120,7 @@ export class PartitionLog {
     readonly partition: number,
     public config: LogConfig,
     time: () => number,
+    readonly resources: LogResources,
   ) {
     this.time = time;
     this.topicPartition = `${topic}-${partition}`;
@@ -125,7 +129,7 @@ export class PartitionLog {
   }
 
   static open(dir: string, topic: string, partition: number, options: PartitionLogOptions): PartitionLog {
-    const log = new PartitionLog(dir, topic, partition, options.config, options.time ?? Date.now);
+    const log = new PartitionLog(dir, topic, partition, options.config, options.time ?? Date.now, options.resources ?? createLogResources());
     log.load(options);
     return log;
   }
@@ -179,6 +183,7 @@ export class PartitionLog {
       create: true,
       rollJitterMs: this.rollJitter(),
       time: this.time,
+      resources: this.resources,
       ...(this.config.preallocate ? { initFileSize: this.config.segmentBytes } : {}),
     });
   }
@@ -202,7 +207,7 @@ export class PartitionLog {
       const baseOffset = offsetFromFileName(name);
       if (!existsSync(offsetIndexPath(this.dir, baseOffset))) needsRecovery.add(baseOffset);
       this.segments.push(
-        LogSegment.open(this.dir, baseOffset, this.segmentConfig(), { create: false, rollJitterMs: this.rollJitter(), time: this.time }),
+        LogSegment.open(this.dir, baseOffset, this.segmentConfig(), { create: false, rollJitterMs: this.rollJitter(), time: this.time, resources: this.resources }),
       );
     }
 
@@ -388,7 +393,7 @@ export class PartitionLog {
       let hi: bigint | undefined;
       for (const name of swapLogs) {
         const base = offsetFromFileName(name);
-        const seg = LogSegment.open(this.dir, base, this.segmentConfig(), { create: false, suffix: SWAP_SUFFIX });
+        const seg = LogSegment.open(this.dir, base, this.segmentConfig(), { create: false, suffix: SWAP_SUFFIX, resources: this.resources });
         const next = seg.readNextOffset();
         seg.close();
         // opening the segment created empty .index.swap/.timeindex.swap files the swap did not
@@ -453,13 +458,13 @@ export class PartitionLog {
    * `mutateInput`: the caller hands `records` over (e.g. a produce request's buffer it will not read
    * again): offsets, leader epoch and timestamps are then written into it rather than into a copy,
    * as Kafka does with the request's buffer; after an error its content is unspecified.
-   * `deferWrite` (with `mutateInput`): when the validated batches are still the caller's bytes, their
-   * file write is held for this DeferredAppends (deferred-appends.ts), and the caller must leave
+   * `heldAppends` (with `mutateInput`): when the validated batches are still the caller's bytes, their
+   * file write is held for these (held-appends.ts), and the caller must leave
    * `records` unchanged until it was written. Batches rebuilt by validation are written at once.
    */
   append(
     records: Buffer,
-    options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; deferWrite?: DeferredAppends } = {},
+    options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; heldAppends?: HeldAppends } = {},
   ): AppendResult {
     if (records.length === 0) {
       return { firstOffset: this.leo, lastOffset: this.leo - 1n, maxTimestamp: -1n, logAppendTime: -1n, recordCount: 0, logStartOffset: this.startOffset, duplicate: false };
@@ -520,8 +525,8 @@ export class PartitionLog {
     }
     const segment = this.maybeRoll(bytes.length, validated, now);
     // held only when the bytes are the caller's (in place): a rebuilt batch may sit in a reused scratch
-    const deferTo = options.deferWrite !== undefined && options.mutateInput === true && within(bytes, records) ? options.deferWrite : undefined;
-    segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes, deferTo);
+    const held = options.heldAppends !== undefined && options.mutateInput === true && within(bytes, records) ? options.heldAppends : undefined;
+    segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes, held);
     this.leo = validated.lastOffset + 1n;
     if (infos !== undefined) for (const info of infos.values()) state.update(info);
     if (completed !== undefined) for (const txn of completed) this.completeTxn(state, txn, segment);

@@ -23,7 +23,8 @@
 import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, StorageError } from '../errors.js';
-import { backgroundSyncAvailable, syncInBackground } from './background-sync.js';
+import { syncInBackground } from './background-sync.js';
+import { createLogResources, type LogResources } from './log-resources.js';
 
 export const ABORTED_TXN_VERSION_OFFSET = 0;
 export const ABORTED_TXN_PRODUCER_ID_OFFSET = 2;
@@ -114,14 +115,19 @@ export class TransactionIndex {
   private lastOffset: bigint | undefined;
   private readonly entry = Buffer.alloc(ABORTED_TXN_SIZE);
 
-  private constructor(path: string, startOffset: bigint) {
+  private constructor(
+    path: string,
+    startOffset: bigint,
+    /** Its data directory's flush mode (log-resources.ts). */
+    private readonly resources: LogResources,
+  ) {
     this.path = path;
     this.startOffset = startOffset;
   }
 
   /** Open the index at `path`; the file is not created until the first append. */
-  static open(path: string, startOffset: bigint): TransactionIndex {
-    const index = new TransactionIndex(path, startOffset);
+  static open(path: string, startOffset: bigint, resources: LogResources = createLogResources()): TransactionIndex {
+    const index = new TransactionIndex(path, startOffset, resources);
     if (existsSync(path)) index.openChannel();
     return index;
   }
@@ -282,7 +288,7 @@ export class TransactionIndex {
 
   /** `flush()` on the thread pool (background-sync.ts); undefined when only the inline flush is available. */
   flushInBackground(): Promise<void> | undefined {
-    if (!backgroundSyncAvailable()) return undefined;
+    if (!this.resources.backgroundFlush) return undefined;
     return this.fd === undefined ? Promise.resolve() : syncInBackground(this.fd, this.path);
   }
 

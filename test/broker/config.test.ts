@@ -1,11 +1,20 @@
-/** Broker properties: Kafka's names, Kafka's precedence, the log.* defaults flowing into topic configs. */
+/**
+ * Broker properties: Kafka's names, Kafka's precedence, the log.* defaults flowing into topic
+ * configs; kafkalite's own `kafkalite.*` properties, checked at start, and two brokers in one
+ * process each keeping the budgets their properties set.
+ */
 import assert from 'node:assert/strict';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { describe, test } from 'node:test';
+import { startBroker } from '../../src/broker/broker.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG } from '../../src/broker/config.js';
 import { describeTopicConfigs, ConfigSource } from '../../src/broker/topic-configs.js';
 import { InvalidConfigError } from '../../src/errors.js';
+import { encodeRecordBatch } from '../../src/record/builder.js';
 import { DEFAULT_LOG_CONFIG, logConfigFromProperties } from '../../src/storage/log-config.js';
+import { WRITEBACK_CHUNK_BYTES, type PageCacheCalls } from '../../src/storage/page-cache-budget.js';
+import { withBroker } from '../helpers/broker.js';
+import { RawClient } from '../helpers/raw-client.js';
 
 describe('broker config', () => {
   test("Kafka's defaults where nothing is set", () => {
@@ -66,5 +75,69 @@ describe('DescribeConfigs view of topic configs', () => {
     assert.deepEqual(byName.get('segment.bytes')!.synonyms.map((s) => s.name), ['log.segment.bytes', 'log.segment.bytes']);
     assert.deepEqual([byName.get('max.message.bytes')!.value, byName.get('max.message.bytes')!.source], ['1048588', ConfigSource.DEFAULT_CONFIG]);
     assert.equal(byName.get('max.compaction.lag.ms')!.value, '9223372036854775807');
+  });
+});
+
+describe("kafkalite's own properties", () => {
+  test('page-cache and index-cache budgets, background flush and socket reads: defaults, values, refusals', () => {
+    const d = brokerConfigFromProperties({});
+    assert.deepEqual([d.pageCacheBudgetBytes, d.indexCacheBudgetBytes, d.backgroundFlush, d.socketReads], [64 * 1024 * 1024, 64 * 1024 * 1024, true, 'direct']);
+    const c = brokerConfigFromProperties({
+      'kafkalite.page.cache.budget.bytes': '0',
+      'kafkalite.index.cache.budget.bytes': '8589934592',
+      'kafkalite.background.flush.enable': 'false',
+      'kafkalite.socket.reads': 'stream',
+    });
+    assert.deepEqual([c.pageCacheBudgetBytes, c.indexCacheBudgetBytes, c.backgroundFlush, c.socketReads], [0, 8589934592, false, 'stream']);
+    for (const [name, value] of [
+      ['kafkalite.page.cache.budget.bytes', '-1'],
+      ['kafkalite.page.cache.budget.bytes', '64MB'],
+      ['kafkalite.index.cache.budget.bytes', '1.5'],
+      ['kafkalite.background.flush.enable', 'off'],
+      ['kafkalite.socket.reads', 'mmap'],
+    ] as const) {
+      assert.throws(
+        () => brokerConfigFromProperties({ [name]: value }),
+        (e: unknown) => e instanceof InvalidConfigError && e.message.includes(`Invalid value ${value} for configuration ${name}`),
+        `${name}=${value}`,
+      );
+    }
+  });
+
+  test('a broker does not start with a bad value', async () => {
+    await assert.rejects(
+      startBroker({ config: { 'kafkalite.page.cache.budget.bytes': '-5' }, logLevel: 'silent' }),
+      (e: unknown) => e instanceof InvalidConfigError && e.message.includes('kafkalite.page.cache.budget.bytes'),
+    );
+  });
+
+  test('two brokers in one process keep separate budgets, each from its own properties', async () => {
+    const counting = (): PageCacheCalls & { writebacks: number } => {
+      const calls = { writebacks: 0, startWriteback: () => (calls.writebacks++, 0), dropPages: () => 0 };
+      return calls;
+    };
+    const own = { 'kafkalite.page.cache.budget.bytes': String(WRITEBACK_CHUNK_BYTES), 'kafkalite.index.cache.budget.bytes': '1048576' };
+    await withBroker({ config: own }, async (a) => {
+      await withBroker({}, async (b) => {
+        const [pa, pb] = [a.logs.resources.pageCache, b.logs.resources.pageCache];
+        assert.notEqual(pa, pb);
+        assert.deepEqual([pa.limitBytes, pb.limitBytes], [WRITEBACK_CHUNK_BYTES, 64 * 1024 * 1024]);
+        assert.deepEqual([a.logs.resources.indexCache.limitBytes, b.logs.resources.indexCache.limitBytes], [1048576, 64 * 1024 * 1024]);
+        const [ca, cb] = [(pa.os = counting()), (pb.os = counting())];
+        // one writeback chunk produced to a, in batches of exactly 1 MiB
+        const overhead = encodeRecordBatch([{ value: Buffer.alloc(1_000_000) }]).length - 1_000_000;
+        const client = await RawClient.connect(a.port);
+        assert.equal((await client.request(3, 1, { topics: [{ name: 'budgeted' }] })).topics[0].errorCode, 0);
+        for (let i = 0; i < WRITEBACK_CHUNK_BYTES / (1024 * 1024); i++) {
+          const records = encodeRecordBatch([{ value: Buffer.alloc(1024 * 1024 - overhead, i) }]);
+          const answer = await client.request(0, 7, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'budgeted', partitionData: [{ index: 0, records }] }] });
+          assert.equal(answer.responses[0].partitionResponses[0].errorCode, 0);
+        }
+        client.destroy();
+        assert.equal(ca.writebacks, 1);
+        assert.equal(pa.heldBytes, WRITEBACK_CHUNK_BYTES);
+        assert.deepEqual([cb.writebacks, pb.heldBytes], [0, 0], "a's appends are not in b's budget");
+      });
+    });
   });
 });

@@ -2,14 +2,15 @@
  * Socket reads into the broker's own buffers (src/broker/socket-reads.ts): an accepted socket's
  * handle re-wrapped with Node's `onread`. The bytes must arrive whole and in order in the buffers the
  * reader gives, writing and closing must keep working, and the broker must serve large Produce
- * frames through in-place assembly — and, with KAFKALITE_SOCKET_READS=stream, through 'data' events.
+ * frames through in-place assembly — and, with the broker property kafkalite.socket.reads=stream,
+ * through 'data' events.
  */
 import assert from 'node:assert/strict';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { adoptSocketReads } from '../../src/broker/socket-reads.js';
+import { adoptSocketReads, startReads } from '../../src/broker/socket-reads.js';
 import { FrameDecoder } from '../../src/protocol/framing.js';
 import { readRecordBatches } from '../../src/record/batches.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
@@ -28,15 +29,6 @@ function sendAndCollect(port: number, data: Buffer): Promise<Buffer> {
     s.on('data', (c: Buffer) => got.push(c));
     s.on('end', () => resolve(Buffer.concat(got)));
     s.on('error', reject);
-  });
-}
-
-function withEnv<T>(name: string, value: string, body: () => Promise<T>): Promise<T> {
-  const before = process.env[name];
-  process.env[name] = value;
-  return body().finally(() => {
-    if (before === undefined) delete process.env[name];
-    else process.env[name] = before;
   });
 }
 
@@ -82,28 +74,31 @@ describe('socket reads into chosen buffers', () => {
     }
   });
 
-  test('KAFKALITE_SOCKET_READS=stream leaves the socket to its data events', async () => {
-    await withEnv('KAFKALITE_SOCKET_READS', 'stream', async () => {
-      const server = createServer({ pauseOnConnect: true }, (accepted) => {
-        const adopted = adoptSocketReads(accepted, { target: () => Buffer.alloc(16), filled: () => undefined });
-        assert.equal(adopted, undefined);
-        const got: Buffer[] = [];
-        accepted.on('data', (c: Buffer) => got.push(c));
-        accepted.on('end', () => accepted.end(Buffer.concat(got)));
-        accepted.resume();
-      });
-      const port = await listen(server);
-      try {
-        assert.equal((await sendAndCollect(port, Buffer.from('plain stream'))).toString(), 'plain stream');
-      } finally {
-        await new Promise((resolve) => server.close(resolve));
-      }
+  test("in stream mode startReads leaves the socket to its data events and hands their chunks to the reader", async () => {
+    const problems: string[] = [];
+    const server = createServer({ pauseOnConnect: true }, (accepted) => {
+      const got: Buffer[] = [];
+      const reader = {
+        target: () => (problems.push('target() was asked for in stream mode'), Buffer.alloc(16)),
+        filled: () => void problems.push('filled() was called in stream mode'),
+        chunk: (c: Buffer) => void got.push(c),
+      };
+      const socket = startReads(accepted, reader, 'stream');
+      if (socket !== accepted) problems.push('the accepted socket was replaced');
+      socket.on('end', () => socket.end(Buffer.concat(got)));
     });
+    const port = await listen(server);
+    try {
+      assert.equal((await sendAndCollect(port, Buffer.from('plain stream'))).toString(), 'plain stream');
+      assert.deepEqual(problems, []);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   /** Produces three ~1 MiB batches pipelined on one connection and fetches them back byte for byte. */
-  async function largeProduceRoundTrip(): Promise<void> {
-    await withBroker({}, async (broker) => {
+  async function largeProduceRoundTrip(config: Record<string, string> = {}): Promise<void> {
+    await withBroker({ config }, async (broker) => {
       const c = await RawClient.connect(broker.port);
       const meta = await c.request(3, 1, { topics: [{ name: 'large' }] });
       assert.equal(errorName(meta.topics[0].errorCode), 'NONE');
@@ -174,7 +169,18 @@ describe('socket reads into chosen buffers', () => {
     });
   });
 
-  test('with KAFKALITE_SOCKET_READS=stream the broker serves the same requests from data events', async () => {
-    await withEnv('KAFKALITE_SOCKET_READS', 'stream', largeProduceRoundTrip);
+  test('with kafkalite.socket.reads=stream the broker serves the same requests from data events', async () => {
+    const original = FrameDecoder.prototype.directFilled;
+    let directBytes = 0;
+    FrameDecoder.prototype.directFilled = function (this: FrameDecoder, n: number) {
+      directBytes += n;
+      return original.call(this, n);
+    };
+    try {
+      await largeProduceRoundTrip({ 'kafkalite.socket.reads': 'stream' });
+    } finally {
+      FrameDecoder.prototype.directFilled = original;
+    }
+    assert.equal(directBytes, 0, 'nothing was read in place');
   });
 });

@@ -138,4 +138,17 @@ describe('implementations agree', () => {
       });
     }
   });
+
+  test('an unknown KAFKALITE_CRC32C or KAFKALITE_NATIVE value stops the load with an error naming it (child process)', () => {
+    const moduleUrl = 'file://' + join(REPO_ROOT, 'dist', 'src', 'index.js');
+    const load = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['--input-type=module', '-e', `import ${JSON.stringify(moduleUrl)};`], { encoding: 'utf8', env: { ...process.env, ...env } });
+    const crc = load({ KAFKALITE_CRC32C: 'sse42' });
+    assert.notEqual(crc.status, 0);
+    assert.match(crc.stderr, /KAFKALITE_CRC32C must be unset or one of kafkalite-native, sse4_crc32, node-rs, not 'sse42'/);
+    const native = load({ KAFKALITE_NATIVE: 'false' });
+    assert.notEqual(native.status, 0);
+    assert.match(native.stderr, /KAFKALITE_NATIVE must be unset, 'on' or 'off', not 'false'/);
+    assert.equal(load({ KAFKALITE_NATIVE: 'off', KAFKALITE_CRC32C: 'node-rs' }).status, 0);
+  });
 });

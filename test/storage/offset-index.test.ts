@@ -1,6 +1,6 @@
 /**
  * OffsetIndex (storage spec §6.1, §6.2): Kafka's OffsetIndexTest scenarios (§17.2), the file-level
- * rules (preallocation, trim, trusted length), the process-wide LRU cache budget, and real
+ * rules (preallocation, trim, trusted length), the LRU cache budget (one per data directory), and real
  * Kafka-written `.index` files checked against their `.log` the way kafka-dump-log.sh does (§14.3).
  */
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { InvalidArgumentError, KafkaliteError, StorageError } from '../../src/errors.js';
 import { FileRecords } from '../../src/storage/file-records.js';
-import { AbstractIndex } from '../../src/storage/index-file.js';
+import { createLogResources } from '../../src/storage/log-resources.js';
 import { OffsetIndex, type OffsetPosition } from '../../src/storage/offset-index.js';
 import { CORPORA } from '../helpers/paths.js';
 
@@ -373,7 +373,7 @@ describe('OffsetIndex (Kafka OffsetIndexTest)', () => {
   });
 });
 
-describe('index cache: active Buffer and process-wide LRU budget', () => {
+describe('index cache: active Buffer and LRU budget', () => {
   it('the active index keeps its entries pinned; trimming hands them to the budget', () => {
     const idx = OffsetIndex.open(nonExistentFile(), 0n, { maxIndexSize: 4096 * 8 });
     assert.equal(idx.cacheMode, 'none');
@@ -388,7 +388,9 @@ describe('index cache: active Buffer and process-wide LRU budget', () => {
   });
 
   it('many indexes with a tiny budget still answer correctly, and cached bytes stay within it', () => {
-    const saved = AbstractIndex.cacheBudget;
+    const budget = 2048;
+    const resources = createLogResources({ indexCacheBudgetBytes: budget });
+    const cache = resources.indexCache;
     const rand = rng(7);
     const indexes: { idx: OffsetIndex; entries: OffsetPosition[] }[] = [];
     try {
@@ -403,35 +405,33 @@ describe('index cache: active Buffer and process-wide LRU budget', () => {
           entries.push(e);
         }
         w.close();
-        indexes.push({ idx: OffsetIndex.open(path, base, { writable: false }), entries });
+        indexes.push({ idx: OffsetIndex.open(path, base, { writable: false, resources }), entries });
       }
-      const budget = 2048;
-      OffsetIndex.setCacheBudget(budget);
-      assert.equal(AbstractIndex.cacheBudget, budget);
+      assert.equal(cache.limitBytes, budget);
       for (let q = 0; q < 4000; q++) {
         const { idx, entries } = indexes[Math.floor(rand() * indexes.length)]!;
         const target = idx.baseOffset + BigInt(Math.floor(rand() * (entries.length * 7 + 20)) - 5);
         assert.deepEqual(idx.lookup(target), floorEntry(entries, target, idx.baseOffset));
-        assert.ok(AbstractIndex.cachedBytes <= budget, `${AbstractIndex.cachedBytes} > ${budget}`);
+        assert.ok(cache.usedBytes <= budget, `${cache.usedBytes} > ${budget}`);
       }
       const cached = indexes.filter((x) => x.idx.cacheMode === 'budget').length;
       assert.ok(cached >= 1 && cached <= budget / 400, `${cached} caches resident`);
       // An index bigger than the whole budget answers with positional reads.
-      OffsetIndex.setCacheBudget(100);
-      assert.ok(AbstractIndex.cachedBytes <= 100, 'lowering the limit evicts at once');
+      cache.limitBytes = 100;
+      assert.ok(cache.usedBytes <= 100, 'lowering the limit evicts at once');
       const { idx, entries } = indexes[39]!;
       for (const e of entries) assert.deepEqual(idx.lookup(e.offset + 1n), e);
       assert.equal(idx.cacheMode, 'none');
       assert.deepEqual(idx.entry(entries.length - 1), entries.at(-1));
     } finally {
       for (const { idx } of indexes) idx.close();
-      OffsetIndex.setCacheBudget(saved);
     }
-    assert.equal(AbstractIndex.cachedBytes, 0, 'closing releases every reservation');
+    assert.equal(cache.usedBytes, 0, 'closing releases every reservation');
   });
 
   it('refuses a negative budget', () => {
-    assert.throws(() => OffsetIndex.setCacheBudget(-1), isInvalidArgument);
+    assert.throws(() => (createLogResources().indexCache.limitBytes = -1), isInvalidArgument);
+    assert.throws(() => createLogResources({ indexCacheBudgetBytes: -1 }), isInvalidArgument);
   });
 });
 

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { nativeAddon } from '../../src/record/native-addon.js';
 import { FileRecords } from '../../src/storage/file-records.js';
-import { PageCacheBudget, pageCacheBudget, WRITEBACK_CHUNK_BYTES, type PageCacheCalls, type PageCacheFile } from '../../src/storage/page-cache-budget.js';
+import { createLogResources } from '../../src/storage/log-resources.js';
+import { PageCacheBudget, WRITEBACK_CHUNK_BYTES, type PageCacheCalls, type PageCacheFile } from '../../src/storage/page-cache-budget.js';
 
 const MiB = 1024 * 1024;
 
@@ -81,18 +82,13 @@ describe('page-cache budget', () => {
     assert.equal(f.pageCacheReadDroppedTo, 16_384);
   });
 
-  test('FileRecords hands every WRITEBACK_CHUNK_BYTES of appends to the budget, and cold reads to readCold', (t) => {
+  test('FileRecords hands every WRITEBACK_CHUNK_BYTES of appends to its budget, and cold reads to readCold', (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'kafkalite-pagecache-'));
     const calls = recordingCalls();
-    const saved = { os: pageCacheBudget.os, limit: pageCacheBudget.limitBytes };
-    pageCacheBudget.os = calls;
-    pageCacheBudget.limitBytes = 2 * WRITEBACK_CHUNK_BYTES;
-    t.after(() => {
-      pageCacheBudget.os = saved.os;
-      pageCacheBudget.limitBytes = saved.limit;
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const log = FileRecords.openWritable(join(dir, '00000000000000000000.log'), { create: true });
+    const resources = createLogResources({ pageCacheBudgetBytes: 2 * WRITEBACK_CHUNK_BYTES });
+    resources.pageCache.os = calls;
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const log = FileRecords.openWritable(join(dir, '00000000000000000000.log'), { create: true, resources });
     const fd = log.pageCacheFd;
     const mib = Buffer.alloc(MiB, 1);
     for (let i = 0; i < 13; i++) log.append(mib);

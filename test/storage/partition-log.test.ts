@@ -12,6 +12,7 @@ import { encodeRecordBatch, readRecordBatches } from '../../src/index.js';
 import { readLeaderEpochCheckpoint, readOffsetCheckpoint } from '../../src/storage/checkpoint.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
+import { createLogResources } from '../../src/storage/log-resources.js';
 import { readMetaProperties } from '../../src/storage/meta-properties.js';
 import { nativeAddon } from '../../src/record/native-addon.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
@@ -249,18 +250,12 @@ describe('PartitionLog roll (UnifiedLogTest, LocalLogTest)', () => {
     assert.equal(log.recoveryPoint, 5n);
   });
 
-  it('without background flushes (KAFKALITE_BACKGROUND_FLUSH=off, or no native addon) roll flushes inline', () => {
-    const before = process.env.KAFKALITE_BACKGROUND_FLUSH;
-    process.env.KAFKALITE_BACKGROUND_FLUSH = 'off';
-    try {
-      const log = openLog(cfg({ segmentBytes: 64 * 1024 }));
-      appendMany(log, 5);
-      log.roll();
-      assert.equal(log.recoveryPoint, 5n);
-    } finally {
-      if (before === undefined) delete process.env.KAFKALITE_BACKGROUND_FLUSH;
-      else process.env.KAFKALITE_BACKGROUND_FLUSH = before;
-    }
+  it('without background flushes (backgroundFlush: false, or no native addon) roll flushes inline', () => {
+    const log = openLog(cfg({ segmentBytes: 64 * 1024 }), { resources: createLogResources({ backgroundFlush: false }) });
+    assert.equal(log.resources.backgroundFlush, false);
+    appendMany(log, 5);
+    log.roll();
+    assert.equal(log.recoveryPoint, 5n);
   });
 
   it('a flush while rolled segments are still flushing in the background syncs them inline, and later rolls keep the order', async () => {

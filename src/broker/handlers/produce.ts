@@ -43,6 +43,9 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
   maxVersion: 9,
   handle(request, ctx) {
     const broker = ctx.broker;
+    // once written to the log the request's bytes are referenced by nothing: its frame's memory can
+    // take a later large frame (other APIs may keep views of their request, e.g. JoinGroup's metadata)
+    ctx.afterAnswer(ctx.recycleRequestFrame);
     const acks = request.acks;
     let anyError = false;
     let appended = false;
@@ -68,7 +71,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           }
           // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as
           // Kafka does, and the write may wait for the answer (the connection keeps the frame until then)
-          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true, deferWrite: broker.holdAppends ? broker.deferredAppends : undefined });
+          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true, heldAppends: broker.heldAppends });
           appended = true;
           out.baseOffset = r.firstOffset;
           out.logAppendTimeMs = r.logAppendTime;

@@ -286,7 +286,7 @@ export class Cleaner {
       log.dir,
       base,
       { indexIntervalBytes: log.config.indexIntervalBytes, segmentIndexBytes: log.config.segmentIndexBytes },
-      { create: true, suffix: CLEANED_SUFFIX, time: this.options.time, ...(log.config.preallocate ? { initFileSize: log.config.segmentBytes } : {}) },
+      { create: true, suffix: CLEANED_SUFFIX, time: this.options.time, resources: log.resources, ...(log.config.preallocate ? { initFileSize: log.config.segmentBytes } : {}) },
     );
     transactions.cleanedIndex = cleaned.txnIndex;
     try {

@@ -26,6 +26,7 @@ export async function call(broker: Broker, apiKey: number, version: number, requ
     connection: {},
     // the answer stays with the test: nothing it refers to is handed back for reuse
     afterAnswer: () => undefined,
+    recycleRequestFrame: () => undefined,
   });
   if (response === NO_RESPONSE) throw new Error('no response');
   return decodeMessage(handler.api.response, version, encodeMessageToBuffer(handler.api.response, version, response)).value as Message;

@@ -1,5 +1,7 @@
 /**
- * Appends whose write to the segment file is held back until the broker is about to answer.
+ * Held appends: Produce appends whose write to the segment file waits until the broker is about to
+ * answer. One broker component (`Broker.heldAppends`); the connection calls {@link HeldAppends.writeAll}
+ * before any answer leaves, and that is its only hook.
  *
  * Why: on this project's machine a system call costs several microseconds, and a 16 KiB Produce
  * stream made one `pwrite` per request. The broker handles every request that arrived in one turn
@@ -8,9 +10,10 @@
  * (bench/broker.ts, same run): 1.49-1.61x from 8 connections, 1.03-1.07x from one.
  *
  * The rule that keeps this safe, Kafka's for acks=1 and acks=all alike: a request is answered only
- * after its records were handed to the OS. The broker calls {@link DeferredAppends.writeAll} before
- * any answer leaves (connection.ts), and everything that reads or changes a segment file writes its
- * held appends first (file-records.ts), so a reader never sees a segment without them.
+ * after its records were handed to the OS. The broker writes the held appends before any answer
+ * leaves (connection.ts), and everything that reads or changes a segment file writes its held
+ * appends first (file-records.ts), so a reader never sees a segment without them. A request's frame
+ * goes back to the frame pool only after that write too (the Produce handler's `afterAnswer`).
  *
  * When a held write fails, the records were already given offsets: the log's in-memory state is
  * ahead of its file. Kafka takes a log directory offline on such an I/O error and halts a broker
@@ -22,10 +25,10 @@
 import { StorageError } from '../errors.js';
 
 /** A file holding appends not yet written (FileRecords). */
-export interface DeferredWriter {
+export interface HeldAppendsFile {
   readonly path: string;
-  /** Writes the held appends; throws when the write fails. */
-  writeDeferred(): void;
+  /** Writes its held appends; throws when the write fails. */
+  writeHeld(): void;
 }
 
 /**
@@ -36,15 +39,15 @@ export interface DeferredWriter {
  */
 export const MAX_HELD_BYTES = 256 * 1024;
 
-export class DeferredAppends {
-  private readonly files = new Set<DeferredWriter>();
+export class HeldAppends {
+  private readonly files = new Set<HeldAppendsFile>();
   private heldBytes = 0;
   private failure: StorageError | undefined;
 
   constructor(private readonly maxHeldBytes = MAX_HELD_BYTES) {}
 
   /** `file` holds `bytes` more for the next `writeAll`, which runs now once they reach the bound. */
-  hold(file: DeferredWriter, bytes: number): void {
+  hold(file: HeldAppendsFile, bytes: number): void {
     this.files.add(file);
     this.heldBytes += bytes;
     if (this.heldBytes >= this.maxHeldBytes) this.writeAll();
@@ -69,7 +72,7 @@ export class DeferredAppends {
     if (this.files.size === 0) return;
     for (const file of this.files) {
       try {
-        file.writeDeferred();
+        file.writeHeld();
       } catch (cause) {
         this.failure = new StorageError(
           `Writing the appends held for ${file.path} failed; this broker acknowledges nothing more until it is restarted (as Kafka halts a broker whose log directory failed)`,

@@ -1,6 +1,6 @@
 /**
- * Appends whose file write is held for a DeferredAppends (src/storage/deferred-appends.ts): the
- * bytes reach the file, in order, at `writeAll`, at the bound, or before anything reads or changes
+ * Held appends (src/storage/held-appends.ts): a file's held appends
+ * reach the file, in order, at `writeAll`, at the bound, or before anything reads or changes
  * the file; rebuilt batches are never held; and a failed held write fails every later `writeAll`.
  * What is on disk is read with `readFileSync`, not through the code under test.
  */
@@ -10,25 +10,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { encodeRecordBatch } from '../../src/record/builder.js';
-import { DeferredAppends } from '../../src/storage/deferred-appends.js';
+import { HeldAppends } from '../../src/storage/held-appends.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { PartitionLog } from '../../src/storage/partition-log.js';
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'kafkalite-deferred-'));
+  dir = mkdtempSync(join(tmpdir(), 'kafkalite-held-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const bytes = (n: number, fill: number) => Buffer.alloc(n, fill);
 const onDisk = (path: string) => readFileSync(path);
 
-describe('FileRecords appends held for a DeferredAppends', () => {
+describe('FileRecords held appends', () => {
   test('are not in the file until writeAll, then are there in order at the positions append returned', () => {
     const path = join(dir, 'a.log');
     const log = FileRecords.openWritable(path, { create: true });
-    const held = new DeferredAppends();
+    const held = new HeldAppends();
     assert.equal(log.append(bytes(100, 1), held), 0);
     assert.equal(log.append(bytes(50, 2), held), 100);
     assert.equal(log.sizeInBytes, 150);
@@ -41,7 +41,7 @@ describe('FileRecords appends held for a DeferredAppends', () => {
   });
 
   test('a read, a truncation, a flush, an append written at once and close each write them first', () => {
-    const held = new DeferredAppends();
+    const held = new HeldAppends();
     const steps: [string, (log: FileRecords) => void, Buffer][] = [
       ['readBytes', (log) => assert.deepEqual(log.readBytes(0, 30), Buffer.concat([bytes(20, 1), bytes(10, 2)])), Buffer.concat([bytes(20, 1), bytes(10, 2)])],
       ['truncateTo', (log) => log.truncateTo(25), Buffer.concat([bytes(20, 1), bytes(5, 2)])],
@@ -66,7 +66,7 @@ describe('FileRecords appends held for a DeferredAppends', () => {
   test('holding past the bound writes everything held at once', () => {
     const path = join(dir, 'bound.log');
     const log = FileRecords.openWritable(path, { create: true });
-    const held = new DeferredAppends(1000);
+    const held = new HeldAppends(1000);
     log.append(bytes(600, 1), held);
     assert.equal(onDisk(path).length, 0);
     log.append(bytes(600, 2), held);
@@ -80,7 +80,7 @@ describe('FileRecords appends held for a DeferredAppends', () => {
     const full = FileRecords.openWritable('/dev/full', { create: false });
     const path = join(dir, 'ok.log');
     const ok = FileRecords.openWritable(path, { create: true });
-    const held = new DeferredAppends();
+    const held = new HeldAppends();
     full.append(bytes(10, 1), held);
     assert.throws(() => held.writeAll(), (e: Error & { code?: string }) => e.code === 'STORAGE_ERROR' && /\/dev\/full/.test(e.message));
     assert.equal(held.failed?.code, 'STORAGE_ERROR');
@@ -95,9 +95,9 @@ describe('FileRecords appends held for a DeferredAppends', () => {
   });
 });
 
-describe('PartitionLog.append with deferWrite', () => {
+describe('PartitionLog.append with heldAppends', () => {
   test('holds batches validated in place, and writes rebuilt ones at once', () => {
-    const held = new DeferredAppends();
+    const held = new HeldAppends();
     const batch = () => encodeRecordBatch([{ value: bytes(100, 7) }, { value: bytes(100, 8) }]);
     const segmentFile = (sub: string) => join(dir, sub, '00000000000000000000.log');
 
@@ -105,7 +105,7 @@ describe('PartitionLog.append with deferWrite', () => {
     mkdirSync(plainDir);
     const plain = PartitionLog.open(plainDir, 'plain', 0, { config: DEFAULT_LOG_CONFIG });
     const first = batch();
-    plain.append(first, { mutateInput: true, deferWrite: held });
+    plain.append(first, { mutateInput: true, heldAppends: held });
     assert.equal(statSync(segmentFile('plain-0')).size, 0, 'an in-place batch waits for writeAll');
     held.writeAll();
     assert.equal(statSync(segmentFile('plain-0')).size, first.length);
@@ -117,7 +117,7 @@ describe('PartitionLog.append with deferWrite', () => {
     const gzipDir = join(dir, 'gzip-0');
     mkdirSync(gzipDir);
     const gzip = PartitionLog.open(gzipDir, 'gzip', 0, { config: { ...DEFAULT_LOG_CONFIG, compressionType: 'gzip' } });
-    gzip.append(batch(), { mutateInput: true, deferWrite: held });
+    gzip.append(batch(), { mutateInput: true, heldAppends: held });
     assert.ok(statSync(segmentFile('gzip-0')).size > 0, 'a rebuilt batch is not held');
     assert.equal(held.holding, false);
     gzip.close();

@@ -1,9 +1,9 @@
 /**
- * The broker holds Produce appends until it answers (src/storage/deferred-appends.ts, connection.ts):
- * what several connections pipeline comes back whole, in each connection's order, including batches
- * past the hold bound (written at once, from frames that are then reused); KAFKALITE_HELD_APPENDS=off
- * holds none; and once a held write fails, no answer leaves the broker and it stops without the
- * clean-shutdown marker.
+ * The broker holds Produce appends until it answers (src/storage/held-appends.ts, connection.ts):
+ * what several connections pipeline (acks=1 and acks=0) comes back whole, in each connection's
+ * order, including batches past the hold bound (written at once, from frames that are then reused);
+ * no request frame goes back to the pool while a held append is still its bytes; and once a held
+ * write fails, no answer leaves the broker and it stops without the clean-shutdown marker.
  */
 import assert from 'node:assert/strict';
 import { errorName } from '../../src/protocol/error-codes.js';
@@ -15,13 +15,17 @@ import { Broker } from '../../src/broker/broker.js';
 import { readRecordBatches } from '../../src/record/batches.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { FrameDecoder } from '../../src/protocol/framing.js';
-import { MAX_HELD_BYTES, type DeferredAppends } from '../../src/storage/deferred-appends.js';
+import { MAX_HELD_BYTES, type HeldAppends } from '../../src/storage/held-appends.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { CLEAN_SHUTDOWN_FILE } from '../../src/storage/file-names.js';
 import { withBroker } from '../helpers/broker.js';
 import { encodeRequestFrame, RawClient } from '../helpers/raw-client.js';
 
-const produce = (topic: string, records: Buffer) => ({ transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+const produce = (topic: string, records: Buffer, acks = 1) => ({ transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+
+/** Whether two views share bytes of one memory. */
+const overlap = (a: Uint8Array, b: Uint8Array) =>
+  a.buffer === b.buffer && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
 
 /** Resolves once the broker closes `c`; rejects if an answer arrives instead. */
 async function closedWithoutAnswer(c: RawClient): Promise<void> {
@@ -30,28 +34,38 @@ async function closedWithoutAnswer(c: RawClient): Promise<void> {
 
 describe('held Produce appends', () => {
   test('several connections pipelining small and large batches get every record back, in each connection\'s order', async () => {
-    // a Produce frame may go back to the pool (and take a later frame's bytes) only once no append is held
+    // a Produce frame may go back to the pool (and take a later frame's bytes) only once none of its
+    // bytes is a held append: the appends each file holds are tracked beside it
+    const { append, writeHeld } = FileRecords.prototype;
     const recycle = FrameDecoder.prototype.recycle;
+    const heldBytes = new Map<FileRecords, Uint8Array[]>();
     let recycled = 0;
     let recycledWhileHeld = 0;
-    let held: DeferredAppends | undefined;
+    FileRecords.prototype.append = function (this: FileRecords, bytes: Uint8Array, heldAppends?: HeldAppends) {
+      if (heldAppends !== undefined) heldBytes.set(this, [...(heldBytes.get(this) ?? []), bytes]);
+      return append.call(this, bytes, heldAppends);
+    };
+    FileRecords.prototype.writeHeld = function (this: FileRecords) {
+      writeHeld.call(this);
+      heldBytes.delete(this);
+    };
     FrameDecoder.prototype.recycle = function (this: FrameDecoder, frame: Buffer) {
       recycled++;
-      if (held?.holding) recycledWhileHeld++;
+      if ([...heldBytes.values()].some((list) => list.some((b) => overlap(b, frame)))) recycledWhileHeld++;
       return recycle.call(this, frame);
     };
     try {
-      await pipelineAndFetch((broker) => (held = broker.deferredAppends));
+      await pipelineAndFetch();
     } finally {
+      Object.assign(FileRecords.prototype, { append, writeHeld });
       FrameDecoder.prototype.recycle = recycle;
     }
     assert.ok(recycled > 0, 'Produce frames were recycled');
-    assert.equal(recycledWhileHeld, 0, 'no frame was recycled while appends were held');
+    assert.equal(recycledWhileHeld, 0, 'no frame was recycled while one of its bytes was a held append');
   });
 
-  async function pipelineAndFetch(seen: (broker: Broker) => void): Promise<void> {
+  async function pipelineAndFetch(): Promise<void> {
     await withBroker({}, async (broker) => {
-      seen(broker);
       const connections = 4;
       const perConnection = 24;
       const clients = await Promise.all(Array.from({ length: connections }, () => RawClient.connect(broker.port)));
@@ -60,10 +74,20 @@ describe('held Produce appends', () => {
       const value = (c: number, i: number, k: number) => Buffer.from(`${c}:${i}:${k}:`.padEnd(i % 6 === 5 ? 2048 : 512, 'x'));
       const batchOf = (c: number, i: number) => encodeRecordBatch(Array.from({ length: i % 6 === 5 ? Math.ceil(MAX_HELD_BYTES / 2048) + 8 : 24 }, (_, k) => ({ value: value(c, i, k) })));
       const sent = Array.from({ length: connections }, (_, c) => Array.from({ length: perConnection }, (_, i) => batchOf(c, i)));
-      const answers = await Promise.all(clients.map((client, c) => Promise.all(sent[c]!.map((records) => client.request(0, 7, produce('held', records))))));
+      // every 4th request is acks=0: no answer, so its frame is given back without one (sent in order)
+      const answers = await Promise.all(
+        clients.map((client, c) =>
+          Promise.all(
+            sent[c]!.map((records, i) =>
+              i % 4 === 2 ? (client.send(encodeRequestFrame(0, 7, client.correlationId(), produce('held', records, 0))), null) : client.request(0, 7, produce('held', records)),
+            ),
+          ),
+        ),
+      );
       const baseOffsets: bigint[] = [];
       for (const perClient of answers) {
         for (const a of perClient) {
+          if (a === null) continue;
           const p = a.responses[0].partitionResponses[0];
           assert.equal(errorName(p.errorCode), 'NONE');
           baseOffsets.push(p.baseOffset as bigint);
@@ -100,37 +124,6 @@ describe('held Produce appends', () => {
     });
   }
 
-  test('KAFKALITE_HELD_APPENDS=off writes every Produce append at once', async () => {
-    const append = FileRecords.prototype.append;
-    const held = { on: 0, off: 0 };
-    let mode: 'on' | 'off' = 'on';
-    FileRecords.prototype.append = function (this: FileRecords, bytes: Uint8Array, deferTo?: DeferredAppends) {
-      if (deferTo !== undefined) held[mode]++;
-      return append.call(this, bytes, deferTo);
-    };
-    const before = process.env.KAFKALITE_HELD_APPENDS;
-    try {
-      for (const m of ['on', 'off'] as const) {
-        mode = m;
-        if (m === 'off') process.env.KAFKALITE_HELD_APPENDS = 'off';
-        await withBroker({}, async (broker) => {
-          const c = await RawClient.connect(broker.port);
-          assert.equal(errorName((await c.request(3, 1, { topics: [{ name: 't' }] })).topics[0].errorCode), 'NONE');
-          for (let i = 0; i < 3; i++) {
-            assert.equal(errorName((await c.request(0, 7, produce('t', encodeRecordBatch([{ value: Buffer.from(`v${i}`) }])))).responses[0].partitionResponses[0].errorCode), 'NONE');
-          }
-          c.destroy();
-        });
-      }
-    } finally {
-      FileRecords.prototype.append = append;
-      if (before === undefined) delete process.env.KAFKALITE_HELD_APPENDS;
-      else process.env.KAFKALITE_HELD_APPENDS = before;
-    }
-    assert.equal(held.on, 3);
-    assert.equal(held.off, 0);
-  });
-
   test('after a held write fails no answer leaves the broker, and it stops without the clean-shutdown marker', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-held-fail-'));
     try {
@@ -140,7 +133,7 @@ describe('held Produce appends', () => {
         assert.equal(errorName((await c.request(3, 1, { topics: [{ name: 'doomed' }] })).topics[0].errorCode), 'NONE');
         assert.equal(errorName((await c.request(0, 7, produce('doomed', encodeRecordBatch([{ value: Buffer.from('acknowledged') }])))).responses[0].partitionResponses[0].errorCode), 'NONE');
         // a file whose held write fails (as a full or failing disk would) joins the next answer's writes
-        broker.deferredAppends.hold({ path: 'failing.log', writeDeferred: () => { throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }); } }, 1);
+        broker.heldAppends.hold({ path: 'failing.log', writeHeld: () => { throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }); } }, 1);
         const closed = closedWithoutAnswer(c);
         c.send(encodeRequestFrame(0, 7, 99, produce('doomed', encodeRecordBatch([{ value: Buffer.from('never acknowledged') }]))));
         await closed;
@@ -149,7 +142,7 @@ describe('held Produce appends', () => {
         const dClosed = closedWithoutAnswer(d);
         d.send(encodeRequestFrame(3, 1, 1, { topics: [{ name: 'doomed' }] }));
         await dClosed;
-        assert.equal(broker.deferredAppends.failed?.code, 'STORAGE_ERROR');
+        assert.equal(broker.heldAppends.failed?.code, 'STORAGE_ERROR');
       } finally {
         await broker.close();
       }
