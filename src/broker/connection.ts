@@ -16,7 +16,6 @@
 import type { Socket } from 'node:net';
 import { decodeMessage, encodeMessage } from '../protocol/codec.js';
 import { FrameDecoder } from '../protocol/framing.js';
-import { ApiKey } from '../protocol/api-keys.js';
 import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
 import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestContext } from './handler.js';
