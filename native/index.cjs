@@ -3,4 +3,5 @@
 // scanRecords(data, start, end, count, summary: Float64Array(3)) -> boolean (src/records.c)
 // startWriteback(fd, offset, length), dropPages(fd, offset, length) -> 0 or errno (src/pagecache.c)
 // pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength) -> 0 or errno (the same, on the thread pool)
+// tryLockFile(fd) -> 0 or errno; lockHolder(fd) -> 0 free, pid, -1 unknown holder, -errno (src/dirlock.c)
 module.exports = require('./build/Release/kafkalite_native.node');

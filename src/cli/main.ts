@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
+import { lockedDirNotes } from './lock-note.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
 import { groups, GROUPS_USAGE, parseGroupsArgs } from './groups.js';
 import { stderrProgress } from './progress.js';
@@ -17,6 +18,8 @@ interface Command<O> {
   usage: string;
   parse(argv: string[]): O | { error: string } | { help: true };
   run(opts: O): number | Promise<number>;
+  /** For read-only commands: the paths they read, checked for a live holder of the directory's `.lock`. */
+  reads?(opts: O): string[];
 }
 
 /** Binds a command's parser and runner to the same options type. */
@@ -36,6 +39,7 @@ const COMMANDS: { [name: string]: Command<object> } = {
     usage: DUMP_LOG_USAGE,
     parse: parseDumpLogArgs,
     run: (opts) => dumpLog({ ...opts, progress: stderrProgress() }),
+    reads: (opts) => opts.files,
   }),
   compact: command({
     summary: 'compact the partition logs of a data directory (log cleaner)',
@@ -48,6 +52,7 @@ const COMMANDS: { [name: string]: Command<object> } = {
     usage: VERIFY_USAGE,
     parse: parseVerifyArgs,
     run: (opts) => verify({ ...opts, progress: stderrProgress() }),
+    reads: (opts) => [opts.path],
   }),
   recover: command({
     summary: "run the storage engine's recovery on a directory and report what it changed",
@@ -60,12 +65,14 @@ const COMMANDS: { [name: string]: Command<object> } = {
     usage: GROUPS_USAGE,
     parse: parseGroupsArgs,
     run: groups,
+    reads: (opts) => [opts.dir],
   }),
   stats: command({
     summary: 'per topic-partition segments, bytes, offsets, timestamps, records, codecs, producers',
     usage: STATS_USAGE,
     parse: parseStatsArgs,
     run: (opts) => stats({ ...opts, progress: stderrProgress() }),
+    reads: (opts) => [opts.path],
   }),
 };
 
@@ -110,5 +117,6 @@ export function main(argv: string[]): number | Promise<number> {
     process.stderr.write(`Error: ${opts.error}\n${cmd.usage}\n`);
     return 2;
   }
+  for (const note of lockedDirNotes(cmd.reads?.(opts) ?? [])) process.stderr.write(note + '\n');
   return cmd.run(opts);
 }

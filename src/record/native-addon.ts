@@ -28,6 +28,10 @@ export interface NativeAddon {
   pageHintsAsync(fd: number, writebackOffset: number, writebackLength: number, dropOffset: number, dropLength: number): number;
   /** fdatasync on the thread pool on a duplicate of `fd`; `done(errno)` on the event loop. Returns 0 or the errno of the dup. */
   fdatasyncAsync(fd: number, done: (errno: number) => void): number;
+  /** An exclusive whole-file lock on `fd`, not waiting (native/src/dirlock.c): 0, or an errno (EAGAIN: held). */
+  tryLockFile(fd: number): number;
+  /** Who holds a lock refusing ours: 0 nobody, a pid when the OS tells, -1 an unknown holder, or -errno. */
+  lockHolder(fd: number): number;
 }
 
 /**

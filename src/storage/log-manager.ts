@@ -10,13 +10,12 @@
  * manager (`resources`, log-resources.ts), shared by its logs only: two managers in one process,
  * e.g. two brokers, keep separate budgets.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { StorageError } from '../errors.js';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint.js';
 import { consumeCleanShutdownFile, writeCleanShutdownFile } from './clean-shutdown.js';
 import {
-  LOCK_FILE,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   META_PROPERTIES_FILE,
   PARTITION_METADATA_FILE,
@@ -28,6 +27,7 @@ import { fsyncDirSync } from './fs-util.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
 import { createLogResources, type LogResourceOptions, type LogResources } from './log-resources.js';
+import { lockDataDir, type DirLock, type DirLockAddon } from './dir-lock.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
 import { CLUSTER_METADATA_TOPIC, deleteDirName, partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
 import { randomUuid } from './uuid.js';
@@ -47,19 +47,15 @@ export interface LogManagerOptions extends LogResourceOptions {
   nodeId?: number;
   time?: () => number;
   logger?: LogSink;
+  /** Tests: the lock's implementation (`undefined`: the pid fallback). Defaults to the native addon. */
+  lockAddon?: DirLockAddon;
 }
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
-/**
- * Data directories this process holds (Kafka's FileLock also refuses an overlapping lock in-process).
- * Process-wide on purpose: it stands for the kernel's file lock, which is per process.
- */
-const lockedDirs = new Set<string>();
-
 export class LogManager {
   private readonly logs = new Map<string, PartitionLog>();
-  private lockFd: number | undefined;
+  private readonly dirLock: DirLock;
   readonly hadCleanShutdown: boolean;
   readonly clusterId: string;
   /** What this manager's logs share: budgets, scratch, flush mode (log-resources.ts). */
@@ -71,7 +67,8 @@ export class LogManager {
   ) {
     this.resources = createLogResources(options);
     mkdirSync(dir, { recursive: true });
-    this.lock();
+    const warn = (message: string) => options.logger?.('warn', message);
+    this.dirLock = lockDataDir(dir, 'lockAddon' in options ? { addon: options.lockAddon, warn } : { warn });
     const metaPath = join(dir, META_PROPERTIES);
     if (existsSync(metaPath)) {
       this.clusterId = readMetaProperties(metaPath).clusterId ?? '';
@@ -87,27 +84,6 @@ export class LogManager {
     const manager = new LogManager(dir, options);
     manager.loadLogs();
     return manager;
-  }
-
-  /**
-   * Kafka takes an exclusive file lock on `.lock`; Node has no flock, so the file carries the owner's
-   * pid and a live owner refuses a second opener (a dead one's lock is taken over).
-   */
-  private lock(): void {
-    const path = join(this.dir, LOCK_FILE);
-    const dirKey = resolve(this.dir);
-    if (lockedDirs.has(dirKey)) {
-      throw new StorageError(`Failed to acquire lock on file ${LOCK_FILE} in ${this.dir}: already held by this process`);
-    }
-    if (existsSync(path)) {
-      const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
-        throw new StorageError(`Failed to acquire lock on file ${LOCK_FILE} in ${this.dir}: held by process ${pid}`);
-      }
-    }
-    writeFileSync(path, String(process.pid));
-    this.lockFd = openSync(path, 'r');
-    lockedDirs.add(dirKey);
   }
 
   private configFor(topic: string): LogConfig {
@@ -249,18 +225,6 @@ export class LogManager {
   }
 
   private unlock(): void {
-    if (this.lockFd !== undefined) closeSync(this.lockFd);
-    this.lockFd = undefined;
-    lockedDirs.delete(resolve(this.dir));
-    rmSync(join(this.dir, LOCK_FILE), { force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    this.dirLock.release();
   }
 }
