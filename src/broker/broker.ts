@@ -20,7 +20,7 @@ import { AppendNotifier } from './append-notifier.js';
 import { DeferredAppends } from '../storage/deferred-appends.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
 import { GroupCoordinator } from './group/coordinator.js';
-import { BufferPool, ByteReservations } from '../buffer-pool.js';
+import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight

@@ -29,7 +29,7 @@ import { GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValu
 import { METADATA_RECORD_SCHEMAS } from '../protocol/schemas/internal/metadata.js';
 import { KRaftVersionRecord, SnapshotFooterRecord, SnapshotHeaderRecord, VotersRecord } from '../protocol/schemas/internal/raft.js';
 import { TransactionLogKey, TransactionLogValue } from '../protocol/schemas/internal/transaction-coordinator.js';
-import { ByteReader, VarintError } from '../record/varint.js';
+import { ByteReader, VarintError } from '../bytes/varint.js';
 import { toJson } from './json.js';
 import { messageJson } from './json-converter.js';
 

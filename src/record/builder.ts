@@ -21,8 +21,8 @@ import {
 } from './constants.js';
 import { ControlRecordType, encodeControlRecordKey, encodeEndTransactionMarkerValue } from './control.js';
 import { crc32c } from './crc.js';
-import { checkInt, checkInt64, type Int64Input, writeInt64BE } from './int64.js';
-import { sizeOfVarint, sizeOfVarlong, writeUnsignedVarint, writeVarint, writeVarlong } from './varint.js';
+import { checkInt, checkInt64, type Int64Input, writeInt64BE } from '../bytes/int64.js';
+import { sizeOfVarint, sizeOfVarlong, writeUnsignedVarint, writeVarint, writeVarlong } from '../bytes/varint.js';
 
 export type Bytes = Uint8Array | string;
 

@@ -18,7 +18,7 @@
  * 64 bytes for our addon, 512 for the others (140 bytes: 112 ns in JS against 224 ns native).
  */
 import { createRequire } from 'node:module';
-import { nativeAddon } from './native-addon.js';
+import { nativeAddon } from '../native/addon.js';
 
 const require = createRequire(import.meta.url);
 

@@ -15,7 +15,7 @@ import type { Bytes, RecordInput } from './builder.js';
 import { compress, compressionId, CompressionType, type CompressionId, type CompressionName } from './compression/index.js';
 import { LOG_OVERHEAD, TIMESTAMP_TYPE_MASK, type TimestampType } from './constants.js';
 import { crc32 } from './crc.js';
-import { checkInt64, type Int64Input, toBigInt64, writeInt64BE } from './int64.js';
+import { checkInt64, type Int64Input, toBigInt64, writeInt64BE } from '../bytes/int64.js';
 import { RECORD_OVERHEAD_V0, RECORD_OVERHEAD_V1 } from './legacy.js';
 
 export interface LegacyMessageSetOptions {

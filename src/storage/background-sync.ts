@@ -10,7 +10,7 @@
  * caller then flushes inline, as before.
  */
 import { StorageError } from '../errors.js';
-import { nativeAddon } from '../record/native-addon.js';
+import { nativeAddon } from '../native/addon.js';
 
 /** Whether `syncInBackground` is available (read at every call: tests switch it). */
 export function backgroundSyncAvailable(): boolean {

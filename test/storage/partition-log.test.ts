@@ -12,7 +12,7 @@ import { readLeaderEpochCheckpoint, readOffsetCheckpoint } from '../../src/stora
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { readMetaProperties } from '../../src/storage/meta-properties.js';
-import { nativeAddon } from '../../src/record/native-addon.js';
+import { nativeAddon } from '../../src/native/addon.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import {
   clientBatch,

@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { CorruptRecordError, RecordTooLargeError } from '../../errors.js';
-import { ByteReader } from '../varint.js';
+import { ByteReader } from '../../bytes/varint.js';
 
 const require = createRequire(import.meta.url);
 const snappy = require('snappy') as {
