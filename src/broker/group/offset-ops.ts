@@ -7,9 +7,10 @@
  */
 import type { GroupCoordinator } from './coordinator.js';
 import { GroupError } from './errors.js';
-import { CONSUMER_PROTOCOL_TYPE, type ClassicGroup } from './group.js';
+import type { ClassicGroup } from './group.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../../internal-topics/consumer-protocol.js';
 import type { OffsetsRecord } from './offsets-topic.js';
-import { groupMetadataKey, offsetCommitKey, offsetCommitValue, type OffsetAndMetadata } from './records.js';
+import { groupMetadataKey, offsetCommitKey, offsetCommitValue, type OffsetAndMetadata } from '../../internal-topics/offsets.js';
 
 export interface OffsetCommitRequest {
   groupId: string;

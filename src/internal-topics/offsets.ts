@@ -1,0 +1,146 @@
+/**
+ * The records of `__consumer_offsets` in Kafka's format (`GroupCoordinatorRecordSerde` /
+ * `GroupMetadataManager`): key and value are each an int16 schema version followed by the
+ * message of that version. Offset commits use OffsetCommitKey v1 (Kafka writes 1; 0 reads the
+ * same) and OffsetCommitValue v3, or v1 when the commit carries an explicit expire timestamp
+ * (OffsetCommit v2-4 retentionTimeMs); group metadata uses GroupMetadataKey v2 and
+ * GroupMetadataValue v3. A null value is a tombstone (deleted offset or group) for compaction.
+ */
+import { KafkaliteError } from '../errors.js';
+import type { MessageSchema } from '../protocol/schema.js';
+import { GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue } from '../protocol/schemas/internal/group-coordinator.js';
+import { decodeVersionPrefixed, encodeVersionPrefixed, prefixedVersion } from './version-prefixed.js';
+
+export const OFFSETS_TOPIC = '__consumer_offsets';
+
+const OFFSET_KEY_VERSION = 1;
+const GROUP_KEY_VERSION = 2;
+const GROUP_VALUE_VERSION = 3;
+const OFFSET_VALUE_VERSION = 3;
+const OFFSET_VALUE_VERSION_WITH_EXPIRE = 1;
+
+/** Java's String.hashCode over UTF-16 code units (Kafka hashes the group id with it). */
+export function javaStringHashCode(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** `GroupMetadataManager.partitionFor`: Utils.abs(groupId.hashCode) % partitions (abs(MIN_VALUE) is 0). */
+export function partitionForGroup(groupId: string, partitions: number): number {
+  const h = javaStringHashCode(groupId);
+  return (h === -2147483648 ? 0 : Math.abs(h)) % partitions;
+}
+
+export interface OffsetAndMetadata {
+  offset: bigint;
+  leaderEpoch: number;
+  metadata: string;
+  commitTimestamp: bigint;
+  /** -1 unless the commit asked for its own retention (OffsetCommit v2-4). */
+  expireTimestamp: bigint;
+}
+
+export interface StoredMember {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  rebalanceTimeout: number;
+  sessionTimeout: number;
+  subscription: Buffer;
+  assignment: Buffer;
+}
+
+export interface StoredGroup {
+  protocolType: string;
+  generation: number;
+  protocol: string | null;
+  leader: string | null;
+  currentStateTimestamp: bigint;
+  members: StoredMember[];
+}
+
+export function offsetCommitKey(group: string, topic: string, partition: number): Buffer {
+  return encodeVersionPrefixed(OffsetCommitKey, OFFSET_KEY_VERSION, { group, topic, partition });
+}
+
+export function offsetCommitValue(o: OffsetAndMetadata): Buffer {
+  return encodeVersionPrefixed(OffsetCommitValue, o.expireTimestamp >= 0n ? OFFSET_VALUE_VERSION_WITH_EXPIRE : OFFSET_VALUE_VERSION, o);
+}
+
+export function groupMetadataKey(group: string): Buffer {
+  return encodeVersionPrefixed(GroupMetadataKey, GROUP_KEY_VERSION, { group });
+}
+
+export function groupMetadataValue(g: StoredGroup): Buffer {
+  return encodeVersionPrefixed(GroupMetadataValue, GROUP_VALUE_VERSION, g);
+}
+
+export type OffsetsTopicRecord =
+  | { type: 'offset'; group: string; topic: string; partition: number; value: OffsetAndMetadata | null }
+  | { type: 'group'; group: string; value: StoredGroup | null };
+
+/** A decoded key: which record it is, and the message as its schema read it. */
+export type OffsetsTopicKey =
+  | { type: 'offset'; schema: MessageSchema; version: number; value: { group: string; topic: string; partition: number } }
+  | { type: 'group'; schema: MessageSchema; version: number; value: { group: string } };
+
+/**
+ * A `__consumer_offsets` key (`GroupCoordinatorRecordSerde.deserialize`): versions 0-1 are offset
+ * commits, 2 group metadata; any other version (3+ are the new consumer protocol's records, which
+ * kafkalite does not write) yields undefined.
+ */
+export function decodeOffsetsTopicKey(key: Buffer): OffsetsTopicKey | undefined {
+  const version = prefixedVersion(key, `${OFFSETS_TOPIC} key`);
+  if (version === 0 || version === 1) return { type: 'offset', schema: OffsetCommitKey, ...decodeVersionPrefixed<{ group: string; topic: string; partition: number }>(OffsetCommitKey, key, `${OFFSETS_TOPIC} key`) };
+  if (version === 2) return { type: 'group', schema: GroupMetadataKey, ...decodeVersionPrefixed<{ group: string }>(GroupMetadataKey, key, `${OFFSETS_TOPIC} key`) };
+  return undefined;
+}
+
+/** The schema of the value that goes with a key of this type. */
+export function offsetsTopicValueSchema(type: OffsetsTopicKey['type']): MessageSchema {
+  return type === 'offset' ? OffsetCommitValue : GroupMetadataValue;
+}
+
+/** Decodes one `__consumer_offsets` record; undefined for a key version kafkalite does not read. */
+export function decodeOffsetsTopicRecord(key: Buffer, value: Buffer | null): OffsetsTopicRecord | undefined {
+  const k = decodeOffsetsTopicKey(key);
+  if (k === undefined) return undefined;
+  if (k.type === 'offset') {
+    if (value === null) return { type: 'offset', ...k.value, value: null };
+    const v = decodeVersionPrefixed<OffsetAndMetadata>(OffsetCommitValue, value, `${OFFSETS_TOPIC} value`).value;
+    // fields of versions that lack them: no explicit expiry, no leader epoch
+    return { type: 'offset', ...k.value, value: { ...v, expireTimestamp: v.expireTimestamp ?? -1n, leaderEpoch: v.leaderEpoch ?? -1 } };
+  }
+  if (value === null) return { type: 'group', group: k.value.group, value: null };
+  return { type: 'group', group: k.value.group, value: decodeVersionPrefixed<StoredGroup>(GroupMetadataValue, value, `${OFFSETS_TOPIC} value`).value };
+}
+
+/** The part of a stored batch the readers of the topic use (v2 or legacy). */
+export interface OffsetsTopicBatch {
+  readonly isControl: boolean;
+  records(): Iterable<{ offset: bigint; key: Uint8Array | null; value: Uint8Array | null }>;
+}
+
+/**
+ * The decoded records of one `__consumer_offsets` batch at or after `fromOffset` (Kafka
+ * `GroupMetadataManager.doLoadGroupsAndOffsets`: control batches and keyless records are
+ * skipped; an unreadable record is reported and skipped, so it cannot keep the others from loading).
+ * Shared by the broker's load and the offline `kafkalite groups`.
+ */
+export function* offsetsTopicRecords(batch: OffsetsTopicBatch, fromOffset: bigint, onUnreadable: (offset: bigint, e: KafkaliteError) => void): Generator<OffsetsTopicRecord> {
+  if (batch.isControl) return;
+  for (const rec of batch.records()) {
+    if (rec.offset < fromOffset || rec.key === null) continue;
+    let decoded: OffsetsTopicRecord | undefined;
+    try {
+      decoded = decodeOffsetsTopicRecord(Buffer.from(rec.key), rec.value === null ? null : Buffer.from(rec.value));
+    } catch (e) {
+      if (!(e instanceof KafkaliteError)) throw e;
+      onUnreadable(rec.offset, e);
+      continue;
+    }
+    if (decoded !== undefined) yield decoded;
+  }
+}
