@@ -6,7 +6,6 @@
  * (OffsetCommit v2-4 retentionTimeMs); group metadata uses GroupMetadataKey v2 and
  * GroupMetadataValue v3. A null value is a tombstone (deleted offset or group) for compaction.
  */
-import { KafkaliteError } from '../errors.js';
 import type { MessageSchema } from '../protocol/schema.js';
 import { GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue } from '../protocol/schemas/internal/group-coordinator.js';
 import { decodeVersionPrefixed, encodeVersionPrefixed, prefixedVersion } from './version-prefixed.js';
@@ -66,7 +65,8 @@ export function offsetCommitKey(group: string, topic: string, partition: number)
 }
 
 export function offsetCommitValue(o: OffsetAndMetadata): Buffer {
-  return encodeVersionPrefixed(OffsetCommitValue, o.expireTimestamp >= 0n ? OFFSET_VALUE_VERSION_WITH_EXPIRE : OFFSET_VALUE_VERSION, o);
+  const version = o.expireTimestamp >= 0n ? OFFSET_VALUE_VERSION_WITH_EXPIRE : OFFSET_VALUE_VERSION;
+  return encodeVersionPrefixed(OffsetCommitValue, version, o);
 }
 
 export function groupMetadataKey(group: string): Buffer {
@@ -86,11 +86,7 @@ export type OffsetsTopicKey =
   | { type: 'offset'; schema: MessageSchema; version: number; value: { group: string; topic: string; partition: number } }
   | { type: 'group'; schema: MessageSchema; version: number; value: { group: string } };
 
-/**
- * A `__consumer_offsets` key (`GroupCoordinatorRecordSerde.deserialize`): versions 0-1 are offset
- * commits, 2 group metadata; any other version (3+ are the new consumer protocol's records, which
- * kafkalite does not write) yields undefined.
- */
+/** A `__consumer_offsets` key, by its version; undefined for versions decodeOffsetsTopicRecord skips. */
 export function decodeOffsetsTopicKey(key: Buffer): OffsetsTopicKey | undefined {
   const version = prefixedVersion(key, `${OFFSETS_TOPIC} key`);
   if (version === 0 || version === 1) return { type: 'offset', schema: OffsetCommitKey, ...decodeVersionPrefixed<{ group: string; topic: string; partition: number }>(OffsetCommitKey, key, `${OFFSETS_TOPIC} key`) };
@@ -103,7 +99,11 @@ export function offsetsTopicValueSchema(type: OffsetsTopicKey['type']): MessageS
   return type === 'offset' ? OffsetCommitValue : GroupMetadataValue;
 }
 
-/** Decodes one `__consumer_offsets` record; undefined for a key version kafkalite does not read. */
+/**
+ * Decodes one `__consumer_offsets` record (`GroupCoordinatorRecordSerde.deserialize`). Key
+ * versions 0-1 are offset commits, 2 group metadata; any other key (3+ are the new consumer
+ * protocol's records, which kafkalite does not write) yields undefined.
+ */
 export function decodeOffsetsTopicRecord(key: Buffer, value: Buffer | null): OffsetsTopicRecord | undefined {
   const k = decodeOffsetsTopicKey(key);
   if (k === undefined) return undefined;
@@ -115,32 +115,4 @@ export function decodeOffsetsTopicRecord(key: Buffer, value: Buffer | null): Off
   }
   if (value === null) return { type: 'group', group: k.value.group, value: null };
   return { type: 'group', group: k.value.group, value: decodeVersionPrefixed<StoredGroup>(GroupMetadataValue, value, `${OFFSETS_TOPIC} value`).value };
-}
-
-/** The part of a stored batch the readers of the topic use (v2 or legacy). */
-export interface OffsetsTopicBatch {
-  readonly isControl: boolean;
-  records(): Iterable<{ offset: bigint; key: Uint8Array | null; value: Uint8Array | null }>;
-}
-
-/**
- * The decoded records of one `__consumer_offsets` batch at or after `fromOffset` (Kafka
- * `GroupMetadataManager.doLoadGroupsAndOffsets`: control batches and keyless records are
- * skipped; an unreadable record is reported and skipped, so it cannot keep the others from loading).
- * Shared by the broker's load and the offline `kafkalite groups`.
- */
-export function* offsetsTopicRecords(batch: OffsetsTopicBatch, fromOffset: bigint, onUnreadable: (offset: bigint, e: KafkaliteError) => void): Generator<OffsetsTopicRecord> {
-  if (batch.isControl) return;
-  for (const rec of batch.records()) {
-    if (rec.offset < fromOffset || rec.key === null) continue;
-    let decoded: OffsetsTopicRecord | undefined;
-    try {
-      decoded = decodeOffsetsTopicRecord(Buffer.from(rec.key), rec.value === null ? null : Buffer.from(rec.value));
-    } catch (e) {
-      if (!(e instanceof KafkaliteError)) throw e;
-      onUnreadable(rec.offset, e);
-      continue;
-    }
-    if (decoded !== undefined) yield decoded;
-  }
 }

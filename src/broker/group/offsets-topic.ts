@@ -10,7 +10,8 @@ import type { LogManager } from '../../storage/log-manager.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { TopicRegistry } from '../topic-registry.js';
 import type { GroupConfig } from './config.js';
-import { OFFSETS_TOPIC, offsetsTopicRecords, partitionForGroup, type OffsetsTopicRecord } from '../../internal-topics/offsets.js';
+import { OFFSETS_TOPIC, partitionForGroup, type OffsetsTopicRecord } from '../../internal-topics/offsets.js';
+import { offsetsTopicRecords } from '../../internal-topics/offsets-replay.js';
 
 export interface OffsetsRecord {
   key: Buffer;
