@@ -50,7 +50,7 @@ import {
 } from '../record/constants.js';
 import { crc32, crc32c } from '../record/crc.js';
 import { encodeLegacyMessageSet } from '../record/legacy-builder.js';
-import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
+import type { LegacyRecord } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
 import { RecordLayout } from '../record/record-layout.js';
 import { nativeAddon } from '../native/addon.js';

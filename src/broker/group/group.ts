@@ -181,8 +181,4 @@ export class ClassicGroup {
     if (t.size === 0) this.offsets.delete(topic);
     return true;
   }
-
-  hasOffsets(): boolean {
-    return this.offsets.size > 0;
-  }
 }

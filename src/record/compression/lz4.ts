@@ -31,7 +31,6 @@ const FLG_VERSION_MASK = 0xc0;
 const FLG_BLOCK_INDEPENDENCE = 0x20;
 const FLG_BLOCK_CHECKSUM = 0x10;
 const FLG_CONTENT_SIZE = 0x08;
-const FLG_CONTENT_CHECKSUM = 0x04;
 const FLG_RESERVED = 0x03; // Kafka's reader treats the dictionary-id bit as reserved too
 
 function headerChecksum(frame: Uint8Array, from: number, to: number): number {
