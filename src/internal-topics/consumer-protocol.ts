@@ -6,6 +6,7 @@
  */
 import type { MessageSchema } from '../protocol/schema.js';
 import { decodeMessage } from '../protocol/codec.js';
+import { bufferView } from '../bytes/buffer-view.js';
 
 export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 
@@ -21,7 +22,7 @@ export function decodeConsumerProtocol<T = { [k: string]: unknown }>(
   newer: 'read-as-newest' | 'refuse',
 ): { version: number; value: T } | undefined {
   if (bytes.length < 2) return undefined;
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buf = bufferView(bytes);
   let version = buf.readInt16BE(0);
   if (version < 0) return undefined;
   if (newer === 'read-as-newest') version = Math.min(version, schema.validVersions[1]);
