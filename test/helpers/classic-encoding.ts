@@ -16,4 +16,5 @@ export const i64 = (v: bigint) => {
   return b;
 };
 export const str = (s: string) => Buffer.concat([i16(Buffer.byteLength(s)), Buffer.from(s)]);
+export const bytes = (b: Buffer | null) => (b === null ? i32(-1) : Buffer.concat([i32(b.length), b]));
 export const cat = (...parts: Buffer[]) => Buffer.concat(parts);
