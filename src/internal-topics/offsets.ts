@@ -19,7 +19,7 @@ const OFFSET_VALUE_VERSION = 3;
 const OFFSET_VALUE_VERSION_WITH_EXPIRE = 1;
 
 /** Java's String.hashCode over UTF-16 code units (Kafka hashes the group id with it). */
-export function javaStringHashCode(s: string): number {
+function javaStringHashCode(s: string): number {
   let h = 0;
   for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
   return h;
