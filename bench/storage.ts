@@ -33,7 +33,7 @@ import { crc32c, encodeRecordBatch, type RecordInput } from '../src/index.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../src/storage/log-config.js';
 import type { LogSegment } from '../src/storage/log-segment.js';
 import { PartitionLog } from '../src/storage/partition-log.js';
-import { nativeAddon } from '../src/record/native-addon.js';
+import { nativeAddon } from '../src/native/addon.js';
 import { DEFAULT_PAGE_CACHE_BUDGET, WRITEBACK_CHUNK_BYTES } from '../src/storage/page-cache-budget.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 

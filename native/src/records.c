@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <node_api.h>
 
-/* Zigzag int32 varint (Kafka ByteUtils.readVarint, as src/record/varint.ts: a fifth byte with its
+/* Zigzag int32 varint (Kafka ByteUtils.readVarint, as src/bytes/varint.ts: a fifth byte with its
  * high bit set is refused, its other bits past 32 are dropped). */
 static int varint(const uint8_t *p, size_t *pos, size_t end, int32_t *out) {
   size_t i = *pos;

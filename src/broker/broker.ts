@@ -21,7 +21,7 @@ import { AppendNotifier } from './append-notifier.js';
 import { HeldAppends } from '../storage/held-appends.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
 import { GroupCoordinator } from './group/coordinator.js';
-import { BufferPool, ByteReservations } from '../buffer-pool.js';
+import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight

@@ -21,7 +21,7 @@ import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
 import { RecordLayout } from '../record/record-layout.js';
 import { incrementSequence } from '../record/sequence.js';
-import { ByteReader } from '../record/varint.js';
+import { ByteReader } from '../bytes/varint.js';
 import { asciiFragment } from './ascii.js';
 import { decodeInternalRecord, kraftControlJson, type InternalDecoder } from './internal-decoders.js';
 import { toJson } from './json.js';

@@ -14,11 +14,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KafkaliteError } from '../errors.js';
-import { replayOffsetsRecords, type ReplayedGroup } from '../broker/group/load.js';
-import { offsetsTopicRecords } from '../broker/group/offsets-topic.js';
-import { OFFSETS_TOPIC, type OffsetsTopicRecord } from '../broker/group/records.js';
-import { CONSUMER_PROTOCOL_TYPE } from '../broker/group/group.js';
-import { decodeMessage } from '../protocol/codec.js';
+import { CONSUMER_PROTOCOL_TYPE, decodeConsumerProtocol } from '../internal-topics/consumer-protocol.js';
+import { offsetsTopicRecords, replayOffsetsRecords, type ReplayedGroup } from '../internal-topics/offsets-replay.js';
+import { OFFSETS_TOPIC, type OffsetsTopicRecord } from '../internal-topics/offsets.js';
 import { ConsumerProtocolAssignment } from '../protocol/schemas/internal/consumer-protocol.js';
 import { FileRecords } from '../storage/file-records.js';
 import { offsetFromFileName } from '../storage/file-names.js';
@@ -133,16 +131,9 @@ interface GroupView {
 
 /** A consumer-protocol assignment's partitions; null for other protocol types or unreadable bytes. */
 function decodeAssignment(protocolType: string, bytes: Buffer): { topic: string; partitions: number[] }[] | null {
-  if (protocolType !== CONSUMER_PROTOCOL_TYPE || bytes.length < 2) return null;
-  const version = bytes.readInt16BE(0);
-  if (version < 0) return null;
-  try {
-    const a = decodeMessage<{ assignedPartitions: { topic: string; partitions: number[] }[] }>(ConsumerProtocolAssignment, Math.min(version, ConsumerProtocolAssignment.validVersions[1]), bytes, 2).value;
-    return a.assignedPartitions;
-  } catch (e) {
-    if (e instanceof KafkaliteError) return null;
-    throw e;
-  }
+  if (protocolType !== CONSUMER_PROTOCOL_TYPE) return null;
+  const a = decodeConsumerProtocol<{ assignedPartitions: { topic: string; partitions: number[] }[] }>(ConsumerProtocolAssignment, bytes, 'read-as-newest');
+  return a === undefined ? null : a.value.assignedPartitions;
 }
 
 function viewOf(dataDir: string, groupId: string, g: ReplayedGroup, ends: Map<string, bigint | undefined>): GroupView {

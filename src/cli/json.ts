@@ -3,6 +3,8 @@
  * limit on numbers; `JSON.stringify` cannot print bigints), and byte payloads as UTF-8 text when
  * they are valid UTF-8, otherwise base64, with the encoding named beside them.
  */
+import { bufferView } from '../bytes/buffer-view.js';
+
 const BIGINT_TAG = '\u0000bigint:';
 
 export function toJson(value: unknown): string {
@@ -17,6 +19,6 @@ export function describeBytes(bytes: Uint8Array | null): { text: string | null; 
   try {
     return { text: utf8.decode(bytes), encoding: 'utf8' };
   } catch {
-    return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'), encoding: 'base64' };
+    return { text: bufferView(bytes).toString('base64'), encoding: 'base64' };
   }
 }

@@ -25,7 +25,7 @@
  * its own chunk, never copied, so a Fetch response can go to `socket.writev` as is.
  */
 import { InvalidArgumentError, KafkaliteError } from '../errors.js';
-import { ByteReader, VarintError, sizeOfUnsignedVarint, writeUnsignedVarint } from '../record/varint.js';
+import { ByteReader, VarintError, sizeOfUnsignedVarint, writeUnsignedVarint } from '../bytes/varint.js';
 import { ProtocolError } from './errors.js';
 import {
   inVersions,

@@ -17,7 +17,7 @@
  * stream was ~10% of the broker's time in copies and ~10% in the garbage collection those chunks
  * caused).
  */
-import { BufferPool, type ByteReservations } from '../buffer-pool.js';
+import { BufferPool, type ByteReservations } from '../bytes/buffer-pool.js';
 import { FrameTooLargeError } from './errors.js';
 
 /** Per-decoder pool when none is shared: room for two 1 MiB Produce frames. */

@@ -35,7 +35,7 @@ import {
 import type { Record } from './record.js';
 import { RecordLayout } from './record-layout.js';
 import { incrementSequence } from './sequence.js';
-import { ByteReader, VarintError } from './varint.js';
+import { ByteReader, VarintError } from '../bytes/varint.js';
 
 export interface RecordReadOptions {
   /** Verify the batch CRC before reading records (default true). */

@@ -21,8 +21,8 @@ import {
 } from './constants.js';
 import { ControlRecordType, encodeControlRecordKey, encodeEndTransactionMarkerValue } from './control.js';
 import { crc32c } from './crc.js';
-import { checkInt, checkInt64, type Int64Input, writeInt64BE } from './int64.js';
-import { sizeOfVarint, sizeOfVarlong, writeUnsignedVarint, writeVarint, writeVarlong } from './varint.js';
+import { checkInt, checkInt64, type Int64Input, writeInt64BE } from '../bytes/int64.js';
+import { sizeOfVarint, sizeOfVarlong, writeUnsignedVarint, writeVarint, writeVarlong } from '../bytes/varint.js';
 
 export type Bytes = Uint8Array | string;
 
@@ -395,44 +395,4 @@ export function encodeEndTransactionMarker(options: EndTransactionMarkerOptions)
       baseSequence: -1,
     },
   );
-}
-
-/**
- * Accumulates records up to `maxBatchSize` bytes (Kafka `MemoryRecordsBuilder.hasRoomFor`: the
- * first record always fits; later ones only while the uncompressed estimate stays within the limit).
- */
-export class RecordBatchBuilder {
-  private readonly records: RecordInput[] = [];
-  private estimatedSize = RECORD_BATCH_OVERHEAD;
-
-  constructor(
-    private readonly options: RecordBatchOptions & { maxBatchSize?: number } = {},
-    private readonly encoder = new RecordBatchEncoder(),
-  ) {}
-
-  get count(): number {
-    return this.records.length;
-  }
-
-  /** Appends and returns true, or returns false when the record would overflow a non-empty batch. */
-  tryAppend(record: RecordInput): boolean {
-    const size = estimateRecordSize(record);
-    const max = this.options.maxBatchSize ?? Number.MAX_SAFE_INTEGER;
-    if (this.records.length > 0 && this.estimatedSize + size > max) return false;
-    this.records.push(record);
-    this.estimatedSize += size;
-    return true;
-  }
-
-  /** Encodes the batch into a Buffer of its own. */
-  build(): Buffer {
-    return Buffer.from(this.encoder.encode(this.records, this.options));
-  }
-}
-
-/** Upper bound of a record's encoded size (varints of deltas taken at their widest). */
-function estimateRecordSize(r: RecordInput): number {
-  let size = 5 + 1 + 10 + 5 + 5 + Math.max(byteLengthOf(r.key), 0) + 5 + Math.max(byteLengthOf(r.value), 0) + 5;
-  for (const h of r.headers ?? []) size += 10 + Buffer.byteLength(h.key, 'utf8') + Math.max(byteLengthOf(h.value), 0);
-  return size;
 }

@@ -1,10 +1,8 @@
 /** Layout constants of Kafka's record formats (storage spec §0.1, §2.1, `Records.java`, `DefaultRecordBatch.java`). */
 
 export const NO_TIMESTAMP = -1n;
-export const NO_PRODUCER_ID = -1n;
 export const NO_PRODUCER_EPOCH = -1;
 export const NO_SEQUENCE = -1;
-export const NO_PARTITION_LEADER_EPOCH = -1;
 
 /** offset (int64) + size (int32) in front of every batch or legacy entry. */
 export const LOG_OVERHEAD = 12;
@@ -14,8 +12,7 @@ export const HEADER_SIZE_UP_TO_MAGIC = 17;
 /** Smallest legal entry size field (a v0 message header): `Records.java` via `LegacyRecord.RECORD_OVERHEAD_V0`. */
 export const MIN_ENTRY_SIZE = 14;
 
-// v2 batch header field offsets (spec §2.1)
-export const BASE_OFFSET_OFFSET = 0;
+// v2 batch header field offsets (spec §2.1; baseOffset is at 0)
 export const LENGTH_OFFSET = 8;
 export const PARTITION_LEADER_EPOCH_OFFSET = 12;
 export const CRC_OFFSET = 17;
@@ -37,5 +34,3 @@ export const CONTROL_FLAG_MASK = 0x20;
 export const DELETE_HORIZON_FLAG_MASK = 0x40;
 
 export type TimestampType = 'CreateTime' | 'LogAppendTime';
-
-export const CURRENT_MAGIC = 2;

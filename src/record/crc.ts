@@ -20,7 +20,7 @@
  */
 import { createRequire } from 'node:module';
 import { InvalidConfigError } from '../errors.js';
-import { nativeAddon } from './native-addon.js';
+import { nativeAddon } from '../native/addon.js';
 
 const require = createRequire(import.meta.url);
 

@@ -15,8 +15,9 @@ import type { Bytes, RecordInput } from './builder.js';
 import { compress, compressionId, CompressionType, type CompressionId, type CompressionName } from './compression/index.js';
 import { LOG_OVERHEAD, TIMESTAMP_TYPE_MASK, type TimestampType } from './constants.js';
 import { crc32 } from './crc.js';
-import { checkInt64, type Int64Input, toBigInt64, writeInt64BE } from './int64.js';
+import { checkInt64, type Int64Input, toBigInt64, writeInt64BE } from '../bytes/int64.js';
 import { RECORD_OVERHEAD_V0, RECORD_OVERHEAD_V1 } from './legacy.js';
+import { bufferView } from '../bytes/buffer-view.js';
 
 export interface LegacyMessageSetOptions {
   magic: 0 | 1;
@@ -31,7 +32,7 @@ export interface LegacyMessageSetOptions {
 
 function toBuffer(v: Bytes | null | undefined): Buffer | null {
   if (v === null || v === undefined) return null;
-  return typeof v === 'string' ? Buffer.from(v, 'utf8') : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return typeof v === 'string' ? Buffer.from(v, 'utf8') : bufferView(v);
 }
 
 /** Writes offset + size + message at `pos`; returns the new position. */

@@ -13,7 +13,7 @@
  */
 import type { RecordBatch } from './batch.js';
 import { incrementSequence } from './sequence.js';
-import { ByteReader } from './varint.js';
+import { ByteReader } from '../bytes/varint.js';
 
 export interface RecordHeader {
   readonly key: string;

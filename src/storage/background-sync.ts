@@ -12,7 +12,7 @@
  * native addon. Otherwise the caller flushes inline, as before.
  */
 import { StorageError } from '../errors.js';
-import { nativeAddon } from '../record/native-addon.js';
+import { nativeAddon } from '../native/addon.js';
 
 /** Whether `syncInBackground` can run here (the native addon is built). */
 export function backgroundSyncSupported(): boolean {

@@ -14,7 +14,7 @@
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { StorageError } from '../errors.js';
-import { nativeAddon, type NativeAddon } from '../record/native-addon.js';
+import { nativeAddon, type NativeAddon } from '../native/addon.js';
 import { LOCK_FILE } from './file-names.js';
 
 /** What takes and queries the lock: the native addon's two calls, or nothing (the pid fallback). */

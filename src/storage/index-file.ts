@@ -20,7 +20,6 @@ import {
   existsSync,
   fstatSync,
   fdatasyncSync,
-  fsyncSync,
   ftruncateSync,
   openSync,
   readSync,

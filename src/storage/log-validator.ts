@@ -50,10 +50,10 @@ import {
 } from '../record/constants.js';
 import { crc32, crc32c } from '../record/crc.js';
 import { encodeLegacyMessageSet } from '../record/legacy-builder.js';
-import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
+import type { LegacyRecord } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
 import { RecordLayout } from '../record/record-layout.js';
-import { nativeAddon } from '../record/native-addon.js';
+import { nativeAddon } from '../native/addon.js';
 import { messageFormatMagic, type LogConfig } from './log-config.js';
 
 /** Who is appending (Kafka `AppendOrigin`); the client-only checks apply to 'client'. */

@@ -25,7 +25,7 @@
  * These calls are hints: no byte of the log depends on them. They run on libuv's thread pool (see
  * `nativeCalls`) and need kafkalite's native addon on Linux; without it the OS decides.
  */
-import { nativeAddon } from '../record/native-addon.js';
+import { nativeAddon } from '../native/addon.js';
 
 /** Writeback is started, and a range recorded, for every this many bytes appended to a file. */
 export const WRITEBACK_CHUNK_BYTES = 4 * 1024 * 1024;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { encodeRecordBatch } from '../../src/index.js';
 import { CORPORA, REPO_ROOT } from '../helpers/paths.js';
+import { bytes, cat, i16, i32, i64, str } from '../helpers/classic-encoding.js';
 import { tempDir } from '../helpers/storage.js';
 
 const CLI = join(REPO_ROOT, 'bin', 'kafkalite.js');
@@ -22,22 +23,6 @@ function run(...args: string[]) {
   return spawnSync(process.execPath, [CLI, 'dump-log', ...args], { encoding: 'utf8' });
 }
 const recordLines = (out: string) => out.split('\n').filter((l) => l.startsWith('|'));
-
-/** Big-endian builders for the classic (non-flexible) encodings. */
-const i16 = (v: number) => Buffer.from([(v >> 8) & 0xff, v & 0xff]);
-const i32 = (v: number) => {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(v);
-  return b;
-};
-const i64 = (v: bigint) => {
-  const b = Buffer.alloc(8);
-  b.writeBigInt64BE(v);
-  return b;
-};
-const str = (s: string) => Buffer.concat([i16(Buffer.byteLength(s)), Buffer.from(s)]);
-const bytes = (b: Buffer | null) => (b === null ? i32(-1) : Buffer.concat([i32(b.length), b]));
-const cat = (...parts: Buffer[]) => Buffer.concat(parts);
 
 describe('--cluster-metadata-decoder on the real Kafka metadata log', () => {
   const file = join(E856, '__cluster_metadata-0/00000000000000000000.log');

@@ -13,8 +13,6 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import {
   BatchReader,
-  ErrorCodes,
-  KafkaliteError,
   RecordBatch,
   type LegacyRecordBatch,
   compress,

@@ -20,8 +20,6 @@ import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import {
   compress,
   convertToV2,
-  ErrorCodes,
-  KafkaliteError,
   type LegacyRecord,
   LegacyRecordBatch,
   readRecordBatches,

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
 import assert from 'node:assert/strict';
-import { BufferPool, ByteReservations } from '../../src/buffer-pool.js';
+import { BufferPool, ByteReservations } from '../../src/bytes/buffer-pool.js';
 import { FrameDecoder } from '../../src/protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader, requestHeaderVersion } from '../../src/protocol/header.js';
 import { FrameTooLargeError, ProtocolError } from '../../src/protocol/errors.js';

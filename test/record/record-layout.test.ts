@@ -9,7 +9,7 @@ import { encodeRecordBatch, type RecordInput } from '../../src/record/builder.js
 import { ATTRIBUTES_OFFSET, CRC_OFFSET, RECORDS_COUNT_OFFSET } from '../../src/record/constants.js';
 import { crc32c } from '../../src/record/crc.js';
 import { RecordLayout } from '../../src/record/record-layout.js';
-import { ByteReader } from '../../src/record/varint.js';
+import { ByteReader } from '../../src/bytes/varint.js';
 
 const T = 1_700_000_000_000;
 const inputs: RecordInput[] = [

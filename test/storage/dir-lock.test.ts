@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { nativeAddon } from '../../src/record/native-addon.js';
+import { nativeAddon } from '../../src/native/addon.js';
 import { dataDirLockState, lockDataDir } from '../../src/storage/dir-lock.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { REPO_ROOT } from '../helpers/paths.js';

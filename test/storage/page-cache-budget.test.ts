@@ -10,7 +10,7 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, readSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { nativeAddon } from '../../src/record/native-addon.js';
+import { nativeAddon } from '../../src/native/addon.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { createLogResources } from '../../src/storage/log-resources.js';
 import { PageCacheBudget, WRITEBACK_CHUNK_BYTES, type PageCacheCalls, type PageCacheFile } from '../../src/storage/page-cache-budget.js';

@@ -14,7 +14,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../src/storage/log-config
 import { LogManager } from '../../src/storage/log-manager.js';
 import { createLogResources } from '../../src/storage/log-resources.js';
 import { readMetaProperties } from '../../src/storage/meta-properties.js';
-import { nativeAddon } from '../../src/record/native-addon.js';
+import { nativeAddon } from '../../src/native/addon.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import {
   clientBatch,

@@ -15,7 +15,7 @@ import type { GroupConfig } from './config.js';
 import { ClassicGroup } from './group.js';
 import { GroupMember, joinError, syncError, type GroupProtocol, type JoinGroupResult, type SyncGroupResult } from './member.js';
 import { OffsetsTopic, type OffsetsRecord } from './offsets-topic.js';
-import { groupMetadataKey, groupMetadataValue, type StoredGroup } from './records.js';
+import { groupMetadataKey, groupMetadataValue, type StoredGroup } from '../../internal-topics/offsets.js';
 import { loadGroups } from './load.js';
 import { expireOffsets } from './offset-ops.js';
 import { ErrorCode } from '../../protocol/error-codes.js';

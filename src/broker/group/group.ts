@@ -4,10 +4,10 @@
  * selected protocol and leader, the members (static ones also indexed by group.instance.id), the
  * members told MEMBER_ID_REQUIRED that have not rejoined yet, and the committed offsets.
  */
-import { decodeMessage } from '../../protocol/codec.js';
 import { ConsumerProtocolSubscription } from '../../protocol/schemas/internal/consumer-protocol.js';
+import { CONSUMER_PROTOCOL_TYPE, decodeConsumerProtocol } from '../../internal-topics/consumer-protocol.js';
 import type { GroupMember, GroupProtocol } from './member.js';
-import type { OffsetAndMetadata } from './records.js';
+import type { OffsetAndMetadata } from '../../internal-topics/offsets.js';
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
 
@@ -19,9 +19,6 @@ const VALID_PREVIOUS: Readonly<Record<GroupState, readonly GroupState[]>> = {
   Stable: ['CompletingRebalance'],
   Dead: ['Stable', 'PreparingRebalance', 'CompletingRebalance', 'Empty', 'Dead'],
 };
-
-/** The consumer protocol type: the only one whose subscriptions the broker reads (OffsetDelete, expiry). */
-export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 
 export class ClassicGroup {
   state: GroupState = 'Empty';
@@ -161,15 +158,9 @@ export class ClassicGroup {
     const out = new Set<string>();
     for (const m of this.members.values()) {
       const meta = m.metadataFor(this.protocolName);
-      try {
-        if (meta.length < 2) return undefined;
-        const version = Math.min(meta.readInt16BE(0), ConsumerProtocolSubscription.validVersions[1]);
-        if (version < 0) return undefined;
-        const sub = decodeMessage<{ topics: string[] }>(ConsumerProtocolSubscription, version, meta, 2).value;
-        for (const t of sub.topics) out.add(t);
-      } catch {
-        return undefined;
-      }
+      const sub = decodeConsumerProtocol<{ topics: string[] }>(ConsumerProtocolSubscription, meta, 'read-as-newest');
+      if (sub === undefined) return undefined;
+      for (const t of sub.value.topics) out.add(t);
     }
     return out;
   }
@@ -189,9 +180,5 @@ export class ClassicGroup {
     if (t === undefined || !t.delete(partition)) return false;
     if (t.size === 0) this.offsets.delete(topic);
     return true;
-  }
-
-  hasOffsets(): boolean {
-    return this.offsets.size > 0;
   }
 }

@@ -60,10 +60,6 @@ export class GroupMember {
     public protocols: GroupProtocol[],
   ) {}
 
-  get isStatic(): boolean {
-    return this.groupInstanceId !== null;
-  }
-
   /** The member's metadata for a protocol it supports (empty when it does not). */
   metadataFor(protocol: string | null): Buffer {
     return this.protocols.find((p) => p.name === protocol)?.metadata ?? EMPTY;

@@ -6,9 +6,10 @@
  * tombstones.
  */
 import type { GroupCoordinator } from './coordinator.js';
-import { CONSUMER_PROTOCOL_TYPE, type ClassicGroup } from './group.js';
+import type { ClassicGroup } from './group.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../../internal-topics/consumer-protocol.js';
 import type { OffsetsRecord } from './offsets-topic.js';
-import { groupMetadataKey, offsetCommitKey, offsetCommitValue, type OffsetAndMetadata } from './records.js';
+import { groupMetadataKey, offsetCommitKey, offsetCommitValue, type OffsetAndMetadata } from '../../internal-topics/offsets.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 export interface OffsetCommitRequest {

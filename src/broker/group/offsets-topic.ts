@@ -4,46 +4,18 @@
  * change, and replayed from its start when the broker opens, the last record per key winning
  * (what compaction will also keep). Tombstones remove offsets and groups.
  */
-import { KafkaliteError } from '../../errors.js';
 import { encodeRecordBatch } from '../../record/builder.js';
 import { readRecordBatches } from '../../record/batches.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { TopicRegistry } from '../topic-registry.js';
 import type { GroupConfig } from './config.js';
-import { decodeOffsetsTopicRecord, OFFSETS_TOPIC, partitionForGroup, type OffsetsTopicRecord } from './records.js';
+import { OFFSETS_TOPIC, partitionForGroup, type OffsetsTopicRecord } from '../../internal-topics/offsets.js';
+import { offsetsTopicRecords } from '../../internal-topics/offsets-replay.js';
 
 export interface OffsetsRecord {
   key: Buffer;
   value: Buffer | null;
-}
-
-/** The part of a stored batch the replay reads (v2 or legacy). */
-export interface OffsetsTopicBatch {
-  readonly isControl: boolean;
-  records(): Iterable<{ offset: bigint; key: Uint8Array | null; value: Uint8Array | null }>;
-}
-
-/**
- * The decoded records of one `__consumer_offsets` batch at or after `fromOffset` (Kafka
- * `GroupMetadataManager.doLoadGroupsAndOffsets`: control batches and keyless records are
- * skipped; an unreadable record is reported and skipped, so it cannot keep the others from loading).
- * Shared by the broker's load and the offline `kafkalite groups`.
- */
-export function* offsetsTopicRecords(batch: OffsetsTopicBatch, fromOffset: bigint, onUnreadable: (offset: bigint, e: KafkaliteError) => void): Generator<OffsetsTopicRecord> {
-  if (batch.isControl) return;
-  for (const rec of batch.records()) {
-    if (rec.offset < fromOffset || rec.key === null) continue;
-    let decoded: OffsetsTopicRecord | undefined;
-    try {
-      decoded = decodeOffsetsTopicRecord(Buffer.from(rec.key), rec.value === null ? null : Buffer.from(rec.value));
-    } catch (e) {
-      if (!(e instanceof KafkaliteError)) throw e;
-      onUnreadable(rec.offset, e);
-      continue;
-    }
-    if (decoded !== undefined) yield decoded;
-  }
 }
 
 /** Bytes read per step while replaying a partition (whole batches; a larger first batch is read whole). */

@@ -13,6 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import { CorruptRecordError, RecordTooLargeError } from '../../errors.js';
+import { bufferView } from '../../bytes/buffer-view.js';
 
 const require = createRequire(import.meta.url);
 const lz4 = require('lz4-napi') as {
@@ -31,7 +32,6 @@ const FLG_VERSION_MASK = 0xc0;
 const FLG_BLOCK_INDEPENDENCE = 0x20;
 const FLG_BLOCK_CHECKSUM = 0x10;
 const FLG_CONTENT_SIZE = 0x08;
-const FLG_CONTENT_CHECKSUM = 0x04;
 const FLG_RESERVED = 0x03; // Kafka's reader treats the dictionary-id bit as reserved too
 
 function headerChecksum(frame: Uint8Array, from: number, to: number): number {
@@ -39,7 +39,7 @@ function headerChecksum(frame: Uint8Array, from: number, to: number): number {
 }
 
 export function lz4Compress(data: Uint8Array, magic: number): Buffer {
-  const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const input = bufferView(data);
   const parts: Buffer[] = [];
   const header = Buffer.allocUnsafe(7);
   header.writeUInt32LE(MAGIC, 0);
@@ -70,7 +70,7 @@ export function lz4Compress(data: Uint8Array, magic: number): Buffer {
 }
 
 export function lz4Decompress(data: Uint8Array, magic: number, maxBytes: number): Buffer {
-  const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const input = bufferView(data);
   if (input.length < 6) throw new CorruptRecordError('lz4 stream ended prematurely');
   if (input.readUInt32LE(0) !== MAGIC) throw new CorruptRecordError('lz4 stream unsupported (invalid magic bytes)');
   const flg = input[4]!;

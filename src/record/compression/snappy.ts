@@ -10,7 +10,8 @@
  */
 import { createRequire } from 'node:module';
 import { CorruptRecordError, RecordTooLargeError } from '../../errors.js';
-import { ByteReader } from '../varint.js';
+import { ByteReader } from '../../bytes/varint.js';
+import { bufferView } from '../../bytes/buffer-view.js';
 
 const require = createRequire(import.meta.url);
 const snappy = require('snappy') as {
@@ -31,7 +32,7 @@ const XERIAL_BLOCK_SIZE = 32 * 1024;
 const MAX_SNAPPY_EXPANSION = 22;
 
 export function snappyCompress(data: Uint8Array): Buffer {
-  const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const input = bufferView(data);
   const parts: Buffer[] = [XERIAL_HEADER];
   let total = XERIAL_HEADER_SIZE;
   // snappy-java writes only the header for an empty stream.
@@ -80,7 +81,7 @@ function uncompressRaw(block: Buffer, budget: number, maxBytes: number): Buffer 
 }
 
 export function snappyDecompress(data: Uint8Array, maxBytes: number): Buffer {
-  const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const input = bufferView(data);
   if (input.length === 0) throw new CorruptRecordError('Cannot decompress empty snappy stream');
   if (!isXerial(input, 0)) return uncompressRaw(input, maxBytes, maxBytes);
 

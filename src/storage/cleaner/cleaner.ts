@@ -79,10 +79,6 @@ export class Cleaner {
     this.readBuffer = Buffer.allocUnsafe(options.ioBufferSize);
   }
 
-  get offsetMap(): OffsetMap {
-    return this.map;
-  }
-
   /** Cleans `toClean.log` once (Kafka `doClean`). */
   clean(toClean: LogToClean, onProgress?: CleanProgress): CleanResult {
     const steps = this.cleanStepwise(toClean, onProgress);

@@ -20,7 +20,7 @@ import { CONTROL_FLAG_MASK, DELETE_HORIZON_FLAG_MASK, RECORD_BATCH_OVERHEAD, TIM
 import type { RecordBatch } from '../../record/batch.js';
 import { writeHeader } from '../../record/builder.js';
 import type { RecordLayout } from '../../record/record-layout.js';
-import { ByteReader, sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from '../../record/varint.js';
+import { ByteReader, sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from '../../bytes/varint.js';
 
 /** Bytes a copied record can take beyond its tail: length varint (5), attributes (1), timestampDelta (10). */
 const RECORD_PREFIX_MAX = 16;

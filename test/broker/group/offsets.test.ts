@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { expireOffsets } from '../../../src/broker/group/offset-ops.js';
-import { partitionForGroup } from '../../../src/broker/group/records.js';
+import { partitionForGroup } from '../../../src/internal-topics/offsets.js';
 import { storedRecords, withBroker } from '../../helpers/broker.js';
 import { API, call, joinRequest, subscription } from './call.js';
 

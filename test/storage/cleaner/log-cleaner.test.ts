@@ -5,7 +5,7 @@
  * cleaning, batch rewrite fields (§12.6), and swap recovery (§10.1).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { PartitionLog } from '../../../src/storage/partition-log.js';

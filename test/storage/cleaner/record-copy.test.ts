@@ -12,7 +12,7 @@ import { encodeRecordBatch, type RecordBatchOptions, type RecordInput } from '..
 import { ATTRIBUTES_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET, LENGTH_OFFSET, RECORD_BATCH_OVERHEAD, RECORDS_COUNT_OFFSET } from '../../../src/record/constants.js';
 import { crc32c } from '../../../src/record/crc.js';
 import { RecordLayout } from '../../../src/record/record-layout.js';
-import { writeVarint, writeVarlong } from '../../../src/record/varint.js';
+import { writeVarint, writeVarlong } from '../../../src/bytes/varint.js';
 import { copyBound, rebuildByCopy } from '../../../src/storage/cleaner/record-copy.js';
 import { batchOptionsOf } from '../../helpers/reencode.js';
 

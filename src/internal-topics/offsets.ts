@@ -6,9 +6,9 @@
  * (OffsetCommit v2-4 retentionTimeMs); group metadata uses GroupMetadataKey v2 and
  * GroupMetadataValue v3. A null value is a tombstone (deleted offset or group) for compaction.
  */
-import { InvalidRecordError } from '../../errors.js';
-import { decodeMessage, encodeMessageToBuffer } from '../../protocol/codec.js';
-import { GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue } from '../../protocol/schemas/internal/group-coordinator.js';
+import type { MessageSchema } from '../protocol/schema.js';
+import { GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue } from '../protocol/schemas/internal/group-coordinator.js';
+import { decodeVersionPrefixed, encodeVersionPrefixed, prefixedVersion } from './version-prefixed.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -19,7 +19,7 @@ const OFFSET_VALUE_VERSION = 3;
 const OFFSET_VALUE_VERSION_WITH_EXPIRE = 1;
 
 /** Java's String.hashCode over UTF-16 code units (Kafka hashes the group id with it). */
-export function javaStringHashCode(s: string): number {
+function javaStringHashCode(s: string): number {
   let h = 0;
   for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
   return h;
@@ -60,37 +60,43 @@ export interface StoredGroup {
   members: StoredMember[];
 }
 
-function versioned(version: number, body: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(2 + body.length);
-  out.writeInt16BE(version, 0);
-  body.copy(out, 2);
-  return out;
-}
-
 export function offsetCommitKey(group: string, topic: string, partition: number): Buffer {
-  return versioned(OFFSET_KEY_VERSION, encodeMessageToBuffer(OffsetCommitKey, OFFSET_KEY_VERSION, { group, topic, partition }));
+  return encodeVersionPrefixed(OffsetCommitKey, OFFSET_KEY_VERSION, { group, topic, partition });
 }
 
 export function offsetCommitValue(o: OffsetAndMetadata): Buffer {
   const version = o.expireTimestamp >= 0n ? OFFSET_VALUE_VERSION_WITH_EXPIRE : OFFSET_VALUE_VERSION;
-  return versioned(version, encodeMessageToBuffer(OffsetCommitValue, version, o));
+  return encodeVersionPrefixed(OffsetCommitValue, version, o);
 }
 
 export function groupMetadataKey(group: string): Buffer {
-  return versioned(GROUP_KEY_VERSION, encodeMessageToBuffer(GroupMetadataKey, GROUP_KEY_VERSION, { group }));
+  return encodeVersionPrefixed(GroupMetadataKey, GROUP_KEY_VERSION, { group });
 }
 
 export function groupMetadataValue(g: StoredGroup): Buffer {
-  return versioned(GROUP_VALUE_VERSION, encodeMessageToBuffer(GroupMetadataValue, GROUP_VALUE_VERSION, g));
+  return encodeVersionPrefixed(GroupMetadataValue, GROUP_VALUE_VERSION, g);
 }
 
 export type OffsetsTopicRecord =
   | { type: 'offset'; group: string; topic: string; partition: number; value: OffsetAndMetadata | null }
   | { type: 'group'; group: string; value: StoredGroup | null };
 
-function schemaVersion(buf: Buffer, what: string): number {
-  if (buf.length < 2) throw new InvalidRecordError(`${OFFSETS_TOPIC} ${what} of ${buf.length} bytes has no version`);
-  return buf.readInt16BE(0);
+/** A decoded key: which record it is, and the message as its schema read it. */
+export type OffsetsTopicKey =
+  | { type: 'offset'; schema: MessageSchema; version: number; value: { group: string; topic: string; partition: number } }
+  | { type: 'group'; schema: MessageSchema; version: number; value: { group: string } };
+
+/** A `__consumer_offsets` key, by its version; undefined for versions decodeOffsetsTopicRecord skips. */
+export function decodeOffsetsTopicKey(key: Buffer): OffsetsTopicKey | undefined {
+  const version = prefixedVersion(key, `${OFFSETS_TOPIC} key`);
+  if (version === 0 || version === 1) return { type: 'offset', schema: OffsetCommitKey, ...decodeVersionPrefixed<{ group: string; topic: string; partition: number }>(OffsetCommitKey, key, `${OFFSETS_TOPIC} key`) };
+  if (version === 2) return { type: 'group', schema: GroupMetadataKey, ...decodeVersionPrefixed<{ group: string }>(GroupMetadataKey, key, `${OFFSETS_TOPIC} key`) };
+  return undefined;
+}
+
+/** The schema of the value that goes with a key of this type. */
+export function offsetsTopicValueSchema(type: OffsetsTopicKey['type']): MessageSchema {
+  return type === 'offset' ? OffsetCommitValue : GroupMetadataValue;
 }
 
 /**
@@ -99,17 +105,14 @@ function schemaVersion(buf: Buffer, what: string): number {
  * protocol's records, which kafkalite does not write) yields undefined.
  */
 export function decodeOffsetsTopicRecord(key: Buffer, value: Buffer | null): OffsetsTopicRecord | undefined {
-  const keyVersion = schemaVersion(key, 'key');
-  if (keyVersion === 0 || keyVersion === 1) {
-    const k = decodeMessage<{ group: string; topic: string; partition: number }>(OffsetCommitKey, keyVersion, key, 2).value;
-    if (value === null) return { type: 'offset', ...k, value: null };
-    const v = decodeMessage<OffsetAndMetadata>(OffsetCommitValue, schemaVersion(value, 'value'), value, 2).value;
-    return { type: 'offset', ...k, value: { ...v, expireTimestamp: v.expireTimestamp ?? -1n, leaderEpoch: v.leaderEpoch ?? -1 } };
+  const k = decodeOffsetsTopicKey(key);
+  if (k === undefined) return undefined;
+  if (k.type === 'offset') {
+    if (value === null) return { type: 'offset', ...k.value, value: null };
+    const v = decodeVersionPrefixed<OffsetAndMetadata>(OffsetCommitValue, value, `${OFFSETS_TOPIC} value`).value;
+    // fields of versions that lack them: no explicit expiry, no leader epoch
+    return { type: 'offset', ...k.value, value: { ...v, expireTimestamp: v.expireTimestamp ?? -1n, leaderEpoch: v.leaderEpoch ?? -1 } };
   }
-  if (keyVersion === 2) {
-    const k = decodeMessage<{ group: string }>(GroupMetadataKey, keyVersion, key, 2).value;
-    if (value === null) return { type: 'group', group: k.group, value: null };
-    return { type: 'group', group: k.group, value: decodeMessage<StoredGroup>(GroupMetadataValue, schemaVersion(value, 'value'), value, 2).value };
-  }
-  return undefined;
+  if (value === null) return { type: 'group', group: k.value.group, value: null };
+  return { type: 'group', group: k.value.group, value: decodeVersionPrefixed<StoredGroup>(GroupMetadataValue, value, `${OFFSETS_TOPIC} value`).value };
 }
