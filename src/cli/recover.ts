@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { KafkaliteError } from '../errors.js';
 import { readCleanShutdownFile } from '../storage/clean-shutdown.js';
-import { CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT_FILE } from '../storage/file-names.js';
+import { CLEAN_SHUTDOWN_FILE, LOCK_FILE, RECOVERY_POINT_CHECKPOINT_FILE } from '../storage/file-names.js';
 import { DEFAULT_LOG_CONFIG } from '../storage/log-config.js';
 import { LogManager } from '../storage/log-manager.js';
 import { PartitionLog, type RecoveryReport } from '../storage/partition-log.js';
@@ -100,12 +100,17 @@ function hashFile(path: string): string {
   return h.digest('hex');
 }
 
-/** Every regular file under `root` by relative path, with size and content hash. */
+/**
+ * Every regular file under `root` by relative path, with size and content hash. The data dir's
+ * `.lock` is left out: opening the directory takes it and notes the holder's pid there, which is
+ * not a change to the data.
+ */
 function snapshotTree(root: string, progress: ProgressSink, label: string): Map<string, FileState> {
   const out = new Map<string, FileState>();
   const walk = (dir: string) => {
     for (const d of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, d.name);
+      if (dir === root && d.name === LOCK_FILE) continue;
       if (d.isDirectory()) walk(p);
       else if (d.isFile()) {
         out.set(relative(root, p), { size: statSync(p).size, sha256: hashFile(p) });
