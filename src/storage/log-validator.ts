@@ -55,9 +55,8 @@ import type { Record } from '../record/record.js';
 import { RecordLayout } from '../record/record-layout.js';
 import { nativeAddon } from '../record/native-addon.js';
 import { messageFormatMagic, type LogConfig } from './log-config.js';
+import type { AppendOrigin } from './producer-append-info.js';
 
-/** Who is appending (Kafka `AppendOrigin`); the client-only checks apply to 'client'. */
-export type AppendOrigin = 'client' | 'replication' | 'coordinator';
 
 export interface ValidationContext {
   config: LogConfig;

@@ -7,7 +7,8 @@ import type { AnyRecordBatch } from '../record/batches.js';
 import { floorSegmentIndex } from './local-log.js';
 import { messageFormatMagic, type LogConfig } from './log-config.js';
 import type { LogSegment } from './log-segment.js';
-import { ProducerStateManager, type CompletedTxn, type ProducerStateManagerOptions } from './producer-state.js';
+import type { CompletedTxn } from './producer-append-info.js';
+import { ProducerStateManager, type ProducerStateManagerOptions } from './producer-state.js';
 
 /**
  * Feeds one batch from the log to a producer state (Kafka `LogSegment.updateProducerState`): a
