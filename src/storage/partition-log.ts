@@ -151,7 +151,7 @@ export class PartitionLog {
     this.localLog.replaceSegments(cleaned, oldSegments, groupEnd, this.topicPartition);
   }
 
-  // ---- append (spec §7.2, §9) -----------------------------------------------------------------
+  // ---- append (Kafka UnifiedLog.append) --------------------------------------------------------
 
   /**
    * Validates, assigns offsets and appends a producer's records (Kafka `appendAsLeader`).
@@ -189,7 +189,7 @@ export class PartitionLog {
     }
     const origin = options.origin ?? 'client';
     const batches = validated.batches;
-    // producer state (spec §9.3 step 2): duplicates return the original offsets, nothing is written;
+    // producer state (Kafka UnifiedLog.analyzeAndValidateProducerState): duplicates return the original offsets, nothing is written;
     // the map and list are created only for idempotent batches (most appends have none)
     let infos: Map<bigint, ProducerAppendInfo> | undefined;
     let completed: CompletedTxn[] | undefined;
@@ -216,7 +216,7 @@ export class PartitionLog {
       const txn = info.append(batch as RecordBatch);
       if (txn) (completed ??= []).push(txn);
     }
-    // leader epoch cache: every v2 batch assigns its epoch; legacy data clears it (spec §9.3)
+    // leader epoch cache: every v2 batch assigns its epoch; legacy data clears it (Kafka UnifiedLog.append)
     for (const batch of batches) {
       if (batch.kind === 'v2') {
         if (batch.partitionLeaderEpoch >= 0) this.leaderEpochCache.assign(batch.partitionLeaderEpoch, batch.baseOffset);
@@ -308,7 +308,7 @@ export class PartitionLog {
     return this.localLog.backgroundFlushes();
   }
 
-  // ---- reads (spec §8) ----------------------------------------------------------------------
+  // ---- reads -------------------------------------------------------------------------------
 
   /**
    * Reads whole batches from the one holding `fetchOffset` (Kafka `UnifiedLog.read`): at most
@@ -358,7 +358,7 @@ export class PartitionLog {
     return this.localLog.collectAbortedTxns(fetchOffset, upperBound);
   }
 
-  /** ListOffsets (spec §8.4): -2 earliest, -1 latest, -3 max timestamp, or the first offset with timestamp >= t. */
+  /** ListOffsets (Kafka UnifiedLog.fetchOffsetByTimestamp): -2 earliest, -1 latest, -3 max timestamp, or the first offset with timestamp >= t. */
   fetchOffsetByTimestamp(timestamp: bigint): TimestampAndOffset | undefined {
     if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1n, offset: this.startOffset };
     if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1n, offset: this.highWatermark };
@@ -389,7 +389,7 @@ export class PartitionLog {
     return undefined;
   }
 
-  // ---- retention, deletion, truncation (spec §11) ---------------------------------------------
+  // ---- retention, deletion, truncation (Kafka UnifiedLog.deleteOldSegments, truncateTo) ---------
 
   /** Applies log-start, size and time retention; returns how many segments were deleted. */
   deleteOldSegments(): number {
@@ -468,7 +468,7 @@ export class PartitionLog {
     state.onHighWatermarkUpdated(this.highWatermark);
   }
 
-  // ---- durability (spec §9.3 step 4, flush.ms) ------------------------------------------------
+  // ---- durability (flush.messages, flush.ms) -------------------------------------------------
 
   /** fsyncs every segment holding offsets below `upTo` (default LEO) and advances the recovery point. */
   flush(upTo: bigint = this.localLog.logEndOffset): void {

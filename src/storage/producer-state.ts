@@ -1,5 +1,5 @@
 /**
- * Producer state of one partition: idempotence and transactions (storage spec §13, §9.3; Kafka
+ * Producer state of one partition: idempotence and transactions (Kafka
  * `ProducerStateManager`).
  *
  * The manager maps producer ids to {@link ProducerStateEntry}s, tracks the ongoing transactions
