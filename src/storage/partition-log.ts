@@ -76,28 +76,30 @@ export class PartitionLog {
   /** Producer ids, sequences and open transactions. */
   readonly producerStateManager: ProducerStateManager;
 
+  private readonly time: () => number;
+
+  /** Opens the log in `dir`: loads and, where needed, recovers it (log-loader.ts). */
+  static open(dir: string, topic: string, partition: number, options: PartitionLogOptions): PartitionLog {
+    return new PartitionLog(dir, topic, partition, options);
+  }
+
   private constructor(
     readonly dir: string,
     readonly topic: string,
     readonly partition: number,
-    config: LogConfig,
-    private readonly time: () => number,
     options: PartitionLogOptions,
   ) {
+    const time = (this.time = options.time ?? Date.now);
     this.topicPartition = `${topic}-${partition}`;
     const openedMs = time();
     this.leaderEpochCache = new LeaderEpochFileCache(join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
-    const loaded = new LogLoader(dir, config, time, this.leaderEpochCache, options).load();
+    const loaded = new LogLoader(dir, options.config, time, this.leaderEpochCache, options).load();
     this.recoveryReports = loaded.recoveryReports;
     this.startOffset = loaded.logStartOffset;
     this.producerStateManager = loaded.producerStateManager;
-    this.localLog = new LocalLog(dir, config, time, loaded.segments, loaded.logEndOffset, loaded.recoveryPoint, openedMs, options.logger, (baseOffset) =>
+    this.localLog = new LocalLog(dir, options.config, time, loaded.segments, loaded.logEndOffset, loaded.recoveryPoint, openedMs, options.logger, (baseOffset) =>
       this.producerStateManager.removeAndMarkSnapshotForDeletion(baseOffset),
     );
-  }
-
-  static open(dir: string, topic: string, partition: number, options: PartitionLogOptions): PartitionLog {
-    return new PartitionLog(dir, topic, partition, options.config, options.time ?? Date.now, options);
   }
 
   /** The log's configuration; a new one applies from the next operation (dynamic topic config). */
