@@ -31,7 +31,6 @@ import { decodeProducerSnapshot } from '../storage/producer-snapshot.js';
 import { TimeIndex } from '../storage/time-index.js';
 import { TransactionIndex } from '../storage/transaction-index.js';
 import { cliErrorLine } from './errors.js';
-import { dumpedBatches } from './dump-log-batches.js';
 import { RecordLinePrinter } from './dump-log-records.js';
 import { decodeInternalRecord, kraftControlJson, type InternalDecoder } from './internal-decoders.js';
 import { describeBytes, toJson } from './json.js';
@@ -552,7 +551,7 @@ export function dumpLog(opts: DumpLogOptions, out = new LineWriter(1), err = new
       try {
         let validBytes = 0;
         const printer = new RecordLinePrinter(opts, out, (previous, next) => recordError(nonConsecutive, file, [previous, next]));
-        for (const batch of dumpedBatches(file, records, opts.maxBytes)) {
+        for (const { batch } of records.scan(0, opts.maxBytes)) {
           if (opts.json) {
             out.line(toJson({ file, ...batchJson(batch, validBytes, opts) }));
           } else {

@@ -11,11 +11,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { KafkaliteError } from '../errors.js';
 import type { AnyRecordBatch } from '../record/batches.js';
+import { FileRecords } from '../storage/file-records.js';
 import { OFFSET_INDEX_ENTRY_SIZE, OffsetIndex } from '../storage/offset-index.js';
 import { TIME_INDEX_ENTRY_SIZE, TimeIndex } from '../storage/time-index.js';
 import { ABORTED_TXN_SIZE, TransactionIndex } from '../storage/transaction-index.js';
 import type { ProgressSink } from './progress.js';
-import { scanSegment, type SegmentScan } from './segment-reader.js';
 
 export interface Problem {
   file: string;
@@ -190,14 +190,14 @@ export function verifySegment(seg: SegmentFiles, prevLastOffset: bigint, problem
   const scan: LogScan = { lastOffset: prevLastOffset, batches: 0, records: 0, bytes: 0 };
   const error = (file: string, position: number | undefined, reason: string) =>
     problems.add({ file, ...(position !== undefined ? { position } : {}), reason, severity: 'error' });
-  let records: SegmentScan;
+  let records: FileRecords;
   try {
-    records = scanSegment(seg.log);
+    records = FileRecords.open(seg.log);
   } catch (e) {
     error(seg.log, undefined, reasonOf(e));
     return scan;
   }
-  const opened: { close(): void }[] = [{ close: () => records.batches.return(undefined) }];
+  const opened: { close(): void }[] = [records];
   try {
     const offsetWalk = seg.index ? openIndex(() => OffsetIndex.open(seg.index!, seg.baseOffset, { writable: false }), seg.index, OFFSET_INDEX_ENTRY_SIZE, problems, opened) : undefined;
     const timeWalk = seg.timeIndex ? openIndex(() => TimeIndex.open(seg.timeIndex!, seg.baseOffset, { writable: false }), seg.timeIndex, TIME_INDEX_ENTRY_SIZE, problems, opened) : undefined;
@@ -208,7 +208,7 @@ export function verifySegment(seg: SegmentFiles, prevLastOffset: bigint, problem
     let lastOffset = prevLastOffset;
     let stopped = false;
     try {
-      for (const { position, sizeInBytes, batch } of records.batches) {
+      for (const { position, sizeInBytes, batch } of records.scan()) {
         let checked: number | string;
         try {
           checked = checkBatch(batch);
@@ -217,7 +217,7 @@ export function verifySegment(seg: SegmentFiles, prevLastOffset: bigint, problem
         }
         if (typeof checked === 'string') {
           // recovery truncates here (spec §10.3): nothing after a corrupt batch is trusted
-          error(seg.log, position, `batch at ${position}: ${checked}; the ${records.size - position} bytes from here would be truncated by recovery`);
+          error(seg.log, position, `batch at ${position}: ${checked}; the ${records.sizeInBytes - position} bytes from here would be truncated by recovery`);
           stopped = true;
           break;
         }
@@ -242,17 +242,17 @@ export function verifySegment(seg: SegmentFiles, prevLastOffset: bigint, problem
     } catch (e) {
       // the size field itself is corrupt (below 14, or a v2 batch below 61 bytes)
       const position = e instanceof KafkaliteError && e.position !== undefined ? e.position : validBytes;
-      error(seg.log, position, `${reasonOf(e)}; the ${records.size - position} bytes from here would be truncated by recovery`);
+      error(seg.log, position, `${reasonOf(e)}; the ${records.sizeInBytes - position} bytes from here would be truncated by recovery`);
       stopped = true;
     }
-    if (!stopped && validBytes < records.size) {
-      error(seg.log, validBytes, `${records.size - validBytes} bytes at the end do not form a whole batch (a torn write; recovery truncates them)`);
+    if (!stopped && validBytes < records.sizeInBytes) {
+      error(seg.log, validBytes, `${records.sizeInBytes - validBytes} bytes at the end do not form a whole batch (a torn write; recovery truncates them)`);
     }
     offsets?.finish(validBytes);
     times?.finish();
     if (seg.txnIndex) verifyTxnIndex(seg.txnIndex, seg.baseOffset, lastOffset, problems);
     scan.lastOffset = lastOffset;
-    scan.bytes = records.size;
+    scan.bytes = records.sizeInBytes;
     return scan;
   } finally {
     for (const f of opened) f.close();

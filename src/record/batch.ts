@@ -89,6 +89,7 @@ export class RecordBatch {
   get attributes(): number {
     return this.buf.readInt16BE(this.position + ATTRIBUTES_OFFSET);
   }
+  /** The int16's low (second, big-endian) byte. */
   private get attributeByte(): number {
     return this.buf[this.position + ATTRIBUTES_OFFSET + 1]!;
   }

@@ -21,15 +21,34 @@ import { NO_HEADERS, type RecordHeader } from './record.js';
 
 export type LegacyTimestampType = 'NoTimestampType' | 'CreateTime' | 'LogAppendTime';
 
-// Offsets inside a legacy message (LegacyRecord.java)
+/*
+ * A legacy message's header (Kafka `LegacyRecord`), after the 12-byte log prefix; offsets chain
+ * from the field sizes:
+ *
+ *   field        offset v0  offset v1  size
+ *   crc                  0          0     4  CRC-32 (IEEE) over magic..end
+ *   magic                4          4     1
+ *   attributes           5          5     1
+ *   timestamp            -          6     8  v1 only
+ *   key length           6         14     4  then the key
+ *   value length     6+4+k     14+4+k     4  then the value
+ */
 const CRC_OFFSET = 0;
-const MAGIC_OFFSET = 4;
-const ATTRIBUTES_OFFSET = 5;
-const TIMESTAMP_OFFSET = 6;
-const KEY_SIZE_OFFSET_V0 = 6;
-const KEY_SIZE_OFFSET_V1 = 14;
-export const RECORD_OVERHEAD_V0 = 14;
-export const RECORD_OVERHEAD_V1 = 22;
+const CRC_LENGTH = 4;
+const MAGIC_OFFSET = CRC_OFFSET + CRC_LENGTH;
+const MAGIC_LENGTH = 1;
+const ATTRIBUTES_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
+const ATTRIBUTES_LENGTH = 1;
+const TIMESTAMP_OFFSET = ATTRIBUTES_OFFSET + ATTRIBUTES_LENGTH;
+const TIMESTAMP_LENGTH = 8;
+const KEY_SIZE_OFFSET_V0 = ATTRIBUTES_OFFSET + ATTRIBUTES_LENGTH;
+const KEY_SIZE_OFFSET_V1 = TIMESTAMP_OFFSET + TIMESTAMP_LENGTH;
+const KEY_SIZE_LENGTH = 4;
+const VALUE_SIZE_LENGTH = 4;
+/** A v0 message with a null key and value. */
+export const RECORD_OVERHEAD_V0 = KEY_SIZE_OFFSET_V0 + KEY_SIZE_LENGTH + VALUE_SIZE_LENGTH;
+/** A v1 message with a null key and value. */
+export const RECORD_OVERHEAD_V1 = KEY_SIZE_OFFSET_V1 + KEY_SIZE_LENGTH + VALUE_SIZE_LENGTH;
 const COMPRESSION_CODEC_MASK = 0x07;
 const ZSTD = 4;
 
@@ -77,9 +96,9 @@ class LegacyMessage {
     const end = start + size;
     const keySizeAt = start + (this.magic === 0 ? KEY_SIZE_OFFSET_V0 : KEY_SIZE_OFFSET_V1);
     const keySize = buf.readInt32BE(keySizeAt);
-    this.keyStart = keySizeAt + 4;
+    this.keyStart = keySizeAt + KEY_SIZE_LENGTH;
     const keyBytes = keySize < 0 ? 0 : keySize;
-    if (keyBytes > end - this.keyStart - 4) {
+    if (keyBytes > end - this.keyStart - VALUE_SIZE_LENGTH) {
       this.layoutError = new InvalidRecordError(`Record is corrupt (key size ${keySize} exceeds the message size ${size})`, {
         position: this.errorPosition,
       });
@@ -88,7 +107,7 @@ class LegacyMessage {
     this.keySizeField = keySize < 0 ? -1 : keySize;
     const valueSizeAt = this.keyStart + keyBytes;
     const valueSize = buf.readInt32BE(valueSizeAt);
-    this.valueStart = valueSizeAt + 4;
+    this.valueStart = valueSizeAt + VALUE_SIZE_LENGTH;
     if (valueSize > end - this.valueStart) {
       this.layoutError = new InvalidRecordError(`Record is corrupt (value size ${valueSize} exceeds the message size ${size})`, {
         position: this.errorPosition,

@@ -20,6 +20,12 @@ export const DELETED_SUFFIX = '.deleted';
 export const CLEANED_SUFFIX = '.cleaned';
 /** A replacement segment waiting to be renamed into place (`LogFileUtils.SWAP_FILE_SUFFIX`). */
 export const SWAP_SUFFIX = '.swap';
+/**
+ * `<base>.swapend`: the end offset of the segments a swap replaces, beside its `.swap` files while
+ * the swap is under way (segment-swap.ts). Kafka has no such file and ignores it: it ends in none
+ * of the suffixes Kafka knows.
+ */
+export const SWAP_END_SUFFIX = '.swapend';
 
 /** Per-partition files (§5.1). */
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
@@ -96,6 +102,11 @@ export function txnIndexPath(dir: string, baseOffset: bigint, suffix = ''): stri
 /** `LogFileUtils.producerSnapshotFile(dir, offset)`: named after the offset the snapshot covers up to. */
 export function snapshotPath(dir: string, offset: bigint): string {
   return segmentFilePath(dir, offset, SNAPSHOT_SUFFIX, '');
+}
+
+/** The swap end hint of the swap whose cleaned segment starts at `baseOffset`. */
+export function swapEndHintPath(dir: string, baseOffset: bigint): string {
+  return join(dir, formatOffset(baseOffset) + SWAP_END_SUFFIX);
 }
 
 /** KRaft snapshot files in `__cluster_metadata-0` (`raft/.../Snapshots.java`): `<offset>-<epoch>.checkpoint`. */

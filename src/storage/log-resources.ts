@@ -28,6 +28,8 @@ export interface LogResources {
   readonly backgroundFlush: boolean;
   /** Where FileRecords reads whole batches (file-records.ts `batches()`). */
   readonly batchScratch: ScratchBuffer;
+  /** Where FileRecords `scan()` reads its windows (whole-file reads: verify, dump-log). */
+  readonly scanWindow: ScratchBuffer;
 }
 
 /**
@@ -53,6 +55,7 @@ export function createLogResources(options: LogResourceOptions = {}): LogResourc
     indexCache: new IndexCacheBudget(byteCount('indexCacheBudgetBytes', options.indexCacheBudgetBytes ?? DEFAULT_INDEX_CACHE_BUDGET)),
     backgroundFlush: backgroundFlush && backgroundSyncSupported(),
     batchScratch: new ScratchBuffer(),
+    scanWindow: new ScratchBuffer(),
   };
 }
 

@@ -49,15 +49,14 @@ import {
   type TimestampType,
 } from '../record/constants.js';
 import { crc32, crc32c } from '../record/crc.js';
-import { encodeLegacyMessageSet } from '../record/legacy-builder.js';
-import type { LegacyRecord } from '../record/legacy.js';
+import { checkLegacyCompression, checkLegacyControl, checkLegacyHeaders, checkLegacyProducerState, writeLegacyMessageSet } from '../record/convert.js';
+import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
 import { RecordLayout } from '../record/record-layout.js';
 import { nativeAddon } from '../native/addon.js';
 import { messageFormatMagic, type LogConfig } from './log-config.js';
+import type { AppendOrigin } from './producer-append-info.js';
 
-/** Who is appending (Kafka `AppendOrigin`); the client-only checks apply to 'client'. */
-export type AppendOrigin = 'client' | 'replication' | 'coordinator';
 
 export interface ValidationContext {
   config: LogConfig;
@@ -299,12 +298,7 @@ class Validator {
         );
       }
     }
-    if (batch.isTransactional && this.toMagic < 2) {
-      throw new UnsupportedForMessageFormatError(`Transactional records cannot be used with magic version ${this.toMagic}`, at);
-    }
-    if (this.toMagic < 2 && batch.producerId > -1n) {
-      throw new UnsupportedForMessageFormatError(`Idempotent records cannot be used with magic version ${this.toMagic}`, at);
-    }
+    if (this.toMagic !== 2) checkLegacyProducerState(batch, this.toMagic, at);
   }
 
   /** Kafka `validateRecord` (+ `validateKey`, `validateTimestamp`); a CRC failure throws at once. */
@@ -432,15 +426,9 @@ class Validator {
   }
 
   private checkConvertible(batch: AnyRecordBatch, record: AnyRecord): void {
-    if (this.toMagic < 2) {
-      if (batch.isControl) {
-        throw new UnsupportedForMessageFormatError(`Control records cannot be used with magic version ${this.toMagic}`, {
-          position: batch.position,
-        });
-      }
-      if (record.headerCount > 0) {
-        throw new UnsupportedForMessageFormatError(`Magic v${this.toMagic} does not support record headers`, { position: batch.position });
-      }
+    if (this.toMagic !== 2) {
+      checkLegacyControl(batch, this.toMagic, { position: batch.position });
+      checkLegacyHeaders(record.headerCount, this.toMagic, { position: batch.position });
     }
   }
 
@@ -607,16 +595,14 @@ class Validator {
           isTransactional: first.isTransactional,
         });
       } else {
-        if (compression.codec === CompressionType.zstd) {
-          throw new UnsupportedCompressionError(`ZStandard compression is not supported for magic ${magic}`, at);
-        }
-        out = encodeLegacyMessageSet(inputs, {
+        checkLegacyCompression(compression.codec, magic, at);
+        out = writeLegacyMessageSet(inputs, {
           magic,
           baseOffset,
           compression: compression.codec,
           ...(compression.level !== undefined ? { compressionLevel: compression.level } : {}),
-          // magic 0 has no timestamp type; Kafka writes it without one whatever the topic says
-          timestampType: magic === 0 ? 'CreateTime' : this.timestampType,
+          // magic 0 has no timestamp type: written without one whatever the topic says
+          timestampType: this.timestampType,
           logAppendTime: this.now,
         });
       }

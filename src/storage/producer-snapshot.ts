@@ -23,9 +23,12 @@
  * Everything wrong with a file is a StorageError (Kafka's CorruptSnapshotException) carrying the
  * byte position of the problem; the loader then discards that snapshot and tries an older one.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { InvalidArgumentError, StorageError } from '../errors.js';
 import { crc32c } from '../record/crc.js';
+import { offsetFromFileName, SNAPSHOT_SUFFIX } from './file-names.js';
+import { entryLastDataOffset, entryLastOffsetDelta, entryLastSeq, type ProducerStateEntry } from './producer-state-entry.js';
 
 /** `ProducerStateManager.PRODUCER_SNAPSHOT_VERSION`: the only version Kafka reads or writes. */
 export const PRODUCER_SNAPSHOT_VERSION = 1;
@@ -196,4 +199,59 @@ export function readProducerSnapshot(path: string): ProducerSnapshotEntry[] {
     throw new StorageError(`failed to read producer snapshot ${path}: ${(e as Error).message}`, { cause: e });
   }
   return decodeProducerSnapshot(bytes, path);
+}
+
+/** The snapshot files of a directory (`ProducerStateManager.listSnapshotFiles`), ascending by offset. */
+export function listSnapshotFiles(dir: string): { offset: bigint; path: string }[] {
+  let dirents;
+  try {
+    dirents = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new StorageError(`failed to list ${dir}: ${(e as Error).message}`, { cause: e });
+  }
+  const out: { offset: bigint; path: string }[] = [];
+  for (const d of dirents) {
+    if (!d.isFile() || !d.name.endsWith(SNAPSHOT_SUFFIX)) continue;
+    let offset: bigint;
+    try {
+      offset = offsetFromFileName(d.name);
+    } catch {
+      continue; // not `<digits>.snapshot`: not ours (Kafka would fail the load on it)
+    }
+    out.push({ offset, path: join(dir, d.name) });
+  }
+  return out.sort((a, b) => compareBigint(a.offset, b.offset));
+}
+
+/** A snapshot entry as the manager holds it (`readSnapshot`): lastOffset < 0 means no batch metadata. */
+export function entryFromSnapshot(s: ProducerSnapshotEntry): ProducerStateEntry {
+  return {
+    producerId: s.producerId,
+    producerEpoch: s.producerEpoch,
+    coordinatorEpoch: s.coordinatorEpoch,
+    lastTimestamp: s.timestamp,
+    currentTxnFirstOffset: s.currentTxnFirstOffset >= 0n ? s.currentTxnFirstOffset : undefined,
+    batchMetadata:
+      s.lastOffset >= 0n ? [{ lastSeq: s.lastSequence, lastOffset: s.lastOffset, offsetDelta: s.offsetDelta, timestamp: s.timestamp }] : [],
+  };
+}
+
+/** A producer as a snapshot keeps it (`ProducerStateManager.writeSnapshot`): its newest batch only. */
+export function snapshotEntryOf(producerId: bigint, e: ProducerStateEntry): ProducerSnapshotEntry {
+  return {
+    producerId,
+    producerEpoch: e.producerEpoch,
+    lastSequence: entryLastSeq(e),
+    lastOffset: entryLastDataOffset(e),
+    offsetDelta: entryLastOffsetDelta(e),
+    timestamp: e.lastTimestamp,
+    coordinatorEpoch: e.coordinatorEpoch,
+    currentTxnFirstOffset: e.currentTxnFirstOffset ?? -1n,
+  };
+}
+
+function compareBigint(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

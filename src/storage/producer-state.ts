@@ -1,51 +1,39 @@
 /**
- * Producer state of one partition: idempotence, transactions and their snapshots (storage spec
- * §13, §9.3; Kafka `ProducerStateManager`, `ProducerAppendInfo`, `TxnMetadata`, `CompletedTxn`).
+ * Producer state of one partition: idempotence and transactions (Kafka
+ * `ProducerStateManager`).
  *
  * The manager maps producer ids to {@link ProducerStateEntry}s, tracks the ongoing transactions
  * (sorted by first offset) and the completed ones whose markers are not yet below the high
- * watermark, and owns the `<offset>.snapshot` files of the partition directory.
+ * watermark, and keeps track of the `<offset>.snapshot` files of the partition directory (their
+ * format and listing: producer-snapshot.ts).
  *
- * An append goes through a {@link ProducerAppendInfo} per producer: `prepareUpdate` stages a copy
- * of the producer's state, `append` validates each batch against it (epoch fencing, sequence
- * continuity, transaction state, coordinator fencing) and stages the result, and `update` commits
- * the staged state once the batches are on disk. Nothing is changed until `update`, so a rejected
- * append leaves the state as it was. Completed transactions come back from `append`; the caller
- * computes `lastStableOffset` for an aborted one's `.txnindex` entry and then calls `completeTxn`.
+ * An append goes through a {@link ProducerAppendInfo} per producer (producer-append-info.ts):
+ * `prepareUpdate` stages it, `update` commits it once the batches are on disk. Completed
+ * transactions come back from `ProducerAppendInfo.append`; the caller computes `lastStableOffset`
+ * for an aborted one's `.txnindex` entry and then calls `completeTxn`.
  */
-import { readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  InvalidArgumentError,
-  InvalidProducerEpochError,
-  InvalidTxnStateError,
-  OutOfOrderSequenceError,
-  StorageError,
-  TransactionCoordinatorFencedError,
-} from '../errors.js';
+import { renameSync, rmSync } from 'node:fs';
+import { InvalidArgumentError, StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
-import { parseEndTransactionMarker } from '../record/control.js';
-import { DELETED_SUFFIX, offsetFromFileName, SNAPSHOT_SUFFIX, snapshotPath } from './file-names.js';
-import { readProducerSnapshot, writeProducerSnapshot, type ProducerSnapshotEntry } from './producer-snapshot.js';
+import { DELETED_SUFFIX, snapshotPath } from './file-names.js';
+import { ProducerAppendInfo, type AppendOrigin, type CompletedTxn, type ProducerStateLogger, type TxnMetadata } from './producer-append-info.js';
 import {
-  addBatch,
-  applyEndMarker,
+  entryFromSnapshot,
+  listSnapshotFiles,
+  readProducerSnapshot,
+  snapshotEntryOf,
+  writeProducerSnapshot,
+  type ProducerSnapshotEntry,
+} from './producer-snapshot.js';
+import {
   emptyProducerStateEntry,
-  entryLastDataOffset,
-  entryLastOffsetDelta,
-  entryLastSeq,
-  entryWithoutBatches,
   findDuplicateBatch,
   mergeEntry,
-  NO_PRODUCER_EPOCH,
-  NO_SEQUENCE,
   type BatchMetadata,
   type ProducerStateEntry,
 } from './producer-state-entry.js';
 
 export * from './producer-state-entry.js';
-
-const INT32_MAX = 0x7fffffff;
 
 /** `producer.id.expiration.ms` default (`TransactionLogConfig.PRODUCER_ID_EXPIRATION_MS_DEFAULT`). */
 export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
@@ -53,29 +41,6 @@ export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
 export const DEFAULT_MAX_TRANSACTION_TIMEOUT_MS = 900_000;
 /** `ProducerStateManager.LATE_TRANSACTION_BUFFER_MS`: 5 minutes on top of the max transaction timeout. */
 export const LATE_TRANSACTION_BUFFER_MS = 5 * 60 * 1000;
-
-/**
- * Who is appending (Kafka `AppendOrigin`): clients get full validation; the coordinator (offset
- * commits, markers) no sequence checks; replication (and recovery replay) only warnings.
- */
-export type AppendOrigin = 'client' | 'replication' | 'coordinator';
-
-/** A finished transaction (`CompletedTxn`): firstOffset..lastOffset, lastOffset being the marker. */
-export interface CompletedTxn {
-  producerId: bigint;
-  firstOffset: bigint;
-  lastOffset: bigint;
-  isAborted: boolean;
-}
-
-/** A transaction of one producer (`TxnMetadata`); lastOffset is set once its marker is written. */
-export interface TxnMetadata {
-  producerId: bigint;
-  firstOffset: bigint;
-  lastOffset: bigint | undefined;
-}
-
-export type ProducerStateLogger = (level: 'info' | 'warn', message: string) => void;
 
 export interface ProducerStateManagerOptions {
   /** `producer.id.expiration.ms` (default 86400000). */
@@ -86,151 +51,6 @@ export interface ProducerStateManagerOptions {
   time?: () => number;
   /** Where the warnings Kafka logs for replicated appends go (fencing it does not enforce there). */
   logger?: ProducerStateLogger;
-}
-
-/**
- * Validation and staging of one producer's batches within one append (`ProducerAppendInfo`).
- * Obtain it from {@link ProducerStateManager.prepareUpdate}.
- */
-export class ProducerAppendInfo {
-  private readonly updatedEntry: ProducerStateEntry;
-  private readonly transactions: TxnMetadata[] = [];
-
-  constructor(
-    readonly producerId: bigint,
-    /** The stored state before this append (never mutated here). */
-    private readonly currentEntry: ProducerStateEntry,
-    readonly origin: AppendOrigin,
-    private readonly logger?: ProducerStateLogger,
-  ) {
-    this.updatedEntry = entryWithoutBatches(currentEntry, producerId);
-  }
-
-  /**
-   * Validate and stage one batch. A control batch's first record is read as an end-transaction
-   * marker (an empty control batch, left by the cleaner, is ignored); a data batch is checked and
-   * may open a transaction at `firstOffsetMetadata` (default: its base offset). Returns the
-   * transaction a marker completes, if one was open.
-   */
-  append(batch: RecordBatch, firstOffsetMetadata?: bigint): CompletedTxn | undefined {
-    if (batch.isControl) {
-      const first = batch.recordIterator().readNext();
-      if (first === null) return undefined;
-      const marker = parseEndTransactionMarker(first.key, first.value);
-      return this.appendEndTxnMarker(
-        marker.type,
-        marker.coordinatorEpoch,
-        batch.producerEpoch,
-        batch.baseOffset,
-        first.timestamp,
-      );
-    }
-    this.appendDataBatch(
-      batch.producerEpoch,
-      batch.baseSequence,
-      batch.lastSequence,
-      batch.maxTimestamp,
-      firstOffsetMetadata ?? batch.baseOffset,
-      batch.lastOffset,
-      batch.isTransactional,
-    );
-    return undefined;
-  }
-
-  /** `ProducerAppendInfo.appendDataBatch`: the data-batch half of {@link append}, by fields. */
-  appendDataBatch(
-    epoch: number,
-    firstSeq: number,
-    lastSeq: number,
-    lastTimestamp: bigint,
-    firstOffset: bigint,
-    lastOffset: bigint,
-    isTransactional: boolean,
-  ): void {
-    this.checkProducerEpoch(epoch, firstOffset);
-    if (this.origin === 'client') this.checkSequence(epoch, firstSeq, firstOffset);
-    addBatch(this.updatedEntry, epoch, lastSeq, lastOffset, Number(BigInt.asIntN(32, lastOffset - firstOffset)), lastTimestamp);
-
-    const open = this.updatedEntry.currentTxnFirstOffset;
-    if (open !== undefined && !isTransactional) {
-      throw new InvalidTxnStateError(
-        `Expected transactional write from producer ${this.producerId} at offset ${firstOffset}: transaction open since offset ${open}`,
-      );
-    } else if (open === undefined && isTransactional) {
-      this.updatedEntry.currentTxnFirstOffset = firstOffset;
-      this.transactions.push({ producerId: this.producerId, firstOffset, lastOffset: undefined });
-    }
-  }
-
-  /** `ProducerAppendInfo.appendEndTxnMarker`: the marker half of {@link append}, by fields. */
-  appendEndTxnMarker(
-    type: 'COMMIT' | 'ABORT',
-    coordinatorEpoch: number,
-    producerEpoch: number,
-    offset: bigint,
-    timestamp: bigint,
-  ): CompletedTxn | undefined {
-    this.checkProducerEpoch(producerEpoch, offset);
-    this.checkCoordinatorEpoch(coordinatorEpoch, offset);
-    // Only a transaction with data completes: an empty one moves neither the LSO nor the txn index.
-    const open = this.updatedEntry.currentTxnFirstOffset;
-    const completed: CompletedTxn | undefined =
-      open === undefined ? undefined : { producerId: this.producerId, firstOffset: open, lastOffset: offset, isAborted: type === 'ABORT' };
-    applyEndMarker(this.updatedEntry, producerEpoch, coordinatorEpoch, timestamp);
-    return completed;
-  }
-
-  /** The staged state (`toEntry`). */
-  toEntry(): ProducerStateEntry {
-    return this.updatedEntry;
-  }
-
-  /** Transactions opened by this append (`startedTransactions`), oldest first. */
-  startedTransactions(): readonly TxnMetadata[] {
-    return this.transactions;
-  }
-
-  private checkProducerEpoch(producerEpoch: number, offset: bigint): void {
-    const current = this.updatedEntry.producerEpoch;
-    if (producerEpoch >= current) return;
-    const message = `Epoch of producer ${this.producerId} at offset ${offset} is ${producerEpoch}, which is smaller than the last seen epoch ${current}`;
-    if (this.origin === 'replication') this.logger?.('warn', message);
-    else throw new InvalidProducerEpochError(message);
-  }
-
-  private checkSequence(producerEpoch: number, firstSeq: number, offset: bigint): void {
-    const updated = this.updatedEntry;
-    if (producerEpoch !== updated.producerEpoch) {
-      if (firstSeq !== 0 && updated.producerEpoch !== NO_PRODUCER_EPOCH) {
-        throw new OutOfOrderSequenceError(
-          `Invalid sequence number for new epoch of producer ${this.producerId} at offset ${offset}: ${producerEpoch} (request epoch), ${firstSeq} (seq. number), ${updated.producerEpoch} (current producer epoch)`,
-        );
-      }
-      return;
-    }
-    let currentLastSeq: number;
-    if (updated.batchMetadata.length > 0) currentLastSeq = entryLastSeq(updated);
-    else if (producerEpoch === this.currentEntry.producerEpoch) currentLastSeq = entryLastSeq(this.currentEntry);
-    else currentLastSeq = NO_SEQUENCE;
-    // Without a known epoch (all of the producer's records gone to retention or DeleteRecords)
-    // any sequence is accepted.
-    if (this.currentEntry.producerEpoch === NO_PRODUCER_EPOCH || inSequence(currentLastSeq, firstSeq)) return;
-    throw new OutOfOrderSequenceError(
-      `Out of order sequence number for producer ${this.producerId} at offset ${offset}: ${firstSeq} (incoming seq. number), ${currentLastSeq} (current end sequence number)`,
-    );
-  }
-
-  private checkCoordinatorEpoch(coordinatorEpoch: number, offset: bigint): void {
-    const current = this.updatedEntry.coordinatorEpoch;
-    if (current <= coordinatorEpoch) return;
-    const message = `Invalid coordinator epoch for producerId ${this.producerId} at offset ${offset}: ${coordinatorEpoch} (zombie), ${current} (current)`;
-    if (this.origin === 'replication') this.logger?.('info', message);
-    else throw new TransactionCoordinatorFencedError(message);
-  }
-}
-
-function inSequence(lastSeq: number, nextSeq: number): boolean {
-  return nextSeq === lastSeq + 1 || (nextSeq === 0 && lastSeq === INT32_MAX);
 }
 
 function minByFirstOffset(txns: Iterable<TxnMetadata>, skipProducer?: bigint): TxnMetadata | undefined {
@@ -540,18 +360,7 @@ export class ProducerStateManager {
   /** The state as snapshot entries: the newest batch of each producer only (§13.5). */
   snapshotEntries(): ProducerSnapshotEntry[] {
     const out: ProducerSnapshotEntry[] = [];
-    for (const [producerId, e] of this.producers) {
-      out.push({
-        producerId,
-        producerEpoch: e.producerEpoch,
-        lastSequence: entryLastSeq(e),
-        lastOffset: entryLastDataOffset(e),
-        offsetDelta: entryLastOffsetDelta(e),
-        timestamp: e.lastTimestamp,
-        coordinatorEpoch: e.coordinatorEpoch,
-        currentTxnFirstOffset: e.currentTxnFirstOffset ?? -1n,
-      });
-    }
+    for (const [producerId, e] of this.producers) out.push(snapshotEntryOf(producerId, e));
     return out;
   }
 
@@ -633,43 +442,6 @@ export class ProducerStateManager {
     for (const { offset, path } of listSnapshotFiles(this.dir)) out.set(offset, path);
     return out;
   }
-}
-
-/** The snapshot files of a directory (`ProducerStateManager.listSnapshotFiles`), ascending by offset. */
-export function listSnapshotFiles(dir: string): { offset: bigint; path: string }[] {
-  let dirents;
-  try {
-    dirents = readdirSync(dir, { withFileTypes: true });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw new StorageError(`failed to list ${dir}: ${(e as Error).message}`, { cause: e });
-  }
-  const out: { offset: bigint; path: string }[] = [];
-  for (const d of dirents) {
-    if (!d.isFile() || !d.name.endsWith(SNAPSHOT_SUFFIX)) continue;
-    let offset: bigint;
-    try {
-      offset = offsetFromFileName(d.name);
-    } catch {
-      continue; // not `<digits>.snapshot`: not ours (Kafka would fail the load on it)
-    }
-    out.push({ offset, path: join(dir, d.name) });
-  }
-  return out.sort((a, b) => compareBigint(a.offset, b.offset));
-}
-
-/** A snapshot entry as the manager holds it (`readSnapshot`): lastOffset < 0 means no batch metadata. */
-export function entryFromSnapshot(s: ProducerSnapshotEntry): ProducerStateEntry {
-  return {
-    producerId: s.producerId,
-    producerEpoch: s.producerEpoch,
-    coordinatorEpoch: s.coordinatorEpoch,
-    lastTimestamp: s.timestamp,
-    currentTxnFirstOffset: s.currentTxnFirstOffset >= 0n ? s.currentTxnFirstOffset : undefined,
-    batchMetadata:
-      s.lastOffset >= 0n ? [{ lastSeq: s.lastSequence, lastOffset: s.lastOffset, offsetDelta: s.offsetDelta, timestamp: s.timestamp }] : [],
-  };
 }
 
 function compareBigint(a: bigint, b: bigint): number {

@@ -22,20 +22,17 @@ import {
 import { RecordBatch } from '../../src/record/batch.js';
 import { encodeEmptyBatch, encodeEndTransactionMarker, encodeRecordBatch } from '../../src/record/builder.js';
 import { offsetFromFileName, snapshotPath } from '../../src/storage/file-names.js';
-import { readProducerSnapshot, writeProducerSnapshot } from '../../src/storage/producer-snapshot.js';
+import type { AppendOrigin, CompletedTxn } from '../../src/storage/producer-append-info.js';
+import { entryFromSnapshot, listSnapshotFiles, readProducerSnapshot, writeProducerSnapshot } from '../../src/storage/producer-snapshot.js';
 import {
   DEFAULT_PRODUCER_ID_EXPIRATION_MS,
   entryFirstDataOffset,
   entryFirstSeq,
-  entryFromSnapshot,
   entryLastDataOffset,
   entryLastSeq,
   LATE_TRANSACTION_BUFFER_MS,
-  listSnapshotFiles,
   NUM_BATCHES_TO_RETAIN,
   ProducerStateManager,
-  type AppendOrigin,
-  type CompletedTxn,
   type ProducerStateEntry,
 } from '../../src/storage/producer-state.js';
 

@@ -7,21 +7,21 @@
  * 2. Group the segments below the round's end by size and rewrite each group into a `.cleaned`
  *    segment, reading the sources in chunks of the I/O buffer size as Kafka does (each chunk's
  *    output is one append, which places the cleaned segment's index entries where Kafka's are).
- * 3. Swap each cleaned segment in (PartitionLog.replaceSegments).
+ * 3. Swap each cleaned segment in (PartitionLog.replaceSegments, segment-swap.ts).
  * The caller records the returned end offset in cleaner-offset-checkpoint.
  *
  * The map, read buffer and output buffer are allocated once per Cleaner and reused for every
  * round (fresh large Buffers cost page faults), so memory is bounded by the dedupe budget plus the
  * I/O buffers and the largest batch.
  */
-import { rmSync, statSync, utimesSync } from 'node:fs';
+import { statSync, utimesSync } from 'node:fs';
 import { KafkaliteError, StorageError } from '../../errors.js';
 import type { RecordBatch } from '../../record/batch.js';
 import { readRecordBatches } from '../../record/batches.js';
 import { RecordLayout } from '../../record/record-layout.js';
-import { CLEANED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from '../file-names.js';
-import { LogSegment } from '../log-segment.js';
+import type { LogSegment } from '../log-segment.js';
 import type { PartitionLog } from '../partition-log.js';
+import { createCleanedSegment } from '../segment-swap.js';
 import { BatchFilter, isSmallBase } from './batch-filter.js';
 import { segmentsInRange, type LogToClean } from './cleanable-log.js';
 import { OFFSET_MAP_GROUP, OffsetMap } from './offset-map.js';
@@ -92,7 +92,7 @@ export class Cleaner {
    * `clean` in steps: the offset map is built in the first step, then each segment group is
    * rewritten and swapped in its own step, so a caller sharing the event loop (the broker's
    * background cleaner) can let requests run between groups. Each group's swap is crash-safe on
-   * its own (swap-hint.ts) and the caller records the returned end offset only when the last step
+   * its own (segment-swap.ts) and the caller records the returned end offset only when the last step
    * is done: a round abandoned or killed between groups leaves whole cleaned groups and the old
    * checkpoint, so the next round simply cleans again from there (as after a crash mid-round in
    * Kafka). The log may change between steps: a group whose segments are no longer all in the log
@@ -277,12 +277,11 @@ export class Cleaner {
     stats: CleanerStats,
   ): void {
     const base = group[0]!.baseOffset;
-    for (const path of [logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath]) rmSync(path(log.dir, base, CLEANED_SUFFIX), { force: true });
-    const cleaned = LogSegment.open(
+    const cleaned = createCleanedSegment(
       log.dir,
       base,
       { indexIntervalBytes: log.config.indexIntervalBytes, segmentIndexBytes: log.config.segmentIndexBytes },
-      { create: true, suffix: CLEANED_SUFFIX, time: this.options.time, resources: log.resources, ...(log.config.preallocate ? { initFileSize: log.config.segmentBytes } : {}) },
+      { time: this.options.time, resources: log.resources, ...(log.config.preallocate ? { initFileSize: log.config.segmentBytes } : {}) },
     );
     transactions.cleanedIndex = cleaned.txnIndex;
     try {

@@ -293,12 +293,13 @@ describe('log cleaner: swap recovery (spec §10.1)', () => {
     for (const n of seg0.filter(isSegmentFile)) renameSync(join(pdir(), n), join(pdir(), n + '.swap'));
     for (const n of readdirSync(pdir()).filter(isSegmentFile)) rmSync(join(pdir(), n));
     for (const n of readdirSync(oldDir)) copyFileSync(join(oldDir, n), join(pdir(), n));
-    hint.writeSwapEndHint(pdir(), 0n, 3n); // what replaceSegments writes before the first .swap
+    writeSwapEndHint(pdir(), 0n, 3n); // what replaceSegments writes before the first .swap
     h.log = PartitionLog.open(pdir(), 't', 0, { config });
     const offsets = diskRecords(pdir()).map((r) => r.offset);
     assert.deepEqual(offsets, [3n, 4n, 5n, 6n], 'group 1 replaced by its (empty) cleaned segment, nothing of the old one beside it');
-    assert.ok(readdirSync(pdir()).every((n) => !n.endsWith('.swap') && !n.endsWith(hint.SWAP_END_SUFFIX)));
+    assert.ok(readdirSync(pdir()).every((n) => !n.endsWith('.swap') && !n.endsWith(SWAP_END_SUFFIX)));
   });
 });
 
-import * as hint from '../../../src/storage/cleaner/swap-hint.js';
+import { SWAP_END_SUFFIX } from '../../../src/storage/file-names.js';
+import { writeSwapEndHint } from '../../../src/storage/segment-swap.js';
