@@ -11,6 +11,7 @@
  * so a file that needs one and is missing here fails loudly in the unit tier.
  *
  *   node dist/test/tiers.js unit|peers|all [node --test options, e.g. --test-concurrency=4]
+ *   (npm run test:unit, npm run test:peers; npm test runs `all` after scripts/check-peers.sh)
  *
  * The unit tier's scratch directories go to memory (/dev/shm) when it is there: its tests
  * fsync thousands of small files, which on a virtual disk is most of their time. The full suite
@@ -112,7 +113,10 @@ function main(argv: string[]): void {
     process.exit(code);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0)));
+  child.on('exit', (code, signal) => {
+    if (signal !== null) console.error(`node --test was killed by ${signal}`);
+    done(code ?? 1);
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
