@@ -30,7 +30,7 @@ test(`batch fuzz: ${PLAIN_CASES} hostile inputs and more decode or throw Kafkali
     seed: SEED,
     plainCases: PLAIN_CASES,
     codecCases: tierCount(3_000, 600),
-    truncationBatches: tierCount(30, 6),
+    truncationBatches: tierCount(30, 3),
     onlyCase: ONLY_CASE,
     progress: new SharedArrayBuffer(8),
   };
