@@ -15,7 +15,8 @@
  *
  * The unit tier's scratch directories go to memory (/dev/shm) when it is there: its tests
  * fsync thousands of small files, which on a virtual disk is most of their time. The full suite
- * stays on the disk.
+ * stays on the disk. Its fuzz, crash and property loops run a smaller fixed count
+ * (helpers/tier.ts `tierCount`); the full suite runs them in full.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
