@@ -21,6 +21,7 @@ import { AppendNotifier } from './append-notifier.js';
 import { HeldAppends } from '../storage/held-appends.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
 import { GroupCoordinator } from './group/coordinator.js';
+import type { Timer } from './timer.js';
 import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
 
 /**
@@ -52,6 +53,8 @@ export interface BrokerOptions {
   logger?: Logger;
   /** Highest version advertised per API key (for negotiation tests); can be changed later with capApiVersion. */
   maxVersions?: Record<number, number>;
+  /** The group coordinator's clock and scheduler (tests step a manual one); the system clock by default. */
+  timer?: Timer;
 }
 
 export class Broker {
@@ -118,7 +121,7 @@ export class Broker {
       config: this.config.cleaner,
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
     });
-    this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs));
+    this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs), options.timer);
   }
 
   /** Opens the data directory and starts listening. */

@@ -76,6 +76,9 @@ describe('CLI on randomly damaged directories', () => {
 
   it(`${CASES} damaged copies: reports or typed errors only; CRC-covered damage always fails verify`, () => {
     const rng = new Rng(SEED);
+    // cases run per kind of damage, and how many had damage under a CRC (the run is a fixed count, never a time)
+    const kinds = [0, 0, 0, 0];
+    let crcCases = 0;
     for (let c = 0; c < CASES; c++) {
       const dir = join(tmp.dir, `case-${c}`);
       cpSync(pristine, dir, { recursive: true });
@@ -113,6 +116,11 @@ describe('CLI on randomly damaged directories', () => {
       }
       if (crcCovered) assert.equal(result.ok, false, `case ${c}: damage under a CRC in ${file} went unnoticed`);
       rmSync(dir, { recursive: true, force: true });
+      kinds[kind]!++;
+      if (crcCovered) crcCases++;
     }
+    assert.equal(kinds.reduce((a, b) => a + b, 0), CASES);
+    assert.ok(kinds.every((n) => n > 0), `every kind of damage ran: ${kinds.join(', ')}`);
+    assert.ok(crcCases > 0, 'some damage fell under a CRC');
   });
 });

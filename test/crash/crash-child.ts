@@ -3,7 +3,9 @@
  * left), then appends deterministic batches forever, printing `ack <lastOffset>` after each append
  * returns (after its flush when flushing), until the parent SIGKILLs it.
  */
-import { encodeRecordBatch } from '../../src/index.js';
+// the builder alone, not the package index: each of the 50 kills starts a process, and importing
+// the whole package (the broker and every codec) was most of a kill's time
+import { encodeRecordBatch } from '../../src/record/builder.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 

@@ -2,7 +2,8 @@
  * The machinery both fuzz suites share (batch-fuzz and legacy-fuzz): case plans derived from
  * (seed, case index) alone so any case replays, the case loop with its outcome counts and
  * failure reports, and the test-side watchdog that runs the loop in a worker thread and fails
- * the test when it stops making progress (a hang) or runs far over budget.
+ * the test when it stops making progress (a hang). A run is a fixed number of cases: the tests
+ * assert how many ran, never how long they took (a loaded machine is slow, not wrong).
  *
  * The suites keep what differs: how valid inputs are generated and mutated, how a case is
  * exercised and what counts as an acceptable error.
@@ -40,7 +41,9 @@ export interface FuzzFailure {
 }
 
 export interface FuzzResult {
+  /** Cases run, and how many the plan holds for this run (all of them, or the one replayed). */
   cases: number;
+  planned: number;
   ms: number;
   outcomes: { [k: string]: number };
   categories: { [k: string]: number };
@@ -153,7 +156,7 @@ export interface CaseChecks<E> {
   extra?: { every: number; check: (buf: Buffer, caseIndex: number) => string | undefined };
 }
 
-/** The case loop: every case decodes or fails acceptably, within 2 s, and pristine ones decode exactly. */
+/** The case loop: every case decodes or fails acceptably, and pristine ones decode exactly. */
 export function runCases<E>(cfg: FuzzRunConfig, plan: { total: number; planFor: (i: number) => CasePlan<E> }, checks: CaseChecks<E>): FuzzResult {
   const progress = new Int32Array(cfg.progress);
   const outcomes: { [k: string]: number } = {};
@@ -200,7 +203,6 @@ export function runCases<E>(cfg: FuzzRunConfig, plan: { total: number; planFor: 
       slowestCaseMs = dt;
       slowestCase = `${i} (${category})`;
     }
-    if (dt > 2000 && problem === undefined) problem = `case took ${dt.toFixed(0)} ms`;
     categories[category] = (categories[category] ?? 0) + 1;
     cases++;
     Atomics.store(progress, 1, cases);
@@ -218,23 +220,22 @@ export function runCases<E>(cfg: FuzzRunConfig, plan: { total: number; planFor: 
       }
     }
   }
-  return { cases, ms: performance.now() - t0, outcomes, categories, failures, failureCount, slowestCaseMs, slowestCase, extraCases };
+  return { cases, planned: to - from, ms: performance.now() - t0, outcomes, categories, failures, failureCount, slowestCaseMs, slowestCase, extraCases };
 }
 
 /**
- * Runs a fuzz worker (it posts a FuzzResult) under a watchdog: no progress for `stallMs`, or far
- * more time than `budgetMs`, terminates it and fails with the case to replay. Then reports the
- * run and asserts no case failed.
+ * Runs a fuzz worker (it posts a FuzzResult) under a watchdog: no case finishing for `stallMs`
+ * (a hang, not a slow machine: one case takes milliseconds) terminates it and fails with the case
+ * to replay. Then reports the run and asserts every planned case ran and none failed.
  */
 export async function runFuzzWorker(
   t: TestContext,
-  options: { label: string; workerUrl: URL; cfg: FuzzRunConfig & object; budgetMs: number; stallMs: number },
+  options: { label: string; workerUrl: URL; cfg: FuzzRunConfig & object; stallMs: number },
 ): Promise<FuzzResult> {
   const { label, cfg } = options;
   const seed = cfg.seed;
   const view = new Int32Array(cfg.progress);
   const worker = new Worker(options.workerUrl, { workerData: cfg });
-  const started = Date.now();
   const result = await new Promise<FuzzResult>((resolve, reject) => {
     let lastDone = -1;
     let lastChange = Date.now();
@@ -244,15 +245,13 @@ export async function runFuzzWorker(
         lastDone = done;
         lastChange = Date.now();
       }
-      const stalled = Date.now() - lastChange > options.stallMs;
-      const overBudget = Date.now() - started > options.budgetMs + 30_000;
-      if (stalled || overBudget) {
+      if (Date.now() - lastChange > options.stallMs) {
         clearInterval(timer);
         const at = Atomics.load(view, 0);
         void worker.terminate();
         reject(
           new Error(
-            `${label} ${stalled ? 'hung' : 'ran far over budget'} at case ${at} after ${done} cases (seed ${seed}); ` +
+            `${label} hung at case ${at} after ${done} cases (seed ${seed}); ` +
               `replay: KAFKALITE_FUZZ_SEED=${seed} KAFKALITE_FUZZ_CASE=${at}`,
           ),
         );
@@ -281,12 +280,13 @@ export async function runFuzzWorker(
     )
     .join('\n');
   assert.equal(result.failureCount, 0, `${result.failureCount} failing ${label} cases (seed ${seed}); first ${result.failures.length}:\n${report}`);
+  assert.equal(result.cases, result.planned, `${label}: ${result.cases} of ${result.planned} planned cases ran`);
   return result;
 }
 
-/** Cases per codec category prefix (e.g. 'gzip/'). */
-export function casesOfCodec(result: FuzzResult, codec: string): number {
+/** Cases whose category is under a prefix (a codec: `gzip`, or `truncate-every-position`). */
+export function casesOfCategory(result: FuzzResult, prefix: string): number {
   return Object.entries(result.categories)
-    .filter(([k]) => k.startsWith(codec + '/'))
+    .filter(([k]) => k.startsWith(prefix + '/'))
     .reduce((s, [, v]) => s + v, 0);
 }

@@ -11,6 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './paths.js';
+import { requirePeer } from './tier.js';
 
 export const PYTHON = process.env.KAFKALITE_PYTHON ?? '/usr/bin/python3';
 export const PY_DIR = join(REPO_ROOT, 'test', 'interop', 'py');
@@ -22,6 +23,7 @@ export interface RunPythonOptions {
 
 /** Run `test/interop/py/<script>` with `input` as JSON on stdin; returns its stdout parsed as JSON. */
 export function runPython<T = unknown>(script: string, input: unknown, options: RunPythonOptions = {}): T {
+  requirePeer(`python3 (${script})`);
   const path = join(PY_DIR, script);
   if (!existsSync(PYTHON)) throw new Error(`interop peer missing: ${PYTHON} does not exist`);
   if (!existsSync(path)) throw new Error(`interop script missing: ${path}`);
@@ -57,6 +59,7 @@ export function unhex(s: string | null): Buffer | null {
  * same process (a synchronous child would stall the broker it is waiting for).
  */
 export async function runPythonAsync<T = unknown>(script: string, input: unknown, options: RunPythonOptions = {}): Promise<T> {
+  requirePeer(`python3 (${script})`);
   const path = join(PY_DIR, script);
   if (!existsSync(PYTHON)) throw new Error(`interop peer missing: ${PYTHON} does not exist`);
   if (!existsSync(path)) throw new Error(`interop script missing: ${path}`);
@@ -81,12 +84,16 @@ export interface CommandResult {
   stderr: Buffer;
 }
 
-/** Runs a program asynchronously, feeding `input` on stdin; kills it after `timeoutMs`. A missing program throws. */
+/**
+ * Runs a program asynchronously, feeding `input` on stdin; kills it after `timeoutMs`. A missing
+ * program throws; so does any program but this Node in the unit tier (kcat, Node 22 are peers).
+ */
 export function runCommand(
   file: string,
   args: string[],
   options: { input?: string | Buffer; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<CommandResult> {
+  if (file !== process.execPath) requirePeer(file);
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

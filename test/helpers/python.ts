@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { PYTHON } from './python-peer.js';
+import { requirePeer } from './tier.js';
 
 /** The same interpreter (and KAFKALITE_PYTHON override) as the script-based peers. */
 export { PYTHON };
@@ -74,6 +75,7 @@ export type PyResult = { ok: true; data: Buffer } | { ok: false; error: string }
 
 /** Runs the ops in one Python process; results in order. Throws if Python itself fails. */
 export function py(ops: readonly PyOp[]): PyResult[] {
+  requirePeer('python3 (codec cross-checks)');
   const input = JSON.stringify(
     ops.map((o) => ({
       op: o.op,

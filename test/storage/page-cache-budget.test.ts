@@ -110,7 +110,8 @@ describe('page-cache budget', () => {
 
   test('the native calls work on a real file: dropped pages leave the page cache (util-linux fincore)', { skip: nativeAddon === undefined ? 'kafkalite-native is not built' : false }, () => {
     const addon = nativeAddon!;
-    const dir = mkdtempSync(join(tmpdir(), 'kafkalite-pagecache-'));
+    // a disk file system: the unit tier's TMPDIR is tmpfs (test/tiers.ts), where pages are never dropped
+    const dir = mkdtempSync(join(process.env.KAFKALITE_DISK_TMPDIR ?? tmpdir(), 'kafkalite-pagecache-'));
     try {
       const path = join(dir, 'f');
       const fd = openSync(path, 'w+');

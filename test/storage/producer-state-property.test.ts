@@ -48,10 +48,11 @@ import { parseEndTransactionMarker } from '../../src/record/control.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../src/storage/log-config.js';
 import { PartitionLog, type ReadResult } from '../../src/storage/partition-log.js';
 import { tempDir } from '../helpers/storage.js';
+import { tierCount } from '../helpers/tier.js';
 import { v2 } from '../helpers/v2.js';
 
 const SEED = process.env.KAFKALITE_PSTATE_SEED ? Number(process.env.KAFKALITE_PSTATE_SEED) : 424242;
-const RUNS = process.env.KAFKALITE_PSTATE_RUNS ? Number(process.env.KAFKALITE_PSTATE_RUNS) : 200;
+const RUNS = process.env.KAFKALITE_PSTATE_RUNS ? Number(process.env.KAFKALITE_PSTATE_RUNS) : tierCount(200, 50);
 const T0 = 1_700_000_000_000;
 const INT32_MAX = 0x7fffffff;
 

@@ -11,6 +11,7 @@ import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import type { Logger } from '../logger.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { TopicRegistry } from '../topic-registry.js';
+import { SYSTEM_TIMER, type Timer, type TimerTask } from '../timer.js';
 import type { GroupConfig } from './config.js';
 import { ClassicGroup } from './group.js';
 import { GroupMember, joinError, syncError, type GroupProtocol, type JoinGroupResult, type SyncGroupResult } from './member.js';
@@ -82,11 +83,13 @@ export class GroupCoordinator {
   readonly groups = new Map<string, ClassicGroup>();
   readonly store: OffsetsTopic;
   private closed = false;
-  private expiryTimer: NodeJS.Timeout | undefined;
+  private expiryTimer: TimerTask | undefined;
 
   constructor(
     readonly host: CoordinatorHost,
     readonly config: GroupConfig,
+    /** Session, rebalance and initial-join timeouts and state timestamps (a manual one in tests). */
+    readonly timer: Timer = SYSTEM_TIMER,
   ) {
     this.store = new OffsetsTopic(host.topics, host.logs, config, () => host.appends.notify());
   }
@@ -101,7 +104,7 @@ export class GroupCoordinator {
 
   getOrCreateGroup(groupId: string): ClassicGroup {
     let g = this.groups.get(groupId);
-    if (g === undefined) this.groups.set(groupId, (g = new ClassicGroup(groupId, Date.now())));
+    if (g === undefined) this.groups.set(groupId, (g = new ClassicGroup(groupId, this.timer.now())));
     return g;
   }
 
@@ -181,9 +184,7 @@ export class GroupCoordinator {
     }
     if (req.requireKnownMemberId) {
       // KIP-394: the id is handed out first; it expires if the client never comes back with it
-      const t = setTimeout(() => this.expirePendingMember(g, newMemberId), req.sessionTimeoutMs);
-      t.unref();
-      g.pendingMembers.set(newMemberId, t);
+      g.pendingMembers.set(newMemberId, this.timer.schedule(req.sessionTimeoutMs, () => this.expirePendingMember(g, newMemberId)));
       return fail(ErrorCode.MEMBER_ID_REQUIRED, newMemberId);
     }
     return this.addMemberAndRebalance(g, newMemberId, req);
@@ -192,7 +193,7 @@ export class GroupCoordinator {
   private joinKnownMember(g: ClassicGroup, req: JoinGroupRequest, fail: (code: number) => JoinGroupResult): Promise<JoinGroupResult> | JoinGroupResult {
     if (g.pendingMembers.has(req.memberId)) {
       if (!g.supportsProtocols(req.protocolType, req.protocols)) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-      clearTimeout(g.pendingMembers.get(req.memberId));
+      g.pendingMembers.get(req.memberId)!.cancel();
       g.pendingMembers.delete(req.memberId);
       return this.addMemberAndRebalance(g, req.memberId, req);
     }
@@ -297,7 +298,7 @@ export class GroupCoordinator {
     if (g.is('CompletingRebalance')) this.resetAssignments(g, ErrorCode.REBALANCE_IN_PROGRESS);
     this.clearSyncTimer(g);
     const initial = g.is('Empty');
-    g.transitionTo('PreparingRebalance');
+    g.transitionTo('PreparingRebalance', this.timer.now());
     this.host.logger.info(`Preparing to rebalance group ${g.groupId} in state PreparingRebalance with old generation ${g.generationId} (reason: ${reason})`);
     this.clearJoinTimer(g);
     g.initialJoin = initial;
@@ -306,8 +307,7 @@ export class GroupCoordinator {
       const delay = this.config.initialRebalanceDelayMs;
       this.scheduleInitialJoin(g, delay, Math.max(g.rebalanceTimeoutMs() - delay, 0));
     } else {
-      g.joinTimer = setTimeout(() => this.completeJoin(g), g.rebalanceTimeoutMs());
-      g.joinTimer.unref();
+      g.joinTimer = this.timer.schedule(g.rebalanceTimeoutMs(), () => this.completeJoin(g));
       // Kafka `tryCompleteElseWatch`: members may all be in already (or the last one just left)
       this.tryCompleteJoin(g);
     }
@@ -315,7 +315,7 @@ export class GroupCoordinator {
 
   /** Kafka `InitialDelayedJoin`: extends by another delay while new members keep arriving, up to the rebalance timeout. */
   private scheduleInitialJoin(g: ClassicGroup, delayMs: number, remainingMs: number): void {
-    g.joinTimer = setTimeout(() => {
+    g.joinTimer = this.timer.schedule(delayMs, () => {
       g.joinTimer = undefined;
       if (g.newMemberAdded && remainingMs > 0) {
         g.newMemberAdded = false;
@@ -324,8 +324,7 @@ export class GroupCoordinator {
       } else {
         this.completeJoin(g);
       }
-    }, delayMs);
-    g.joinTimer.unref();
+    });
   }
 
   /** Kafka `DelayedJoin.tryComplete`: a non-initial join completes as soon as everyone has rejoined. */
@@ -346,7 +345,7 @@ export class GroupCoordinator {
     g.generationId++;
     if (g.isEmpty) {
       g.protocolName = null;
-      g.transitionTo('Empty');
+      g.transitionTo('Empty', this.timer.now());
       this.host.logger.info(`Group ${g.groupId} with generation ${g.generationId} is now empty`);
       const code = this.storeGroup(g);
       if (code !== ErrorCode.NONE) this.host.logger.warn(`storing empty group ${g.groupId} failed with error ${code}`);
@@ -354,7 +353,7 @@ export class GroupCoordinator {
     }
     g.protocolName = g.selectProtocol();
     if (g.leaderId === null || !g.members.has(g.leaderId)) g.leaderId = g.members.keys().next().value ?? null;
-    g.transitionTo('CompletingRebalance');
+    g.transitionTo('CompletingRebalance', this.timer.now());
     this.host.logger.info(`Stabilized group ${g.groupId} generation ${g.generationId} with ${g.members.size} member(s), protocol ${g.protocolName}`);
     const all = this.memberMetadata(g);
     g.pendingSync.clear();
@@ -373,8 +372,7 @@ export class GroupCoordinator {
     }
     // members that never send SyncGroup are removed after the rebalance timeout (Kafka `DelayedSync`)
     const generation = g.generationId;
-    g.syncTimer = setTimeout(() => this.expirePendingSync(g, generation), g.rebalanceTimeoutMs());
-    g.syncTimer.unref();
+    g.syncTimer = this.timer.schedule(g.rebalanceTimeoutMs(), () => this.expirePendingSync(g, generation));
   }
 
   private expirePendingSync(g: ClassicGroup, generation: number): void {
@@ -395,12 +393,12 @@ export class GroupCoordinator {
   }
 
   private clearJoinTimer(g: ClassicGroup): void {
-    if (g.joinTimer !== undefined) clearTimeout(g.joinTimer);
+    g.joinTimer?.cancel();
     g.joinTimer = undefined;
   }
 
   private clearSyncTimer(g: ClassicGroup): void {
-    if (g.syncTimer !== undefined) clearTimeout(g.syncTimer);
+    g.syncTimer?.cancel();
     g.syncTimer = undefined;
   }
 
@@ -412,8 +410,7 @@ export class GroupCoordinator {
       m.sessionTimer.refresh();
       return;
     }
-    m.sessionTimer = setTimeout(() => this.expireSession(g, m), m.sessionTimeoutMs);
-    m.sessionTimer.unref();
+    m.sessionTimer = this.timer.schedule(m.sessionTimeoutMs, () => this.expireSession(g, m));
   }
 
   private expireSession(g: ClassicGroup, m: GroupMember): void {
@@ -491,7 +488,7 @@ export class GroupCoordinator {
       this.prepareRebalance(g, 'failed to store the group assignment');
       return;
     }
-    g.transitionTo('Stable');
+    g.transitionTo('Stable', this.timer.now());
     this.host.logger.info(`Assignment received from leader ${g.leaderId} for group ${g.groupId} for generation ${g.generationId}`);
     for (const m of g.members.values()) {
       m.answerSync({ errorCode: ErrorCode.NONE, protocolType: g.protocolType, protocolName: g.protocolName, assignment: m.assignment });
@@ -544,7 +541,7 @@ export class GroupCoordinator {
     }
     const pending = g.pendingMembers.get(memberId);
     if (pending !== undefined) {
-      clearTimeout(pending);
+      pending.cancel();
       g.pendingMembers.delete(memberId);
       this.tryCompleteJoin(g);
       return ErrorCode.NONE;
@@ -562,24 +559,29 @@ export class GroupCoordinator {
   start(): void {
     const loaded = loadGroups(this);
     if (loaded.groups > 0) this.host.logger.info(`loaded ${loaded.groups} group(s) and ${loaded.offsets} committed offset(s) from __consumer_offsets`);
-    this.expiryTimer = setInterval(() => {
+    this.scheduleOffsetsExpiry();
+  }
+
+  /** Kafka's periodic `delete-expired-group-metadata` task, every offsets.retention.check.interval.ms. */
+  private scheduleOffsetsExpiry(): void {
+    this.expiryTimer = this.timer.schedule(this.config.offsetsRetentionCheckIntervalMs, () => {
       try {
-        const n = expireOffsets(this);
+        const n = expireOffsets(this, this.timer.now());
         if (n > 0) this.host.logger.info(`removed ${n} expired offset(s)`);
       } catch (e) {
         this.host.logger.error(`offsets expiry failed: ${(e as Error).stack ?? String(e)}`);
       }
-    }, this.config.offsetsRetentionCheckIntervalMs);
-    this.expiryTimer.unref();
+      if (!this.closed) this.scheduleOffsetsExpiry();
+    });
   }
 
   /** Drops a group from memory (DeleteGroups, expiry): it becomes Dead. */
   removeGroup(g: ClassicGroup): void {
     this.clearJoinTimer(g);
     this.clearSyncTimer(g);
-    for (const t of g.pendingMembers.values()) clearTimeout(t);
+    for (const t of g.pendingMembers.values()) t.cancel();
     for (const m of g.members.values()) m.stopSessionTimer();
-    g.transitionTo('Dead');
+    g.transitionTo('Dead', this.timer.now());
     this.groups.delete(g.groupId);
   }
 
@@ -590,11 +592,11 @@ export class GroupCoordinator {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
+    this.expiryTimer?.cancel();
     for (const g of this.groups.values()) {
       this.clearJoinTimer(g);
       this.clearSyncTimer(g);
-      for (const t of g.pendingMembers.values()) clearTimeout(t);
+      for (const t of g.pendingMembers.values()) t.cancel();
       for (const m of g.members.values()) {
         m.stopSessionTimer();
         m.answerJoin(joinError(ErrorCode.NOT_COORDINATOR, m.memberId));

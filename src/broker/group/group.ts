@@ -6,6 +6,7 @@
  */
 import { ConsumerProtocolSubscription } from '../../protocol/schemas/internal/consumer-protocol.js';
 import { CONSUMER_PROTOCOL_TYPE, decodeConsumerProtocol } from '../../internal-topics/consumer-protocol.js';
+import type { TimerTask } from '../timer.js';
 import type { GroupMember, GroupProtocol } from './member.js';
 import type { OffsetAndMetadata } from '../../internal-topics/offsets.js';
 
@@ -31,7 +32,7 @@ export class ClassicGroup {
   /** group.instance.id → member id. */
   readonly staticMembers = new Map<string, string>();
   /** Member ids handed out with MEMBER_ID_REQUIRED (KIP-394), expiring after the session timeout. */
-  readonly pendingMembers = new Map<string, NodeJS.Timeout>();
+  readonly pendingMembers = new Map<string, TimerTask>();
   /** Members that must still SyncGroup in this generation (Kafka `pendingSyncMembers`). */
   readonly pendingSync = new Set<string>();
   /** topic → partition → committed offset. */
@@ -39,8 +40,8 @@ export class ClassicGroup {
   /** A member joined since the initial delayed join was scheduled (Kafka `newMemberAdded`). */
   newMemberAdded = false;
   /** The running delayed join / pending-sync timer. */
-  joinTimer: NodeJS.Timeout | undefined;
-  syncTimer: NodeJS.Timeout | undefined;
+  joinTimer: TimerTask | undefined;
+  syncTimer: TimerTask | undefined;
   /** Delayed join is the initial one (completes only by its timer). */
   initialJoin = false;
 

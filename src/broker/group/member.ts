@@ -3,6 +3,7 @@
  * supports (metadata kept as the opaque bytes the client sent), its current assignment, and the
  * JoinGroup / SyncGroup answers it is waiting for while a rebalance runs.
  */
+import type { TimerTask } from '../timer.js';
 
 export interface GroupProtocol {
   name: string;
@@ -47,7 +48,7 @@ export class GroupMember {
   /** Joined during the current rebalance (Kafka `MemberMetadata.isNew`). */
   isNew = false;
   /** Session expiry (Kafka's DelayedHeartbeat), refreshed by each heartbeat. */
-  sessionTimer: NodeJS.Timeout | undefined;
+  sessionTimer: TimerTask | undefined;
 
   constructor(
     public memberId: string,
@@ -94,7 +95,7 @@ export class GroupMember {
   }
 
   stopSessionTimer(): void {
-    if (this.sessionTimer !== undefined) clearTimeout(this.sessionTimer);
+    this.sessionTimer?.cancel();
     this.sessionTimer = undefined;
   }
 }

@@ -2,14 +2,16 @@
  * The classic group coordinator driven through its handlers (no sockets): the KIP-394 join
  * handshake, leader election and protocol selection, SyncGroup waiting for the leader,
  * REBALANCE_IN_PROGRESS heartbeats, batch LeaveGroup, static membership, session expiry, and the
- * error codes Kafka answers bad joins, stale generations and unknown members with.
+ * error codes Kafka answers bad joins, stale generations and unknown members with. The timeouts
+ * (session, rebalance, group.initial.rebalance.delay.ms) run on a ManualTimer: stepped, not slept.
  */
 import assert from 'node:assert/strict';
 import { errorName } from '../../../src/protocol/error-codes.js';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import type { Broker } from '../../../src/broker/broker.js';
 import { withBroker } from '../../helpers/broker.js';
+import { ManualTimer } from '../../helpers/manual-timer.js';
 import { API, call, joinRequest, subscription } from './call.js';
 
 const NO_DELAY = { 'group.initial.rebalance.delay.ms': '0' };
@@ -19,13 +21,12 @@ async function state(broker: Broker, groupId: string): Promise<string> {
   return r.groups[0].groupState as string;
 }
 
-/** Polls until the group reaches `want` (session and rebalance timers run on their own). */
-async function waitForState(broker: Broker, groupId: string, want: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await state(broker, groupId)) === want) return;
-    await sleep(50);
-  }
-  assert.equal(await state(broker, groupId), want);
+/** Whether a JoinGroup / SyncGroup answer has arrived yet (after the turn of the event loop). */
+async function settled(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void p.then(() => (done = true));
+  await nextTurn();
+  return done;
 }
 
 describe('group coordinator: join, sync, heartbeat, leave', () => {
@@ -51,7 +52,7 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
 
       // a second member (JoinGroup v2: no handshake) starts a rebalance; the first learns it from its heartbeat
       const bJoin = call(broker, API.JoinGroup, 2, { groupId: 'g', sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', protocolType: 'consumer', protocols: [{ name: 'roundrobin', metadata: meta }, { name: 'range', metadata: meta }] }, 'other');
-      await sleep(10);
+      await nextTurn();
       assert.equal(await state(broker, 'g'), 'PreparingRebalance');
       assert.equal(errorName((await call(broker, API.Heartbeat, 3, { groupId: 'g', generationId: 1, memberId: aId, groupInstanceId: null })).errorCode), 'REBALANCE_IN_PROGRESS');
       const [aj, bj] = await Promise.all([call(broker, API.JoinGroup, 5, joinRequest('g', aId, protocols)), bJoin]);
@@ -161,14 +162,71 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
     });
   });
 
-  test('a member that stops heartbeating is removed after its session timeout', async () => {
-    await withBroker({ config: { ...NO_DELAY, 'group.min.session.timeout.ms': '100' } }, async (broker) => {
+  test('a member that stops heartbeating is removed after its session timeout, not before', async () => {
+    const timer = new ManualTimer();
+    await withBroker({ config: { ...NO_DELAY, 'group.min.session.timeout.ms': '100' }, timer }, async (broker) => {
       const protocols = [{ name: 'range', metadata: subscription(['t']) }];
-      const a = await call(broker, API.JoinGroup, 1, { groupId: 'e', sessionTimeoutMs: 300, rebalanceTimeoutMs: 300, memberId: '', protocolType: 'consumer', protocols });
+      const joining = call(broker, API.JoinGroup, 1, { groupId: 'e', sessionTimeoutMs: 300, rebalanceTimeoutMs: 300, memberId: '', protocolType: 'consumer', protocols });
+      timer.advance(0); // the initial join's delay of 0
+      const a = await joining;
       assert.equal(errorName(a.errorCode), 'NONE');
       await call(broker, API.SyncGroup, 0, { groupId: 'e', generationId: 1, memberId: a.memberId, assignments: [] });
-      await waitForState(broker, 'e', 'Empty');
+      timer.advance(200);
+      // a heartbeat starts the session timeout again
+      assert.equal(errorName((await call(broker, API.Heartbeat, 0, { groupId: 'e', generationId: 1, memberId: a.memberId })).errorCode), 'NONE');
+      timer.advance(299);
+      assert.equal(await state(broker, 'e'), 'Stable');
+      timer.advance(1);
+      assert.equal(await state(broker, 'e'), 'Empty');
       assert.equal(errorName((await call(broker, API.Heartbeat, 0, { groupId: 'e', generationId: 1, memberId: a.memberId })).errorCode), 'UNKNOWN_MEMBER_ID');
+    });
+  });
+
+  test('group.initial.rebalance.delay.ms: the first generation waits, and waits again while members keep arriving', async () => {
+    const timer = new ManualTimer();
+    await withBroker({ config: { 'group.initial.rebalance.delay.ms': '3000' }, timer }, async (broker) => {
+      const protocols = [{ name: 'range', metadata: subscription(['t']) }];
+      const join = (clientId: string) =>
+        call(broker, API.JoinGroup, 1, { groupId: 'd', sessionTimeoutMs: 30000, rebalanceTimeoutMs: 10000, memberId: '', protocolType: 'consumer', protocols }, clientId);
+      const a = join('a');
+      timer.advance(2000);
+      const b = join('b');
+      // the delay ends at 3000, but b arrived meanwhile: another delay, up to the rebalance timeout
+      timer.advance(1000);
+      assert.deepEqual([await settled(a), await settled(b)], [false, false]);
+      assert.equal(await state(broker, 'd'), 'PreparingRebalance');
+      timer.advance(2999);
+      assert.equal(await settled(a), false);
+      timer.advance(1);
+      const [aj, bj] = await Promise.all([a, b]);
+      assert.deepEqual([errorName(aj.errorCode), aj.generationId, errorName(bj.errorCode), bj.generationId], ['NONE', 1, 'NONE', 1]);
+      assert.equal(aj.leader, aj.memberId);
+      assert.equal(aj.members.length, 2);
+      assert.equal(await state(broker, 'd'), 'CompletingRebalance');
+    });
+  });
+
+  test('a member that does not rejoin within the rebalance timeout is dropped from the next generation', async () => {
+    const timer = new ManualTimer();
+    await withBroker({ config: NO_DELAY, timer }, async (broker) => {
+      const protocols = [{ name: 'range', metadata: subscription(['t']) }];
+      const join = (memberId: string, clientId: string) =>
+        call(broker, API.JoinGroup, 1, { groupId: 'r', sessionTimeoutMs: 30000, rebalanceTimeoutMs: 5000, memberId, protocolType: 'consumer', protocols }, clientId);
+      const first = [join('', 'a'), join('', 'b')];
+      timer.advance(0);
+      const [a, b] = await Promise.all(first);
+      const sync = (memberId: string, assignments: { memberId: string; assignment: Buffer }[]) =>
+        call(broker, API.SyncGroup, 0, { groupId: 'r', generationId: 1, memberId, assignments });
+      await Promise.all([sync(a.memberId, [{ memberId: a.memberId, assignment: Buffer.from('a') }, { memberId: b.memberId, assignment: Buffer.from('b') }]), sync(b.memberId, [])]);
+      assert.equal(await state(broker, 'r'), 'Stable');
+      // the leader rejoins (a rebalance); b never does
+      const again = join(a.memberId, 'a');
+      timer.advance(4999);
+      assert.equal(await settled(again), false);
+      timer.advance(1);
+      const aj = await again;
+      assert.deepEqual([aj.errorCode, aj.generationId, aj.members.map((m: { memberId: string }) => m.memberId)], [0, 2, [a.memberId]]);
+      assert.equal(errorName((await call(broker, API.Heartbeat, 0, { groupId: 'r', generationId: 2, memberId: b.memberId })).errorCode), 'UNKNOWN_MEMBER_ID');
     });
   });
 });

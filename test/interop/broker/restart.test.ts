@@ -26,6 +26,7 @@ import { errorName } from '../../../src/protocol/error-codes.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storedRecords } from '../../helpers/broker.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
+import { UNIT_TIER } from '../../helpers/tier.js';
 import { CLEAN_SHUTDOWN_FILE } from '../../../src/storage/file-names.js';
 
 const require = createRequire(import.meta.url);
@@ -144,7 +145,8 @@ async function killAndRestart(t: TestContext, idempotent: boolean): Promise<void
   });
 
   try {
-    const kills: NodeJS.Signals[] = ['SIGKILL', 'SIGKILL', 'SIGTERM', 'SIGKILL'];
+    // the unit tier (test/tiers.ts) kills once each way
+    const kills: NodeJS.Signals[] = UNIT_TIER ? ['SIGKILL', 'SIGTERM'] : ['SIGKILL', 'SIGKILL', 'SIGTERM', 'SIGKILL'];
     for (const signal of kills) {
       const before = acked.size;
       await sleep(300 + Math.floor(rand() * 1200));

