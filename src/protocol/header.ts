@@ -11,13 +11,13 @@
  *   flexible, except for ApiVersions, whose response header is always v0 (KIP-511) because a
  *   client must parse it before it knows what the broker speaks.
  */
+import { ApiKey } from './api-keys.js';
 import { decodeMessage } from './codec.js';
 import { ProtocolError } from './errors.js';
 import { isFlexibleVersion, isValidVersion } from './schema.js';
 import { RequestHeader } from './schemas/headers.js';
 import { schemaForApi } from './schemas/index.js';
 
-export const API_VERSIONS_KEY = 18;
 /** ApiVersions' first flexible version: the header rule for versions above the schema's max. */
 const API_VERSIONS_FIRST_FLEXIBLE = 3;
 
@@ -42,7 +42,7 @@ export function requestHeaderVersion(apiKey: number, apiVersion: number): 1 | 2 
   const api = schemaForApi(apiKey);
   if (!api) return 1;
   if (isValidVersion(api.request, apiVersion)) return isFlexibleVersion(api.request, apiVersion) ? 2 : 1;
-  if (apiKey === API_VERSIONS_KEY && apiVersion > api.request.validVersions[1]) return apiVersion >= API_VERSIONS_FIRST_FLEXIBLE ? 2 : 1;
+  if (apiKey === ApiKey.ApiVersions && apiVersion > api.request.validVersions[1]) return apiVersion >= API_VERSIONS_FIRST_FLEXIBLE ? 2 : 1;
   return 1;
 }
 
@@ -58,7 +58,7 @@ export function readRequestHeader(buf: Buffer): RequestHeaderValue {
 
 /** Response header version: 1 when the response version is flexible, ApiVersions always 0. */
 export function responseHeaderVersion(apiKey: number, apiVersion: number): 0 | 1 {
-  if (apiKey === API_VERSIONS_KEY) return 0;
+  if (apiKey === ApiKey.ApiVersions) return 0;
   const api = schemaForApi(apiKey);
   return api && isFlexibleVersion(api.response, apiVersion) ? 1 : 0;
 }

@@ -1,11 +1,12 @@
 /**
  * `dump-log` record lines written as bytes (src/cli/dump-log-records.ts) and batches read in
- * windows with FileRecords' rules (src/cli/dump-log-batches.ts): the printed text must be what the
- * batch contents say, written here by hand from the values the segments were built with (storage
- * spec §14.2 line format), on the cases those paths treat apart: timestamps past 2^53, int64
- * offsets, LogAppendTime, digit-width changes between consecutive offsets, header keys and
- * payloads that are not ASCII or not UTF-8, a batch larger than the read window, a batch the
- * window scan rejects but FileRecords reads, and --max-bytes.
+ * windows by `FileRecords.scan` (src/storage/file-records.ts, Kafka's `FileLogInputStream` rules):
+ * the printed text must be what the batch contents say, written here by hand from the values the
+ * segments were built with (the line format of Kafka's `DumpLogSegments.dumpLog`), on the cases
+ * those paths treat apart: timestamps past 2^53, int64 offsets, LogAppendTime, digit-width changes
+ * between consecutive offsets, header keys and payloads that are not ASCII or not UTF-8, a batch
+ * larger than the read window, a batch whose magic is out of range (read as v2, as
+ * `FileLogInputStream` does), and --max-bytes.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -148,13 +149,13 @@ describe('dump-log batch reading', () => {
 
   it('prints, after the windowed batches, what FileRecords reads: a magic 5 batch, then the rest', () => {
     const odd = Buffer.from(small(1));
-    odd[16] = 5; // the window scan refuses magic > 2; FileRecords reads the batch as v2
+    odd[16] = 5; // FileLogInputStream does not range-check the magic: the batch is read as v2
     const file = segment('magic5', [small(0), odd, small(2)]);
     const res = dump(['--deep-iteration', '--files', file]);
     assert.equal(res.status, 0, res.stderr);
     const lines = batchLines(res.lines);
     assert.equal(lines.length, 3);
-    assert.match(lines[1]!, /^baseOffset: 1 .* magic: 5 compresscodec: none crc: \d+ isvalid: true$/); // magic is outside the CRC (spec §2.1)
+    assert.match(lines[1]!, /^baseOffset: 1 .* magic: 5 compresscodec: none crc: \d+ isvalid: true$/); // magic is outside the CRC (DefaultRecordBatch: the CRC covers attributes to the end)
     assert.ok(lines[2]!.startsWith('baseOffset: 2 ') && lines[2]!.includes(` position: ${2 * odd.length} `), lines[2]);
     assert.deepEqual(recordLines(res.lines).map((l) => /^\| offset: (\d+)/.exec(l)![1]), ['0', '1', '2']);
   });
