@@ -2,7 +2,7 @@
  * Topic configs as DescribeConfigs reports them: every name Kafka's `LogConfig` defines, its value
  * for a topic, its type and where the value came from (topic override, broker property, default).
  * librdkafka's admin does read-modify-write through this, so every config is listed, not only the
- * overrides (protocol notes §4.5).
+ * overrides (`ConfigHelper.describeConfigs`, KIP-133).
  */
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../storage/log-config.js';
 import { BROKER_SYNONYMS } from './config.js';

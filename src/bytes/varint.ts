@@ -1,5 +1,5 @@
 /**
- * Zigzag varints and varlongs exactly as Kafka's `ByteUtils` reads and writes them (storage spec §1.2).
+ * Zigzag varints and varlongs exactly as Kafka's `ByteUtils` reads and writes them.
  *
  * Decoding rules that matter for compatibility:
  * - a varint may span at most 5 bytes; a 5th byte with the continuation bit set is an error, while

@@ -1,6 +1,6 @@
 /**
  * ASCII text written straight into a byte buffer, for CLI output that prints millions of lines
- * (`dump-log --deep-iteration`, storage spec §14): decimal integers without a number-to-string
+ * (`dump-log --deep-iteration`, Kafka `DumpLogSegments`): decimal integers without a number-to-string
  * conversion, constant fragments encoded once. Every function here produces exactly the bytes of
  * the UTF-8 encoding of the equivalent JavaScript string (`String(n)`, the fragment's text).
  */

@@ -1,6 +1,6 @@
 /**
  * `kafkalite compact <dir>`: cleans the compacted partitions of a data directory now (the same
- * rounds as the background cleaner, storage spec §12), whatever their dirty ratio, then records the
+ * rounds as the background cleaner, Kafka `Cleaner.doClean`), whatever their dirty ratio, then records the
  * new first dirty offsets in `cleaner-offset-checkpoint`. The directory's logs are recovered as at
  * broker start. Kafka keeps topic configs outside the data directory, so the policy and the other
  * topic settings come from `--config name=value` (cleanup.policy defaults to compact here).

@@ -1,6 +1,6 @@
 /**
  * What a CLI path names (a data directory, a partition directory or one file) and the layout of
- * each (storage spec §5.1-§5.3), shared by `verify`, `stats` and `recover`.
+ * each (Kafka `LogManager`, `LocalLog.parseTopicPartitionName`, `LogFileUtils`), shared by `verify`, `stats` and `recover`.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

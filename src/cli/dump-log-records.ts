@@ -1,5 +1,5 @@
 /**
- * `dump-log --deep-iteration` record lines (storage spec §14.2; Kafka `DumpLogSegments.dumpLog`):
+ * `dump-log --deep-iteration` record lines (Kafka `DumpLogSegments.dumpLog`):
  *
  *   | offset: 5 CreateTime: 1700000000000 keySize: 3 valueSize: 5 sequence: -1 headerKeys: [a,b]
  *
@@ -67,7 +67,7 @@ export class RecordLinePrinter {
   private baseOffset = 0;
   private baseTimestamp = 0;
   private baseSequence = -1;
-  /** LogAppendTime: every record reports the batch's maxTimestamp (spec §2.4). */
+  /** LogAppendTime: every record reports the batch's maxTimestamp (DefaultRecordBatch's RecordIterator). */
   private logAppendTime = false;
   private maxTimestamp = 0;
   private isControl = false;

@@ -1,6 +1,6 @@
 /**
  * `kafkalite dump-log`: kafka-dump-log.sh's output for segment `.log` files, line for line
- * (storage spec §14; Kafka `DumpLogSegments.dumpLog` / `printBatchLevel`), plus `--json` (NDJSON,
+ * (Kafka `DumpLogSegments.dumpLog` / `printBatchLevel`), plus `--json` (NDJSON,
  * one object per batch with the same field names, records under `records`).
  *
  * Kafka's text rules reproduced here: batch `position` is the running sum of valid batch sizes;
@@ -9,8 +9,8 @@
  * `Found N invalid bytes at the end of <name>` when the batches do not reach the file's end and
  * `--max-bytes` is not given; non-consecutive record offsets are listed on stderr at the end.
  *
- * The other segment files follow §14.3 (`DumpLogSegments.dumpIndex`, `dumpTimeIndex`,
- * `dumpProducerIdSnapshot`, `dumpTxnIndex`): `.index` and `.timeindex` entries are checked against
+ * The other segment files follow Kafka's `DumpLogSegments.dumpIndex`, `dumpTimeIndex`,
+ * `dumpProducerIdSnapshot` and `dumpTxnIndex`: `.index` and `.timeindex` entries are checked against
  * the segment's `.log` (mismatches reported on stderr after all files), `.snapshot` prints one line
  * per producer (a corrupt snapshot is reported on stderr and skipped), `.txnindex` one line per
  * aborted transaction. Indexes are opened read-only and nothing is ever created or modified.

@@ -1,6 +1,6 @@
 /**
  * A decoded protocol message as Kafka's generated `*JsonConverter.write(message, version)` shows it
- * (what kafka-dump-log.sh's decoders print, storage spec §14.2): the fields of that version in
+ * (what kafka-dump-log.sh's decoders print, `DumpLogSegments`): the fields of that version in
  * schema order under their camelCase names; tagged fields only when they differ from their default;
  * int64 as JSON numbers (exact: see json.ts); uuids as `Uuid.toString()`; bytes as base64 (Jackson's
  * BinaryNode); null for null.

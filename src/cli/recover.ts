@@ -1,6 +1,6 @@
 /**
  * `kafkalite recover <data-dir | partition-dir> [--dry-run] [--full]`: runs the storage engine's
- * own load-and-recovery (LogManager / PartitionLog: storage spec §10: `.swap`/`.cleaned`/`.deleted`
+ * own load-and-recovery (LogManager / PartitionLog, after Kafka's `LogLoader`: `.swap`/`.cleaned`/`.deleted`
  * resolved, torn or corrupt tails truncated with later segments deleted, indexes rebuilt, producer
  * state and snapshots rebuilt), closes cleanly, and reports exactly what changed on disk.
  *

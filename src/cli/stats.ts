@@ -2,7 +2,7 @@
  * `kafkalite stats <data-dir | partition-dir | file>`: per topic-partition, the segments and bytes,
  * offset and timestamp ranges, batch and record counts, compression codecs with the compression
  * ratio (decompressed record bytes / stored record bytes of the compressed batches), and the
- * producers (distinct producer ids of v2 batches, storage spec §2.3). A table, or `--json` (one
+ * producers (distinct producer ids of v2 batches, `DefaultRecordBatch.producerId`). A table, or `--json` (one
  * object per partition, NDJSON).
  *
  * Read-only and streaming: one pass over each segment's batches, records decoded to count them and
@@ -114,7 +114,7 @@ class PartitionAccumulator {
         this.storedCompressed += batch.sizeInBytes - RECORD_BATCH_OVERHEAD;
         this.decompressed += recordBytes;
       }
-      // LogAppendTime: every record's timestamp is the batch's maxTimestamp (spec §2.4)
+      // LogAppendTime: every record's timestamp is the batch's maxTimestamp (DefaultRecordBatch's RecordIterator)
       const min = batch.timestampType === 'LogAppendTime' || minDelta === undefined ? batch.maxTimestamp : batch.baseTimestamp + BigInt(minDelta);
       this.timestamps(min, batch.maxTimestamp);
       if (batch.isControl) s.controlBatches++;

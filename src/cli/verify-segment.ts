@@ -5,8 +5,9 @@
  *
  * One pass over the log, memory independent of its size: the index checks walk the index entries
  * alongside the batches (both are ordered by position/offset), so no batch list is kept. The rules
- * are the ones Kafka's recovery and dump tool apply (storage spec §2.6, §6, §10.3-§10.4,
- * DumpLogSegments' index checks in §14.3).
+ * are the ones Kafka's recovery and dump tool apply (Kafka `LogSegment.recover`,
+ * `DefaultRecordBatch.ensureValid`, `AbstractIndex.sanityCheck`, and the index checks of
+ * `DumpLogSegments.dumpIndex`/`dumpTimeIndex`).
  */
 import { existsSync, statSync } from 'node:fs';
 import { KafkaliteError } from '../errors.js';
@@ -141,7 +142,7 @@ class TimeIndexWalk {
 
 /**
  * Entries in use: a crashed active segment leaves its preallocated zero tail, and Kafka's dump stops
- * at the first entry i > 0 that reads as the base offset (spec §14.3).
+ * at the first entry i > 0 that reads as the base offset (`DumpLogSegments.dumpIndex`).
  */
 function usedEntries(entries: number, isPadding: (i: number) => boolean): number {
   for (let i = 1; i < entries; i++) if (isPadding(i)) return i;
@@ -216,7 +217,7 @@ export function verifySegment(seg: SegmentFiles, prevLastOffset: bigint, problem
           checked = reasonOf(e);
         }
         if (typeof checked === 'string') {
-          // recovery truncates here (spec §10.3): nothing after a corrupt batch is trusted
+          // recovery truncates here (LogSegment.recover): nothing after a corrupt batch is trusted
           error(seg.log, position, `batch at ${position}: ${checked}; the ${records.sizeInBytes - position} bytes from here would be truncated by recovery`);
           stopped = true;
           break;

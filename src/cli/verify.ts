@@ -1,10 +1,11 @@
 /**
  * `kafkalite verify <data-dir | partition-dir | file>`: checks everything Kafka reads back from a
  * log directory without changing a byte: every segment (verify-segment.ts), producer snapshots
- * (§13.5), KRaft snapshots, the text checkpoints (§5.4), `partition.metadata` (§5.5),
- * `meta.properties` (§5.6), `.kafka_cleanshutdown` (§5.7), and the leftovers of interrupted
- * operations that Kafka's load resolves (§10.1: `.swap`, `.cleaned`, `.deleted`, indexes without a
- * log).
+ * (`ProducerStateManager.readSnapshot`), KRaft snapshots, the text checkpoints (`CheckpointFile`),
+ * `partition.metadata` (`PartitionMetadataFile`), `meta.properties` (`MetaProperties`),
+ * `.kafka_cleanshutdown` (`CleanShutdownFileHandler`), and the leftovers of interrupted operations
+ * that Kafka's load resolves (`LogLoader.removeTempFilesAndCollectSwapFiles`: `.swap`, `.cleaned`,
+ * `.deleted`, indexes without a log).
  *
  * Exit status: 0 when clean (warnings allowed), 1 when problems were found, 2 on usage errors.
  */
@@ -199,7 +200,7 @@ class Verifier {
     for (const base of segmentBaseOffsets(dir)) {
       const log = join(dir, names.find((n) => n.endsWith(LOG_SUFFIX) && offsetFromFileNameSafe(n) === base)!);
       if (!existsSync(log.slice(0, -LOG_SUFFIX.length) + INDEX_SUFFIX)) {
-        // not damage: Kafka's loader rebuilds a missing offset index (spec §10.2)
+        // not damage: Kafka's loader rebuilds a missing offset index (LogLoader.loadSegmentFiles)
         this.add({ file: log, reason: 'the segment has no .index (Kafka rebuilds it at load)', severity: 'warning' });
       }
       prev = this.segment(log, base, prev, { indexes: true });
@@ -258,7 +259,7 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
-/** leader-epoch-checkpoint: parses (§5.4), epochs and start offsets ascending (LeaderEpochFileCache). */
+/** leader-epoch-checkpoint: parses (CheckpointFile), epochs and start offsets ascending (LeaderEpochFileCache). */
 function checkEpochs(path: string): void {
   let prev: { epoch: number; startOffset: bigint } | undefined;
   for (const e of readLeaderEpochCheckpoint(path)) {

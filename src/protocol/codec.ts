@@ -1,7 +1,7 @@
 /**
  * The generic codec: encodes and decodes every version of every message from its MessageSchema.
  *
- * Wire rules (Kafka's `clients/.../common/message/README.md`, protocol notes §1.4):
+ * Wire rules (Kafka's `clients/.../common/message/README.md`, `ByteUtils`):
  * - non-flexible versions: STRING int16 length (-1 = null), BYTES/RECORDS int32 length (-1 = null),
  *   ARRAY int32 count (-1 = null);
  * - flexible versions: the COMPACT forms, unsigned varint of length+1 (0 = null), and every struct

@@ -1,6 +1,6 @@
 /**
  * Splits a byte stream into Kafka frames: int32 size (not counting itself), then that many bytes
- * (protocol notes §1.1). A size above the cap (Kafka: socket.request.max.bytes, default
+ * (Kafka's `NetworkReceive`). A size above the cap (Kafka: socket.request.max.bytes, default
  * 104857600) or below zero is Kafka's InvalidReceiveException: the connection is closed.
  *
  * Nothing is allocated by the announced size: chunks are kept as they arrive until the whole

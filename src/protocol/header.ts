@@ -1,6 +1,5 @@
 /**
- * Request and response headers (RequestHeader.json v0-2, ResponseHeader.json v0-1; protocol
- * notes §1.2-1.3).
+ * Request and response headers (Kafka's RequestHeader.json v0-2, ResponseHeader.json v0-1).
  *
  * - Request header v1 = apiKey int16, apiVersion int16, correlationId int32, clientId nullable
  *   string with an int16 length even in v2 (the field's flexibleVersions is "none", so that any

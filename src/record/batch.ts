@@ -1,5 +1,5 @@
 /**
- * Record batch v2 (storage spec §2, Kafka `DefaultRecordBatch`): a zero-copy view over one batch.
+ * Record batch v2 (Kafka `DefaultRecordBatch`): a zero-copy view over one batch.
  *
  * Three depths of decoding:
  * (a) header fields are getters over the bytes (nothing is parsed until asked for);

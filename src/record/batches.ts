@@ -1,6 +1,6 @@
 /**
  * Splitting a byte stream (a Fetch response's records, a produce request's records, a segment
- * file) into batches, by Kafka's `ByteBufferLogInputStream` rules (storage spec §2.9):
+ * file) into batches, by Kafka's `ByteBufferLogInputStream` rules:
  * fewer than 12 bytes left, fewer than 17, or less than a whole batch left ends the stream (a
  * trailing partial batch is *incomplete*, not corrupt: Fetch responses end that way); a size field
  * below 14 or above the caller's maximum, or a magic outside 0..2, is corrupt.

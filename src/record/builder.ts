@@ -1,5 +1,5 @@
 /**
- * Encoding record batches v2 (storage spec §2, Kafka `MemoryRecordsBuilder`, `DefaultRecord.writeTo`).
+ * Encoding record batches v2 (Kafka `DefaultRecordBatch`, `MemoryRecordsBuilder`, `DefaultRecord.writeTo`).
  *
  * `RecordBatchEncoder` writes into one buffer it keeps and reuses (fresh large Buffers cost page
  * faults on this kind of machine), and returns a view that is valid until its next `encode`.
@@ -327,7 +327,7 @@ export interface EmptyBatchOptions {
 
 /**
  * The 61-byte record-less header Kafka's cleaner keeps so producers' last sequences survive
- * compaction (`DefaultRecordBatch.writeEmptyHeader`, spec §2.4, §12.6): count 0, no compression,
+ * compaction (`DefaultRecordBatch.writeEmptyHeader`, called by `MemoryRecords.filterTo`): count 0, no compression,
  * baseTimestamp -1, maxTimestamp from the original batch.
  */
 export function encodeEmptyBatch(options: EmptyBatchOptions): Buffer {
@@ -372,7 +372,7 @@ export interface EndTransactionMarkerOptions {
 }
 
 /**
- * A transaction marker batch as `MemoryRecords.withEndTransactionMarker` writes it (spec §2.8):
+ * A transaction marker batch as `MemoryRecords.withEndTransactionMarker` writes it (`MemoryRecordsBuilder.appendEndTxnMarker`):
  * control + transactional, baseSequence -1, CreateTime, no compression, one 17-byte record: 78 bytes.
  */
 export function encodeEndTransactionMarker(options: EndTransactionMarkerOptions): Buffer {

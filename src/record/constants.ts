@@ -1,4 +1,4 @@
-/** Layout constants of Kafka's record formats (storage spec §0.1, §2.1, `Records.java`, `DefaultRecordBatch.java`). */
+/** Layout constants of Kafka's record formats (Kafka `Records.java`, `RecordBatch.java`, `DefaultRecordBatch.java`). */
 
 export const NO_TIMESTAMP = -1n;
 export const NO_PRODUCER_EPOCH = -1;
@@ -70,7 +70,7 @@ export const RECORDS_OFFSET = RECORDS_COUNT_OFFSET + RECORDS_COUNT_LENGTH;
 /** The header's size: where the first record starts. */
 export const RECORD_BATCH_OVERHEAD = RECORDS_OFFSET;
 
-// attribute bits (spec §2.2)
+// attribute bits (DefaultRecordBatch: codec, timestamp type, transactional, control, delete horizon)
 export const COMPRESSION_CODEC_MASK = 0x07;
 export const TIMESTAMP_TYPE_MASK = 0x08;
 export const TRANSACTIONAL_FLAG_MASK = 0x10;

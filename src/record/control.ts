@@ -1,5 +1,5 @@
 /**
- * Control records (storage spec §2.8, Kafka `ControlRecordType`, `EndTransactionMarker`).
+ * Control records (Kafka `ControlRecordType`, `EndTransactionMarker`).
  *
  * A control record's key is int16 version + int16 type. Transaction markers (ABORT, COMMIT) carry an
  * EndTransactionMarker value: int16 version + int32 coordinatorEpoch. Types 2-6 are KRaft's.

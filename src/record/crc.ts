@@ -1,6 +1,6 @@
 /**
  * Checksums: CRC-32C (Castagnoli) for v2 batches and producer snapshots, CRC-32 (IEEE) for legacy
- * v0/v1 messages (storage spec §1.3).
+ * v0/v1 messages (Kafka `Crc32C`, and `java.util.zip.CRC32` in `LegacyRecord`).
  *
  * Implementation chosen by measurement on this machine (AMD EPYC, `node native/bench-crc32c.cjs`,
  * cache-hot, GB/s at 1 KiB / 16 KiB / 1 MiB):

@@ -1,5 +1,5 @@
 /**
- * Writing legacy message sets, magic 0 and 1 (storage spec §3; Kafka `MemoryRecordsBuilder`
+ * Writing legacy message sets, magic 0 and 1 (Kafka `MemoryRecordsBuilder`
  * legacy paths and `LegacyRecord.write*`), for old clients and for topics pinned to an old
  * message format.
  *

@@ -1,5 +1,5 @@
 /**
- * Legacy message sets, magic 0 and 1 (storage spec §3; Kafka `LegacyRecord`,
+ * Legacy message sets, magic 0 and 1 (Kafka `LegacyRecord`,
  * `AbstractLegacyRecordBatch`). One log entry is offset (int64) + size (int32) + message:
  *
  *   crc uint32 (CRC-32 IEEE over magic..end) | magic int8 | attributes int8 |

@@ -1,5 +1,5 @@
 /**
- * Where one v2 record's parts lie (storage spec §2.7, Kafka `DefaultRecord.readFrom`), as
+ * Where one v2 record's parts lie (Kafka `DefaultRecord.readFrom`), as
  * `RecordIterator.scanNext` reports them: byte positions in `data` plus the fixed fields, with no
  * `Record` object, Buffer view or BigInt created. Hot loops that only need a record's key, offset
  * delta or value nullity (the log cleaner's offset map and retention pass) read the key where it

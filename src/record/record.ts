@@ -1,5 +1,5 @@
 /**
- * One record of a v2 batch (storage spec §2.7, Kafka `DefaultRecord`), decoded.
+ * One record of a v2 batch (Kafka `DefaultRecord`), decoded.
  *
  * Decoding validates the whole record structure (every length, the header count, the declared body
  * size) but materialises nothing: key, value and headers are created on first access as zero-copy

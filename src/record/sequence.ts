@@ -1,5 +1,5 @@
 /**
- * Producer sequence arithmetic with Kafka's wrap-around (storage spec §2.3, `DefaultRecordBatch`
+ * Producer sequence arithmetic with Kafka's wrap-around (Kafka `DefaultRecordBatch`
  * `incrementSequence`/`decrementSequence`): sequences live in [0, Int.MAX] and Int.MAX + 1 wraps to 0.
  */
 const INT32_MAX = 0x7fffffff;

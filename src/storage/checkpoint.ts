@@ -1,5 +1,5 @@
 /**
- * Kafka's text checkpoint files (storage spec §5.4; `server-common/.../CheckpointFile.java`,
+ * Kafka's text checkpoint files (`server-common/.../CheckpointFile.java`,
  * `OffsetCheckpointFile.java`, `LeaderEpochCheckpointFile.java`):
  *
  *     <version>\n

@@ -1,5 +1,5 @@
 /**
- * The `.kafka_cleanshutdown` marker of a log directory (storage spec §5.7, §10.3; Kafka
+ * The `.kafka_cleanshutdown` marker of a log directory (Kafka
  * `storage/.../checkpoint/CleanShutdownFileHandler.java`, `LogManager.loadLogs`).
  *
  * Written last on a clean shutdown as the JSON `{"version":0,"brokerEpoch":<long>}`. At startup its

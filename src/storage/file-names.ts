@@ -1,6 +1,6 @@
 /**
- * Names of the files in a partition directory and in a log directory (storage spec §5.1, §5.3;
- * Kafka `LogFileUtils.java`, `LogManager`, `LeaderEpochCheckpointFile`, `PartitionMetadataFile`).
+ * Names of the files in a partition directory and in a log directory (Kafka
+ * `LogFileUtils.java`, `LogManager`, `LeaderEpochCheckpointFile`, `PartitionMetadataFile`).
  *
  * A segment's files share a prefix: its base offset as 20 zero-padded decimal digits. Temporary
  * states (`.deleted`, `.cleaned`, `.swap`) are appended after the normal extension, so
@@ -27,11 +27,11 @@ export const SWAP_SUFFIX = '.swap';
  */
 export const SWAP_END_SUFFIX = '.swapend';
 
-/** Per-partition files (§5.1). */
+/** Per-partition files (`LeaderEpochCheckpointFile`, `PartitionMetadataFile`). */
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 
-/** Per-log-directory files (§5.1: `LogManager`, `ReplicaManager`, `LogCleanerManager`). */
+/** Per-log-directory files (`LogManager`, `ReplicaManager`, `LogCleanerManager`). */
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
 export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
 export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint';

@@ -1,6 +1,6 @@
 /**
- * A `.log` segment file: concatenated batches read and written positionally (storage spec §2.9,
- * §7.1, Kafka `FileRecords` / `FileLogInputStream`).
+ * A `.log` segment file: concatenated batches read and written positionally (Kafka
+ * `FileRecords` / `FileLogInputStream`).
  *
  * The file rules differ from the in-memory ones: iteration stops when 17 bytes or fewer remain or
  * when a batch would extend past the end (a torn tail, which recovery truncates); a size field below
@@ -63,7 +63,7 @@ export interface BatchHeader {
   partitionLeaderEpoch: number;
 }
 
-/** Largest segment Kafka accepts: positions are int32 (`LogSegment`, spec §7.1). */
+/** Largest segment Kafka accepts: positions are int32 (Kafka's `FileRecords` refuses a larger file). */
 export const MAX_SEGMENT_SIZE = 0x7fffffff;
 const HEADER_READ = RECORD_BATCH_OVERHEAD;
 

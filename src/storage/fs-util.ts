@@ -1,7 +1,6 @@
 /**
  * Crash-safe file replacement, after Kafka's `Utils.atomicMoveWithFallback` and `Utils.flushDir`
- * (storage spec §5.4 "Writing"; used by CheckpointFile, PartitionMetadataFile and
- * PropertiesUtils.writePropertiesFile).
+ * (used by Kafka's CheckpointFile, PartitionMetadataFile and PropertiesUtils.writePropertiesFile).
  *
  * A reader must see either the old file or the complete new one, never a torn write: the data goes
  * to `<path>.tmp`, is fsynced, then renamed over the target (rename is atomic on POSIX), and the

@@ -1,5 +1,5 @@
 /**
- * The mechanics every segment index shares (storage spec §6.1, Kafka `AbstractIndex`): a file of
+ * The mechanics every segment index shares (Kafka `AbstractIndex`): a file of
  * fixed-size entries, its entry count and capacity, binary search, resize/trim, and the cache that
  * stands in for Kafka's memory map.
  *
@@ -12,7 +12,7 @@
  *    LRU budget of its data directory (`index-cache-budget.ts`, `LogResources.indexCache`); evicted or too-large indexes answer with
  *    positional reads of single entries.
  * File-level facts follow Kafka exactly: a new file is preallocated to roundDown(maxIndexSize,
- * entrySize); an existing file is trusted, every whole slot counting as an entry (§6.1, §10.4);
+ * entrySize); an existing file is trusted, every whole slot counting as an entry (`AbstractIndex`);
  * trimToValidSize/close cut the file to entries × entrySize.
  */
 import {
@@ -32,7 +32,7 @@ import { syncInBackground } from './background-sync.js';
 import type { CacheHolder } from './index-cache-budget.js';
 import { createLogResources, type LogResources } from './log-resources.js';
 
-/** `segment.index.bytes` default (§16). */
+/** `segment.index.bytes` default (broker `log.index.size.max.bytes`, `ServerLogConfigs`). */
 export const DEFAULT_MAX_INDEX_SIZE = 10 * 1024 * 1024;
 
 const INT32_MAX = 0x7fffffff;
@@ -99,7 +99,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * First appended entry not yet written to the file (-1: none). Appends land in the pinned cache
    * and reach the file on flush, trim, close or unpin, as mmap'd pages reach disk in Kafka: an
    * entry per append as a syscall would cost more than the append's own write. The entries of a
-   * segment that was not flushed are rebuilt by recovery anyway (spec §10.3).
+   * segment that was not flushed are rebuilt by recovery anyway (`LogSegment.recover`).
    */
   private unwrittenFrom = -1;
   /** Changed since the last flush: an unchanged index needs no sync (a segment flush syncs three files). */
@@ -135,7 +135,7 @@ export abstract class AbstractIndex implements CacheHolder {
     }
     this._maxEntries = Math.floor(this._length / entrySize);
     // Kafka positions a new index at 0 and trusts an existing one: every whole slot is an entry,
-    // zero-filled tails included (AbstractIndex.createMappedBuffer; spec §6.1, §10.4).
+    // zero-filled tails included (AbstractIndex.createMappedBuffer).
     this._entries = created ? 0 : this._maxEntries;
   }
 
@@ -350,7 +350,7 @@ export abstract class AbstractIndex implements CacheHolder {
 
   /**
    * Kafka's `trimToValidSize()`: cut the file to the entries. Called when a segment stops being
-   * active (§7.3), so the index also leaves the pinned state for the budget.
+   * active (`LogSegment.onBecomeInactiveSegment`), so the index also leaves the pinned state for the budget.
    */
   trimToValidSize(): void {
     this.writeUnwritten();

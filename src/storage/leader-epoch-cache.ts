@@ -1,6 +1,6 @@
 /**
- * A partition's leader-epoch → start-offset map, backed by its leader-epoch-checkpoint (storage
- * spec §9.3 step 1, §10.3; Kafka `storage/.../epoch/LeaderEpochFileCache.java`).
+ * A partition's leader-epoch → start-offset map, backed by its leader-epoch-checkpoint (Kafka
+ * `storage/.../epoch/LeaderEpochFileCache.java`, used by `UnifiedLog.append` and `LogSegment.recover`).
  *
  * Invariant: epochs and start offsets both strictly increase from the oldest entry to the newest.
  * `assign` keeps it by dropping newer entries that conflict with the one being added, which is how

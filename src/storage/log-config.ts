@@ -1,6 +1,6 @@
 /**
  * Topic (log) configuration: Kafka's topic config names as camelCase fields, Kafka's defaults
- * (storage spec §16; `LogConfig.java`, `TopicConfig.java`, `ServerLogConfigs.java`), and parsing of
+ * (`LogConfig.java`, `TopicConfig.java`, `ServerLogConfigs.java`), and parsing of
  * Kafka's dotted property names with Kafka's validators.
  *
  * Number or bigint: config values that are Java longs and are used in offset or time arithmetic
@@ -8,8 +8,8 @@
  * numbers; a long beyond 2^53 (Long.MAX_VALUE, Kafka's "never" for max.compaction.lag.ms) reads as
  * the nearest double, which still compares as "never".
  *
- * Release baseline: the spec reads a 4.0.0 snapshot (§0). Where the 4.0 release changed a default
- * after that snapshot (§19), kafkalite takes the release value:
+ * Release baseline: Kafka 4.0.0. Where the 4.0 release changed a default late in its cycle
+ * (apache/kafka#18106, #18267), kafkalite takes the release value:
  * - `message.timestamp.after.max.ms` defaults to 3600000 (one hour, KIP-1030), not Long.MAX_VALUE;
  *   producers stamping records more than an hour in the future get INVALID_TIMESTAMP.
  * - `message.format.version` is kept (the 4.0 release removed it, KIP-724) because a topic pinned

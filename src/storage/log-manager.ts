@@ -1,7 +1,7 @@
 /**
  * A data directory (Kafka `LogManager`, one log dir, single node): the lock, `meta.properties`,
  * the clean-shutdown marker, the offset checkpoints, and one `PartitionLog` per `<topic>-<partition>`
- * directory (storage spec §5, §10).
+ * directory (Kafka `LogManager.loadLogs`, `LogLoader`).
  *
  * Opening consumes `.kafka_cleanshutdown` (its presence skips recovery, as in Kafka); closing
  * flushes every log, writes the checkpoints and then the marker.
@@ -105,7 +105,7 @@ export class LogManager {
     const logStarts = this.checkpointMap(LOG_START_OFFSET_CHECKPOINT);
     for (const name of readdirSync(this.dir)) {
       const path = join(this.dir, name);
-      // Kafka's LogManager skips the tiered-storage cache and the KRaft metadata log (spec §5.2)
+      // Kafka's LogManager skips the tiered-storage cache and the KRaft metadata log (LogManager.loadLogs)
       if (!statSync(path).isDirectory() || name === 'remote-log-index-cache' || name === `${CLUSTER_METADATA_TOPIC}-0`) continue;
       let tp;
       try {

@@ -1,6 +1,6 @@
 /**
  * One segment of a partition log: a `.log` file plus its `.index` and `.timeindex`, named by base
- * offset (storage spec §6.5, §7, §8.1, §10.3; Kafka `LogSegment`).
+ * offset (Kafka `LogSegment`).
  *
  * Index entries are written as Kafka writes them: at most one per append, only once more than
  * `index.interval.bytes` were appended since the last entry (strictly greater, checked before this
@@ -165,7 +165,7 @@ export class LogSegment {
     return this.maxTimestampSoFar;
   }
 
-  /** Largest record timestamp, or the file's mtime when none is known (retention, spec §11). */
+  /** Largest record timestamp, or the file's mtime when none is known (retention: `UnifiedLog.deleteRetentionMsBreachedSegments`). */
   largestTimestamp(): bigint {
     const ts = this.maxTimestampAndOffset().timestamp;
     if (ts >= 0n) return ts;
@@ -183,7 +183,7 @@ export class LogSegment {
     return this.rollingBasedTimestamp;
   }
 
-  /** Kafka `LogSegment.shouldRoll` (spec §7.2). */
+  /** Kafka `LogSegment.shouldRoll` (`RollParams`, `UnifiedLog.maybeRoll`). */
   shouldRoll(p: { maxSegmentMs: number; segmentBytes: number; messagesSize: number; maxTimestampInMessages: bigint; maxOffsetInMessages: bigint; now: number }): boolean {
     const size = this.log.sizeInBytes;
     if (size > p.segmentBytes - p.messagesSize) return true;
@@ -288,7 +288,7 @@ export class LogSegment {
 
   /**
    * First record with timestamp >= `timestamp` and offset >= `startingOffset` (Kafka
-   * `findOffsetByTimestamp`, spec §8.4).
+   * `LogSegment.findOffsetByTimestamp`).
    */
   findOffsetByTimestamp(timestamp: bigint, startingOffset: bigint): TimestampAndOffset | undefined {
     const ts = this.timeIndex.lookup(timestamp);
@@ -340,7 +340,7 @@ export class LogSegment {
       }
     } catch (err) {
       if (!(err instanceof KafkaliteError)) throw err;
-      // corrupt or unreadable batch: everything from here on is dropped (spec §10.3)
+      // corrupt or unreadable batch: everything from here on is dropped (LogSegment.recover)
     }
     const truncated = this.log.sizeInBytes - validBytes;
     if (truncated > 0) this.log.truncateTo(validBytes);
@@ -408,7 +408,7 @@ export class LogSegment {
   /**
    * fsyncs the log and, unless `indexes` is false, the indexes. The active segment's indexes may
    * be left to the OS: after an unclean shutdown the segment holding the recovery point is always
-   * recovered, which rebuilds them (Kafka `LogLoader`, spec §10.3).
+   * recovered, which rebuilds them (Kafka `LogLoader.recoverLog`, `LogSegment.recover`).
    */
   flush(indexes = true): void {
     this.log.flush();

@@ -1,11 +1,11 @@
 /**
- * Leader-side validation and offset assignment of an append (storage spec §9.1, §9.2): Kafka's
+ * Leader-side validation and offset assignment of an append: Kafka's
  * `UnifiedLog.analyzeAndValidateRecords` (batch-level checks) followed by `LogValidator`
  * (record-level checks, offset assignment, timestamps, format conversion and recompression).
  *
  * The caller's Buffer is not modified unless it hands it over (`mutateInput`): validation works on
  * a copy, which is mutated in place when Kafka would mutate in place (offsets, leader epoch, max
- * timestamp; spec §2.5), and replaced by rebuilt bytes when Kafka rebuilds (format conversion, a
+ * timestamp: `DefaultRecordBatch.setLastOffset`, `setPartitionLeaderEpoch`, `setMaxTimestamp`), and replaced by rebuilt bytes when Kafka rebuilds (format conversion, a
  * codec change, non-sequential inner offsets, magic-0 targets). A handed-over Buffer is mutated
  * itself, as Kafka mutates the produce request's buffer (`LogValidator` on the request's
  * `MemoryRecords`), which saves the copy.
@@ -129,7 +129,7 @@ interface ApiRecordError extends RecordError {
   timestamp: boolean;
 }
 
-// ---- in-place mutation of a batch's header (spec §2.5) -----------------------------------------
+// ---- in-place mutation of a batch's header (DefaultRecordBatch setters) --------------------------
 // The record layer has no setters; these write the fields and CRCs as Kafka's
 // DefaultRecordBatch / AbstractLegacyRecordBatch setters do.
 

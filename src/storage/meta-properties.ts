@@ -1,5 +1,5 @@
 /**
- * A log directory's `meta.properties` (storage spec §5.6; Kafka
+ * A log directory's `meta.properties` (Kafka
  * `metadata/.../properties/MetaProperties.java`, `MetaPropertiesVersion.java`,
  * `PropertiesUtils.java`): which cluster and node own the directory, and the directory's own id.
  *

@@ -1,8 +1,8 @@
 /**
- * The offset index `.index` (storage spec §6.2, Kafka `OffsetIndex`): sparse 8-byte entries
+ * The offset index `.index` (Kafka `OffsetIndex`): sparse 8-byte entries
  * (int32 relative offset, int32 physical position) mapping an offset to the start of the append
  * chunk in the `.log` that holds offsets up to and including it. Entries are written by
- * `LogSegment.append` every `index.interval.bytes` and by recovery (§6.5).
+ * `LogSegment.append` every `index.interval.bytes` and by `LogSegment.recover`.
  */
 import { InvalidArgumentError, StorageError } from '../errors.js';
 import { AbstractIndex, type IndexOpenOptions, relativeForSearch } from './index-file.js';
@@ -26,7 +26,7 @@ export class OffsetIndex extends AbstractIndex {
 
   /**
    * Open `path`, creating and preallocating it if missing (writable only), or trusting an existing
-   * file's length for the entry count (§6.1).
+   * file's length for the entry count (`AbstractIndex`).
    */
   static open(path: string, baseOffset: bigint, options?: IndexOpenOptions): OffsetIndex {
     return new OffsetIndex(path, baseOffset, options);
@@ -136,7 +136,7 @@ export class OffsetIndex extends AbstractIndex {
   /**
    * Kafka's `sanityCheck` (CorruptIndexException → StorageError): a non-empty index whose last offset
    * is below the base, or a length that is not a whole number of entries. A zero-filled tail reads
-   * as last offset == baseOffset and passes (§10.4).
+   * as last offset == baseOffset and passes (recovery rebuilds unflushed indexes instead).
    */
   sanityCheck(): void {
     if (this.entries !== 0 && this._lastOffset < this.baseOffset) {

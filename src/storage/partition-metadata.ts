@@ -1,5 +1,5 @@
 /**
- * A partition directory's `partition.metadata` (storage spec §5.5; Kafka `PartitionMetadataFile`,
+ * A partition directory's `partition.metadata` (Kafka `PartitionMetadataFile`,
  * `PartitionMetadata`, `PartitionMetadataReadBuffer`): the topic id that owns the directory, so a
  * recreated topic of the same name cannot adopt an old replica's data.
  *

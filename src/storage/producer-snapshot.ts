@@ -1,5 +1,5 @@
 /**
- * Producer-state snapshot files `<offset>.snapshot` (storage spec §13.5, Kafka
+ * Producer-state snapshot files `<offset>.snapshot` (Kafka
  * `ProducerStateManager.readSnapshot/writeSnapshot`, schema `ProducerSnapshot.json`).
  *
  * Layout: int16 version (only 1 is valid), uint32 CRC-32C over bytes [6, end of file), int32 entry

@@ -1,5 +1,5 @@
 /**
- * One producer's state in a partition (storage spec §13.1; Kafka `ProducerStateEntry`,
+ * One producer's state in a partition (Kafka `ProducerStateEntry`,
  * `BatchMetadata`).
  *
  * An entry holds the producer's epoch, the epoch of the last transaction coordinator that wrote a

@@ -114,7 +114,7 @@ export class ProducerStateManager {
     return this.producers.get(producerId);
   }
 
-  /** Duplicate detection (§9.3): the cached batch with the same epoch and (firstSeq, lastSeq), if any. */
+  /** Duplicate detection (`ProducerStateEntry.findDuplicateBatch`, called by `UnifiedLog.append`): the cached batch with the same epoch and (firstSeq, lastSeq), if any. */
   findDuplicateBatch(batch: RecordBatch): BatchMetadata | undefined {
     const entry = this.producers.get(batch.producerId);
     return entry === undefined ? undefined : findDuplicateBatch(entry, batch);
@@ -149,7 +149,7 @@ export class ProducerStateManager {
   }
 
   /**
-   * The LSO recorded in an aborted transaction's `.txnindex` entry (§13.3): the first offset of the
+   * The LSO recorded in an aborted transaction's `.txnindex` entry (`ProducerStateManager.lastStableOffset`): the first offset of the
    * earliest ongoing transaction of a different producer, else markerOffset + 1. Call it before
    * {@link completeTxn}.
    */
@@ -357,7 +357,7 @@ export class ProducerStateManager {
     this.snapshots = this.loadSnapshots();
   }
 
-  /** The state as snapshot entries: the newest batch of each producer only (§13.5). */
+  /** The state as snapshot entries: the newest batch of each producer only (`ProducerStateManager.writeSnapshot`). */
   snapshotEntries(): ProducerSnapshotEntry[] {
     const out: ProducerSnapshotEntry[] = [];
     for (const [producerId, e] of this.producers) out.push(snapshotEntryOf(producerId, e));

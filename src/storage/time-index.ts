@@ -1,5 +1,5 @@
 /**
- * The time index `.timeindex` (storage spec §6.3, Kafka `TimeIndex`): 12-byte entries (int64
+ * The time index `.timeindex` (Kafka `TimeIndex`): 12-byte entries (int64
  * timestamp, int32 relative offset). Each entry is the max timestamp seen in the segment so far and
  * the last offset of the batch holding it (a "shallow" offset), so both columns only grow.
  */
@@ -29,7 +29,7 @@ export class TimeIndex extends AbstractIndex {
 
   /**
    * Open `path`, creating and preallocating it if missing (writable only), or trusting an existing
-   * file's length for the entry count (§6.1).
+   * file's length for the entry count (`AbstractIndex`).
    */
   static open(path: string, baseOffset: bigint, options?: IndexOpenOptions): TimeIndex {
     return new TimeIndex(path, baseOffset, options);
@@ -37,7 +37,7 @@ export class TimeIndex extends AbstractIndex {
 
   /**
    * Kafka's `isFull`: one slot stays free for the entry `LogSegment` writes at roll/close with
-   * skipFullCheck (§6.3, §6.5).
+   * skipFullCheck (`LogSegment.onBecomeInactiveSegment`).
    */
   override isFull(): boolean {
     return this.entries >= this.maxEntries - 1;
@@ -104,7 +104,7 @@ export class TimeIndex extends AbstractIndex {
   }
 
   /**
-   * Kafka's `maybeAppend` (§6.3): refuse when full unless `skipFullCheck` (IllegalArgumentException),
+   * Kafka's `TimeIndex.maybeAppend`: refuse when full unless `skipFullCheck` (IllegalArgumentException),
    * refuse an offset below the last entry's (InvalidOffsetException) or a timestamp below it
    * (IllegalStateException), and write only a strictly larger timestamp — an equal one is the
    * roll/close re-append of the last entry and is ignored, and timestamps ≤ -1 never index.

@@ -1,5 +1,5 @@
 /**
- * Topic names and partition directory names (storage spec §5.2, §15; Kafka
+ * Topic names and partition directory names (Kafka
  * `clients/.../internals/Topic.java`, `core/src/main/scala/kafka/log/LocalLog.scala`).
  *
  * A topic name becomes a directory name, so it is the one piece of client input that reaches the

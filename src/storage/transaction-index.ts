@@ -1,5 +1,5 @@
 /**
- * The transaction index `.txnindex` (storage spec §6.4, Kafka `TransactionIndex` / `AbortedTxn`):
+ * The transaction index `.txnindex` (Kafka `TransactionIndex` / `AbortedTxn`):
  * the aborted transactions whose ABORT marker lies in the segment, 34 bytes each:
  *
  * | offset | size | field |

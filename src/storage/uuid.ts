@@ -1,5 +1,5 @@
 /**
- * Kafka's `Uuid` (`clients/src/main/java/org/apache/kafka/common/Uuid.java`; storage spec §5.5):
+ * Kafka's `Uuid` (`clients/src/main/java/org/apache/kafka/common/Uuid.java`):
  * 16 bytes, shown as URL-safe base64 without padding (22 characters). Topic ids in
  * partition.metadata and directory ids in meta.properties use this form.
  */
@@ -27,7 +27,7 @@ export function uuidToString(bytes: Buffer): string {
  * version and variant bits are set like here), drawn again while it is reserved or its string
  * starts with '-': such a cluster id was taken for an option by `kafka-storage.sh format -t`
  * (KAFKA-13741, apache/kafka#11901). Later Kafka releases (KAFKA-20072) also avoid '-' inside
- * topic ids; the 4.0 baseline of the spec only avoids the leading one.
+ * topic ids; Kafka 4.0's `Uuid.randomUuid` only avoids the leading one.
  */
 export function randomUuid(): string {
   for (;;) {

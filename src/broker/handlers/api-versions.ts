@@ -4,7 +4,7 @@
  * Any version is accepted (KIP-511): above the served range the answer is a v0 body with
  * UNSUPPORTED_VERSION and this API's own range, so the client retries lower instead of losing the connection
  * (`ApiVersionsRequest.getErrorResponse`; librdkafka falls back to 0.10-era guesses if the
- * connection closes, protocol notes §2.1). v3+ clients name their software; Kafka checks the names
+ * connection closes, librdkafka 2.0.2's `broker.version.fallback`). v3+ clients name their software; Kafka checks the names
  * against a pattern and answers INVALID_REQUEST (librdkafka then retries v0).
  */
 import { ApiVersions, type ApiVersionsRequest, type ApiVersionsResponse } from '../../protocol/schemas/api-versions.js';

@@ -1,7 +1,7 @@
 /**
  * Fetch (1); v13+ addresses topics by id, so the handler stops at v12.
  *
- * Kafka's read rules (`ReplicaManager.readFromLog`, `LogSegment.read`; protocol notes §4.3):
+ * Kafka's read rules (`ReplicaManager.readFromLog`, `LogSegment.read`, KIP-74):
  * - the batch holding fetch_offset is returned whole, even when fetch_offset is mid-batch;
  * - the first batch of the first non-empty partition is returned whole even when it exceeds
  *   max_bytes / partition_max_bytes (KIP-74); after that the response budget applies, and a

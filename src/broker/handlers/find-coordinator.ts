@@ -2,7 +2,7 @@
  * FindCoordinator (10); v4 batches keys. On one node the broker coordinates every group.
  * Transactional ids (key type 1) need the transaction coordinator, which kafkalite does not run:
  * COORDINATOR_NOT_AVAILABLE. Advertising v0 matters beyond groups: librdkafka 2.0.2 enables LZ4
- * only when FindCoordinator v0 is advertised (`rd_kafka_feature_map`, protocol notes §2.1).
+ * only when FindCoordinator v0 is advertised (librdkafka 2.0.2 `rd_kafka_feature_map`).
  */
 import { FindCoordinator, type Coordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from '../../protocol/schemas/find-coordinator.js';
 import type { ApiHandler } from '../handler.js';

@@ -1,7 +1,7 @@
 /**
  * Metadata (3): this node is every partition's leader, the only replica and the controller.
  *
- * All topics: an empty list in v0, a null list in v1+ (protocol notes §4.2). Unknown topics are
+ * All topics: an empty list in v0, a null list in v1+ (MetadataRequest.json; `MetadataRequest.isAllTopics`). Unknown topics are
  * created when `auto.create.topics.enable` and the request allows it (v4+ flag; always before v4),
  * with `num.partitions`. Kafka answers LEADER_NOT_AVAILABLE while the controller creates the topic;
  * kafkalite creates it synchronously, so the first answer already carries its partitions.

@@ -1,6 +1,6 @@
 /**
  * Produce (0), advertised from v0 (Kafka 4 advertises from 0 too, because librdkafka 2.0.2 enables
- * gzip/snappy/lz4 only when Produce v0 is advertised — protocol notes §2.1, KAFKA-18659).
+ * gzip/snappy/lz4 only when Produce v0 is advertised: `rd_kafka_feature_map`, KAFKA-18659).
  *
  * Unlike Kafka 4, which rejects v0-2, kafkalite serves them: their magic 0/1 message sets go through
  * the same validator as any append and are up-converted to the topic's format (Kafka 3.x

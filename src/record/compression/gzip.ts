@@ -1,5 +1,5 @@
 /**
- * gzip as Kafka frames it (storage spec §4.1): one gzip member (RFC 1952) written by the JDK's
+ * gzip as Kafka frames it (Kafka `GzipCompression`): one gzip member (RFC 1952) written by the JDK's
  * GZIPOutputStream; the reader accepts concatenated members. node:zlib is the same zlib, so it is
  * used directly; its `maxOutputLength` bounds decompression without trusting any length field.
  */

@@ -1,6 +1,6 @@
 /**
  * Codec dispatch: compress or decompress a batch's records section (v2) or a wrapper message's
- * value (v0/v1) by the codec id in the attributes (storage spec §4).
+ * value (v0/v1) by the codec id in the attributes (Kafka `CompressionType.forId`, `Compression.wrapForInput/wrapForOutput`).
  */
 import { UnsupportedCompressionError } from '../../errors.js';
 import { gzipCompress, gzipDecompress } from './gzip.js';

@@ -1,5 +1,5 @@
 /**
- * lz4 as Kafka frames it (storage spec §4.3, Kafka `Lz4BlockOutputStream`/`Lz4BlockInputStream`).
+ * lz4 as Kafka frames it (Kafka `Lz4BlockOutputStream`/`Lz4BlockInputStream`).
  *
  * Kafka writes the LZ4 frame itself: magic 0x184D2204 (LE), FLG 0x60, BD 0x40 (64 KiB blocks),
  * header checksum HC = (XXH32(FLG..BD) >> 8) & 0xFF, blocks as LE int32 size (high bit = stored

@@ -1,5 +1,5 @@
 /**
- * snappy as Kafka frames it (storage spec §4.2).
+ * snappy as Kafka frames it (Kafka `SnappyCompression`: snappy-java's `SnappyOutputStream`).
  *
  * Write: the xerial snappy-java stream the Java client produces: a 16-byte header (`82 SNAPPY 00`,
  * BE int32 version 1, BE int32 compatible version 1), then per 32 KiB of input a BE int32 length and

@@ -1,6 +1,6 @@
 /**
- * Compression codec ids as they appear in bits 0-2 of a batch's attributes (storage spec §2.2, §4;
- * Kafka `CompressionType.java`). Ids 5-7 are not codecs.
+ * Compression codec ids as they appear in bits 0-2 of a batch's attributes (Kafka
+ * `DefaultRecordBatch` attributes, `CompressionType.java`). Ids 5-7 are not codecs.
  */
 export const CompressionType = {
   none: 0,
@@ -31,7 +31,7 @@ export interface DecompressOptions {
    * RecordTooLargeError instead of allocating: a tiny hostile batch cannot inflate to gigabytes.
    */
   maxBytes: number;
-  /** The batch magic: Kafka's lz4 reader skips the header checksum for magic 0 (spec §4.3). */
+  /** The batch magic: Kafka's lz4 reader skips the header checksum for magic 0 (`Lz4BlockInputStream`). */
   magic: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * zstd (storage spec §4.4): standard zstd frames, one per batch, Kafka's default level 3.
+ * zstd (Kafka `ZstdCompression`, zstd-jni): standard zstd frames, one per batch, Kafka's default level 3.
  *
  * Library: zstd-napi (N-API over libzstd, compiled at install: it must be listed in `allowScripts`).
  * Measured here: 420 MB/s compress and 1.7 GB/s decompress at level 3, against 235 MB/s (async

@@ -1,5 +1,5 @@
 /**
- * Rewriting batches for the cleaner (storage spec §12.6, Kafka `MemoryRecords.filterTo`,
+ * Rewriting batches for the cleaner (Kafka `MemoryRecords.filterTo`,
  * `buildRetainedRecordsInto`, `DefaultRecordBatch.writeEmptyHeader`).
  *
  * Per batch: the filter decides the batch's retention (DELETE, DELETE_EMPTY, RETAIN_EMPTY) and then
@@ -80,7 +80,7 @@ export interface FilterResult {
   shallowOffsetOfMaxTimestamp: bigint;
 }
 
-/** What `writeEmptyHeader` takes from the original batch (spec §12.6). */
+/** What `DefaultRecordBatch.writeEmptyHeader` takes from the original batch (`MemoryRecords.filterTo`). */
 const EMPTY_HEADER_FIELDS = [
   'baseOffset', 'lastOffsetDelta', 'maxTimestamp', 'partitionLeaderEpoch', 'timestampType',
   'isTransactional', 'isControl', 'producerId', 'producerEpoch', 'baseSequence',
@@ -258,7 +258,7 @@ export class BatchFilter {
       baseSequence: batch.baseSequence,
       ...(deleteHorizonMs !== undefined ? { deleteHorizonMs } : {}),
     });
-    // the original lastOffsetDelta keeps the batch's last offset and last sequence (spec §12.6)
+    // the original lastOffsetDelta keeps the batch's last offset and last sequence (`MemoryRecords.buildRetainedRecordsInto`)
     built.writeInt32BE(batch.lastOffsetDelta, LAST_OFFSET_DELTA_OFFSET);
     built.writeUInt32BE(crc32c(built, ATTRIBUTES_OFFSET, built.length), CRC_OFFSET);
     this.write(built);

@@ -1,5 +1,5 @@
 /**
- * Which logs the cleaner may clean and how far (storage spec §12.1, Kafka
+ * Which logs the cleaner may clean and how far (Kafka
  * `LogCleanerManager.cleanableOffsets`, `calculateCleanableBytes`, `maxCompactionDelay`,
  * `grabFilthiestCompactedLog`).
  *

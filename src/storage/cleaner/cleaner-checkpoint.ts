@@ -1,7 +1,7 @@
 /**
- * `cleaner-offset-checkpoint` (storage spec §5.1, §12.1, §12.7; Kafka `LogCleanerManager`): per
+ * `cleaner-offset-checkpoint` (Kafka `LogCleanerManager.offsetCheckpointFile`): per
  * partition, the offset where the dirty section starts, i.e. the end of the last cleaning round.
- * One file per data directory, in the offset-checkpoint format of §5.4.
+ * One file per data directory, in the offset-checkpoint format (`OffsetCheckpointFile`).
  */
 import { join } from 'node:path';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from '../checkpoint.js';

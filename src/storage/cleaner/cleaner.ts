@@ -1,5 +1,5 @@
 /**
- * One cleaning round of one log (storage spec §12.3-§12.7, Kafka `Cleaner.doClean`,
+ * One cleaning round of one log (Kafka `Cleaner.doClean`,
  * `buildOffsetMap`, `cleanSegments`, `cleanInto`).
  *
  * 1. Build the offset map over the dirty section [firstDirty, firstUncleanable); when the map's

@@ -1,5 +1,5 @@
 /**
- * The cleaner service (Kafka `LogCleaner` + `LogCleanerManager`, storage spec §11, §12, §16):
+ * The cleaner service (Kafka `LogCleaner` + `LogCleanerManager`, `CleanerConfig`):
  * background "threads" that each pick the filthiest compacted log, clean it, record the new first
  * dirty offset in `cleaner-offset-checkpoint` and then apply retention to compact,delete logs; and
  * an explicit `compact(log)` that cleans one log now, whatever its dirty ratio.

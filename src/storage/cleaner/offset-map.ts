@@ -1,5 +1,5 @@
 /**
- * The cleaner's key -> latest offset map (storage spec §12.2, Kafka `SkimpyOffsetMap`).
+ * The cleaner's key -> latest offset map (Kafka `SkimpyOffsetMap`).
  *
  * A fixed-size open-addressing table: each 24-byte slot holds a 16-byte hash of a key and the
  * int64 offset last put for it (as two int32 words). Keys themselves are never stored, so the

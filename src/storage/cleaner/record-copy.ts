@@ -1,6 +1,6 @@
 /**
- * Rebuilding an uncompressed v2 batch from its kept records by copying their bytes (storage spec
- * §12.6, Kafka `MemoryRecords.buildRetainedRecordsInto` + `MemoryRecordsBuilder.appendWithOffset`).
+ * Rebuilding an uncompressed v2 batch from its kept records by copying their bytes (Kafka
+ * `MemoryRecords.buildRetainedRecordsInto` + `MemoryRecordsBuilder.appendWithOffset`).
  *
  * Kafka rebuilds a batch that loses records with the original baseOffset, each record at its
  * original offset and timestamp. So a kept record's offsetDelta is unchanged (same base offset),
@@ -140,7 +140,7 @@ export function rebuildByCopy(batch: RecordBatch, kept: readonly RecordLayout[],
     size: pos - at,
     partitionLeaderEpoch: batch.partitionLeaderEpoch,
     attributes,
-    // the original lastOffsetDelta keeps the batch's last offset and last sequence (spec §12.6)
+    // the original lastOffsetDelta keeps the batch's last offset and last sequence (`MemoryRecords.buildRetainedRecordsInto`)
     lastOffsetDelta: batch.lastOffsetDelta,
     baseTimestamp: newBase,
     maxTimestamp: logAppendTime ?? maxTimestamp,

@@ -1,5 +1,5 @@
 /**
- * The cleaner's record and batch retention rules (storage spec §12.4-§12.6, Kafka
+ * The cleaner's record and batch retention rules (Kafka
  * `Cleaner.cleanInto`'s RecordFilter, `shouldDiscardBatch`, `shouldRetainRecord`).
  *
  * Batches: the last batch of an active producer and the round's last batch are kept even when

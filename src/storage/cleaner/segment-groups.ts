@@ -1,5 +1,5 @@
 /**
- * Which segments the cleaner merges into one cleaned segment (storage spec §12.7, Kafka
+ * Which segments the cleaner merges into one cleaned segment (Kafka
  * `Cleaner.groupSegmentsBySize`).
  *
  * Consecutive segments join a group while the summed `.log` sizes stay within `segment.bytes`, the

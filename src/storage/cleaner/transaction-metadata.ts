@@ -1,5 +1,5 @@
 /**
- * What the cleaner knows about transactions while it walks a log (storage spec §12.5, Kafka
+ * What the cleaner knows about transactions while it walks a log (Kafka
  * `CleanedTransactionMetadata` in LogCleaner.scala).
  *
  * Aborted transactions come from the txn indexes of the segments being cleaned and are taken in
