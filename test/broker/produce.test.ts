@@ -1,6 +1,6 @@
 /**
  * Produce semantics over the raw protocol: v0-2 with magic 0/1 message sets are served and
- * up-converted to the topic's format (Kafka 3.x; protocol notes §2.6), v3+ must carry exactly one
+ * up-converted to the topic's format (Kafka 3.x; KIP-896 removed Produce v0-2 in 4.0), v3+ must carry exactly one
  * magic-2 batch (`ProduceRequest.validateRecords`), and each partition gets Kafka's error code:
  * INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, MESSAGE_TOO_LARGE, CORRUPT_MESSAGE,
  * INVALID_RECORD, OUT_OF_ORDER_SEQUENCE_NUMBER; a duplicate idempotent batch answers with the

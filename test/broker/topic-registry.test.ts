@@ -71,7 +71,7 @@ describe('TopicRegistry', () => {
       const foo = topics.get('foo')!;
       assert.equal(foo.partitions, 1);
       assert.equal(foo.topicId, logs.topicId('foo'));
-      assert.equal(topics.get('__cluster_metadata'), undefined); // KRaft's log is not a topic here (spec §5.2)
+      assert.equal(topics.get('__cluster_metadata'), undefined); // KRaft's log is not a topic here (LogManager.loadLogs skips it)
       logs.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

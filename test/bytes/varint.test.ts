@@ -1,5 +1,5 @@
 /**
- * Varints and varlongs against Kafka's ByteUtilsTest known answers (spec §1.2) and Kafka's
+ * Varints and varlongs against Kafka's ByteUtilsTest known answers and Kafka's
  * over-long / underflow rules. Expected bytes are literal vectors or come from the BigInt reference
  * encoder in helpers/ref.ts, never from kafkalite.
  */

@@ -2,7 +2,7 @@
  * The kafkalite binary as a user runs it: `--help` for every command, `--version`, `stats` on a
  * directory whose content the test wrote (expected figures come from the inputs, not from
  * kafkalite), KRaft `.checkpoint` dumps against lines written by hand from the raw bytes of the
- * kafka-tester corpus (storage spec §14.2), the foo-0 segment spelled out the same way, one-line
+ * kafka-tester corpus (`DumpLogSegments.dumpLog`), the foo-0 segment spelled out the same way, one-line
  * errors for bad input, and the progress bar (drawn only on a terminal).
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * `kafkalite dump-log --offsets-decoder / --transaction-log-decoder / --cluster-metadata-decoder`
- * (storage spec §14.2). `__cluster_metadata`: the kafka-tester corpus (a real Kafka 4.0 metadata
+ * (Kafka `DumpLogSegments` decoders). `__cluster_metadata`: the kafka-tester corpus (a real Kafka 4.0 metadata
  * log), expected payloads spelled out from the raw record bytes. `__consumer_offsets` and
  * `__transaction_state` have no corpus partition, so their records are built here byte by byte
  * from the JSON message definitions (int16 version, then the fields in schema order) and the

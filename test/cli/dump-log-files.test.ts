@@ -1,9 +1,10 @@
 /**
- * `kafkalite dump-log` for the non-`.log` segment files (storage spec §14.3): `.snapshot`,
+ * `kafkalite dump-log` for the non-`.log` segment files (Kafka `DumpLogSegments.dumpIndex`, `dumpTimeIndex`,
+ * `dumpProducerIdSnapshot`, `dumpTxnIndex`): `.snapshot`,
  * `.txnindex`, `.index`, `.timeindex`, `--index-sanity-check`, `--verify-index-only`, `--json`.
  *
  * The real files of the kafka-tester corpus (written by a Kafka 4.0 broker) are decoded here
- * independently from their raw bytes using the spec layouts (§6.2, §6.3, §13.5), and every printed
+ * independently from their raw bytes using Kafka's layouts (OffsetIndex, TimeIndex, ProducerSnapshot.json), and every printed
  * line must equal the one built from those values. The error reports are checked on doctored
  * indexes and logs built in a temp dir.
  */
@@ -43,7 +44,7 @@ function firstSeq(lastSeq: number, offsetDelta: number): number {
   return lastSeq < offsetDelta ? (INT32_MAX - (offsetDelta - lastSeq) + 1) | 0 : (lastSeq - offsetDelta) | 0;
 }
 
-/** §13.5 decoded by hand, as the expected dump lines and JSON objects. */
+/** ProducerSnapshot.json decoded by hand, as the expected dump lines and JSON objects. */
 function expectedSnapshot(bytes: Buffer): { lines: string[]; json: object[] } {
   const lines: string[] = [];
   const json: object[] = [];
@@ -81,7 +82,7 @@ function expectedSnapshot(bytes: Buffer): { lines: string[]; json: object[] } {
   return { lines, json };
 }
 
-/** §6.2 / §6.3 entries up to the zero-padding stop (entry i > 0 whose offset is the base offset). */
+/** OffsetIndex / TimeIndex entries up to the zero-padding stop (entry i > 0 whose offset is the base offset). */
 function rawIndexEntries(bytes: Buffer, base: bigint, kind: 'index' | 'timeindex'): { a: bigint; b: bigint }[] {
   const size = kind === 'index' ? 8 : 12;
   const out: { a: bigint; b: bigint }[] = [];
@@ -152,14 +153,14 @@ describe('dump-log .snapshot and .txnindex: generated files', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** §18 example 6: pid 1000, epoch 5, lastSeq 9, lastOffset 42, offsetDelta 9. */
+  /** A hand-computed snapshot: pid 1000, epoch 5, lastSeq 9, lastOffset 42, offsetDelta 9. */
   function snapshotBytes(): Buffer {
     const spaced =
       '0001 90643924 00000001 00000000000003e8 0005 00000009 000000000000002a 00000009 0000018bcfe56800 ffffffff ffffffffffffffff';
     return Buffer.from(spaced.replace(/ /g, ''), 'hex');
   }
 
-  it('prints §18 example 6 with firstSequence = lastSequence − offsetDelta', () => {
+  it('prints a one-producer snapshot with firstSequence = lastSequence − offsetDelta', () => {
     const f = join(dir, '00000000000000000042.snapshot');
     writeFileSync(f, snapshotBytes());
     const res = run(['--files', f]);
@@ -215,7 +216,7 @@ describe('dump-log .snapshot and .txnindex: generated files', () => {
     assert.match(run(['--files', f]).stdout, / firstSequence: 2147483640 lastSequence: 1 /);
   });
 
-  /** .txnindex bytes straight from the §6.4 table. */
+  /** .txnindex bytes straight from the AbortedTxn layout. */
   function txnBytes(entries: [number, bigint, bigint, bigint, bigint][]): Buffer {
     return Buffer.concat(
       entries.map(([v, pid, first, last, lso]) => {

@@ -3,7 +3,7 @@
  * batches, against an independent reader: every set is built by kafka-python
  * (LegacyRecordBatchBuilder / DefaultRecordBatchBuilder; LogAppendTime as the broker's in-place
  * rewrite, done in Python), the whole segment is decoded by kafka-python (MemoryRecords), and every
- * line of the CLI's kafka-dump-log.sh text (storage spec §14.2: the legacy batch line, legacy record
+ * line of the CLI's kafka-dump-log.sh text (`DumpLogSegments.dumpLog`: the legacy batch line, legacy record
  * lines ending ` isValid: <bool> crc: <crc>}` with Kafka's stray `}`, v2 lines) and every field of
  * its `--json` objects must equal kafka-python's view of the same bytes.
  */
@@ -113,7 +113,7 @@ function decode(segment: Buffer): (KpLegacyBatch | KpV2Batch)[] {
 const text = (h: string | null) => (h === null ? null : Buffer.from(h, 'hex').toString('utf8'));
 const size = (h: string | null) => (h === null ? -1 : h.length / 2);
 
-/** kafka-dump-log.sh lines (spec §14.2) for kafka-python's view of one batch. */
+/** kafka-dump-log.sh lines (DumpLogSegments.dumpLog) for kafka-python's view of one batch. */
 function expectedLines(b: KpLegacyBatch | KpV2Batch, opts: { data: boolean; skipMetadata?: boolean }): string[] {
   const data = (key: string | null, value: string | null, prefix: string) => {
     let s = '';

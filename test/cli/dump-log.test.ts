@@ -1,7 +1,7 @@
 /**
  * `kafkalite dump-log` against an independent reader: segment files are built by kafka-python
  * (plus a kafkalite transaction marker), each batch is decoded by kafka-python, and every field of
- * the CLI's kafka-dump-log.sh-format lines (storage spec §14.2) and of its `--json` objects must
+ * the CLI's kafka-dump-log.sh-format lines (`DumpLogSegments.dumpLog`) and of its `--json` objects must
  * equal kafka-python's view of the same bytes.
  */
 import assert from 'node:assert/strict';

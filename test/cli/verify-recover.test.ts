@@ -238,7 +238,7 @@ describe('kafkalite verify: injected faults are found, recover repairs them', ()
 
   it('garbage .swap: the swap file itself, at byte 0', () => {
     const { dir, swap } = garbageSwap();
-    // 0x5a5a5a5a as a size runs past the end: a torn batch under the file rules (spec §2.9)
+    // 0x5a5a5a5a as a size runs past the end: a torn batch under the file rules (FileLogInputStream)
     expectFoundAndRepaired(dir, swap, 0, /do not form a whole batch/, false);
     const rec = run('recover', '--full', dir);
     assert.equal(rec.status, 0, rec.stderr);

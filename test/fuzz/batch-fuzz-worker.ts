@@ -4,7 +4,7 @@
  * Every case is derived from (seed, case index) alone, so any case can be replayed:
  *   KAFKALITE_FUZZ_SEED=<seed> KAFKALITE_FUZZ_CASE=<index> node --test dist/test/fuzz/batch-fuzz.test.js
  *
- * Valid inputs are generated here: records are serialized token by token from the spec §2.7 layout
+ * Valid inputs are generated here: records are serialized token by token from Kafka's `DefaultRecord` layout
  * (so a varint can be made over-long or replaced by a hostile value), compressed with kafkalite's
  * codecs (any codec output is just input bytes here), and framed by the hand-rolled header writer in
  * helpers/ref.ts; CRCs are recomputed with the independent reference CRC-32C so the record parser

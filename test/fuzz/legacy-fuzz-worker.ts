@@ -5,7 +5,7 @@
  * Every case is derived from (seed, case index) alone, so any case can be replayed:
  *   KAFKALITE_FUZZ_SEED=<seed> KAFKALITE_FUZZ_CASE=<index> node --test dist/test/fuzz/legacy-fuzz.test.js
  *
- * Entries are written here from the spec §3.1 layout (offset, size, crc, magic, attributes,
+ * Entries are written here from Kafka's `LegacyRecord` layout (offset, size, crc, magic, attributes,
  * [timestamp], key, value) with the independent reference CRC-32 of helpers/ref.ts, so any field can
  * be made hostile: entry and inner size fields, key/value lengths, magic, attributes (codec bits 0-7,
  * timestamp bit), wrapper offsets, inner magic and inner compression, empty or truncated inner sets.
@@ -47,7 +47,7 @@ const CODEC_IDS = [1, 2, 3] as const;
 const CODEC_NAMES = ['none', 'gzip', 'snappy', 'lz4'];
 const T0 = 1_700_000_000_000n;
 
-// ---- independent legacy entry writer (spec §3.1) -----------------------------------------------
+// ---- independent legacy entry writer (LegacyRecord layout) ---------------------------------------
 
 interface GenMsg {
   offset: bigint;

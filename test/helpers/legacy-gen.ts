@@ -1,6 +1,6 @@
 /**
  * Randomized legacy message sets (magic 0 and 1) for the interop, conversion and dump-log tests,
- * plus the expectations they imply, written from the storage spec §3 (never from src/).
+ * plus the expectations they imply, written from Kafka's `LegacyRecord` / `AbstractLegacyRecordBatch` rules (never from src/).
  *
  * Inputs are drawn with `fc.sample` under a fixed seed (helpers/interop-gen.ts SEED), so a run is
  * reproducible; failure messages carry the seed and the case index.
@@ -118,7 +118,7 @@ export function tsTypeOf(c: LegacyCase): LegacyTsType {
   return c.logAppendTime === null ? 'CreateTime' : 'LogAppendTime';
 }
 
-/** The records any reader must report (spec §3.1/§3.2): absolute offsets, inherited timestamps. */
+/** The records any reader must report (`AbstractLegacyRecordBatch`'s deep iterator): absolute offsets, inherited timestamps. */
 export function expectedLegacyRecords(c: LegacyCase) {
   const type = tsTypeOf(c);
   return c.records.map((r) => ({

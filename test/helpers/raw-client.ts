@@ -1,6 +1,6 @@
 /**
  * A raw Kafka wire client on the repo's own codec, for driving the broker byte by byte: request
- * frames are built by hand (int32 size + request header + body, protocol notes §1.1-1.2) so tests
+ * frames are built by hand (int32 size + request header + body, Kafka's `NetworkReceive` and RequestHeader.json) so tests
  * can pipeline, send malformed or partial frames, and watch exactly when the broker answers or
  * closes. Responses are matched in order (Kafka answers one connection's requests FIFO); the
  * correlation id of each answer is checked by the caller, not assumed.

@@ -3,8 +3,8 @@
  * with these helpers do not come from the code under test.
  *
  * - table-driven CRC-32C (Castagnoli, reflected 0x82F63B78) and CRC-32 (IEEE, reflected 0xEDB88320)
- * - zigzag varint / varlong encoders written from the spec text (§1.2) with BigInt arithmetic
- * - a hand-rolled v2 batch header writer (spec §2.1) so tests can build arbitrary, even malformed,
+ * - zigzag varint / varlong encoders written from Kafka's `ByteUtils` rules with BigInt arithmetic
+ * - a hand-rolled v2 batch header writer (`DefaultRecordBatch` layout) so tests can build arbitrary, even malformed,
  *   batches with a valid CRC
  * - a small deterministic PRNG
  */
@@ -99,7 +99,7 @@ export function overlong(bytes: readonly number[], extra: number): number[] {
 
 // ---- raw records -------------------------------------------------------------------------------
 
-/** Prefixes a record body with its varint length (spec §2.7). */
+/** Prefixes a record body with its varint length (`DefaultRecord`). */
 export function record(body: readonly number[] | Uint8Array): Buffer {
   const b = Buffer.from(body as number[]);
   return Buffer.concat([Buffer.from(refVarint(b.length)), b]);
@@ -125,7 +125,7 @@ export interface RawBatchFields {
   count: number;
 }
 
-/** A v2 batch written field by field from the spec §2.1 table, CRC-32C fixed with `refCrc32c`. */
+/** A v2 batch written field by field from `DefaultRecordBatch`'s header layout, CRC-32C fixed with `refCrc32c`. */
 export function rawBatch(f: RawBatchFields, payload: Uint8Array): Buffer {
   const b = Buffer.alloc(61 + payload.length);
   b.writeBigInt64BE(f.baseOffset ?? 0n, 0);

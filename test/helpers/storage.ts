@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the storage tests: temp dirs, batches with assigned offsets, independent
  * framing of a `.log` file, raw index file decoding, and Kafka's two index-placement rules
- * (storage spec §6.5) computed from batch positions alone.
+ * (Kafka `LogSegment.append` and `LogSegment.recover`) computed from batch positions alone.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,7 +135,7 @@ export interface AppendChunk {
 }
 
 /**
- * Kafka's append-time rule (§6.5): entry iff bytes since the last entry > interval, checked before
+ * Kafka's append-time rule (`LogSegment.append`): entry iff bytes since the last entry > interval, checked before
  * counting this append, pointing at the chunk start with its largest offset; the time index gets
  * the max timestamp so far if strictly larger than its last entry. `final` adds the roll/close entry.
  */
@@ -164,7 +164,7 @@ export function appendRuleIndexes(chunks: readonly AppendChunk[], base: bigint, 
 }
 
 /**
- * Kafka's recovery rule (§6.5 recovery bullet, `LogSegment.recover`): per batch, entry iff
+ * Kafka's recovery rule (`LogSegment.recover`): per batch, entry iff
  * validBytes − lastIndexEntryPosition > interval, at (batch.lastOffset, batch start); then the final
  * time-index entry.
  */

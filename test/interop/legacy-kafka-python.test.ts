@@ -86,7 +86,7 @@ function pythonWritesKafkaliteReads(magic: 0 | 1, seed: number, cases: LegacyCas
     // every batch and record as kafka-python reads the same bytes
     assert.deepStrictEqual(batches.map(kafkaliteView), (k.batches as KpLegacyBatch[]).map(kpView), msg);
 
-    // and as the generated input says (spec §3)
+    // and as the generated input says (Kafka's LegacyRecord rules)
     const want = expectedLegacyRecords(c);
     const got = batches.flatMap((b) =>
       b.records().map((r) => ({ offset: r.offset, timestamp: r.timestamp, timestampType: r.timestampType, key: hex(r.key), value: hex(r.value) })),
@@ -173,7 +173,7 @@ describe('kafka-python writes legacy message sets, kafkalite reads', () => {
 
   test('magic 1 wrapper at offset 0 (producer-side set as kafka-python builds it): inner offsets from 0', () => {
     // kafka-python's builder writes wrapper offset 0 and relative inner offsets 0..n-1 (what a
-    // producer sends); Kafka reads a zero wrapper offset as base 0 (spec §3.2).
+    // producer sends); Kafka reads a zero wrapper offset as base 0 (`AbstractLegacyRecordBatch`, for librdkafka's wrappers).
     for (const codec of ['gzip', 'snappy', 'lz4'] as const) {
       const c: LegacyCase = {
         magic: 1,
@@ -236,12 +236,12 @@ function kafkaliteWritesPythonReads(magic: 0 | 1, seed: number, cases: LegacyCas
       assert.equal(b.offset, b.records[b.records.length - 1]!.offset, `${msg}: entry offset = last record offset`);
       for (const r of b.records) assert.equal(r.crcValid, true, `${msg}: inner message CRC`);
       if (magic === 1 && compressed) {
-        // wrapper timestamp: log-append time, else the largest inner timestamp (spec §3.2)
+        // wrapper timestamp: log-append time, else the largest inner timestamp (LegacyRecord.writeCompressedRecordHeader)
         const max = c.records.reduce((m, r) => (r.timestamp > m ? r.timestamp : m), -1n);
         assert.equal(b.timestamp, String(lat ?? max), `${msg}: wrapper timestamp`);
       }
       if (c.codec === 'lz4') {
-        // spec §4.3: magic 0 keeps Kafka's broken header checksum (over magic..BD), magic 1 the right one
+        // Lz4BlockOutputStream: magic 0 keeps Kafka's broken header checksum (over magic..BD), magic 1 the right one
         assert.ok(b.lz4, msg);
         assert.equal(b.lz4.stored, magic === 0 ? b.lz4.broken : b.lz4.correct, `${msg}: lz4 header checksum`);
         assert.notEqual(b.lz4.broken, b.lz4.correct);

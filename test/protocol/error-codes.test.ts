@@ -1,6 +1,6 @@
 /**
  * The Kafka error table: the committed module is what scripts/gen-error-codes.mjs makes of
- * scripts/kafka-errors.txt; it agrees with the protocol notes §4.6 (code, name, retriable), with
+ * scripts/kafka-errors.txt; it agrees with Kafka's `Errors.java` (code, name, retriable) for the errors listed below, with
  * kafkajs's independent table wherever both name the same error, and has unique codes and names;
  * kafkalite's own error codes map into it under the Kafka names they stand for.
  */
@@ -27,7 +27,7 @@ test('re-generating from scripts/kafka-errors.txt gives the committed src/protoc
   assert.throws(() => gen.generate('3 UNKNOWN_TOPIC_OR_PARTITION yes Missing.\n'), /kafka-errors.txt:1/);
 });
 
-// Protocol notes §4.6, as printed there (R = retriable).
+// Kafka's Errors.java: code, name, and whether the exception is a RetriableException.
 const NOTES: [number, string, boolean][] = [
   [-1, 'UNKNOWN_SERVER_ERROR', false], [0, 'NONE', false], [1, 'OFFSET_OUT_OF_RANGE', false], [2, 'CORRUPT_MESSAGE', true],
   [3, 'UNKNOWN_TOPIC_OR_PARTITION', true], [5, 'LEADER_NOT_AVAILABLE', true], [6, 'NOT_LEADER_OR_FOLLOWER', true],
@@ -48,7 +48,7 @@ const NOTES: [number, string, boolean][] = [
   [87, 'INVALID_RECORD', false], [88, 'UNSTABLE_OFFSET_COMMIT', true], [90, 'PRODUCER_FENCED', false], [100, 'UNKNOWN_TOPIC_ID', true],
 ];
 
-test('the error table agrees with the protocol notes §4.6', () => {
+test('the error table agrees with Kafka\'s Errors.java', () => {
   for (const [code, name, retriable] of NOTES) {
     const info = errorInfo(code);
     assert.deepStrictEqual(info && { code: info.code, name: info.name, retriable: info.retriable }, { code, name, retriable }, `code ${code}`);

@@ -1,6 +1,7 @@
 /**
- * Request/response header rules (protocol notes §1.2-1.3, §4.1) and FrameDecoder (§1.1). The
- * expected header bytes are written out by hand from the notes' layouts.
+ * Request/response header rules (RequestHeader.json, ResponseHeader.json, KIP-511) and FrameDecoder
+ * (Kafka's `NetworkReceive`). The
+ * expected header bytes are written out by hand from those schemas.
  */
 import { test } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
@@ -50,7 +51,7 @@ test('unknown API keys and versions outside the range still give apiKey, apiVers
   assert.deepStrictEqual([unknown.apiKey, unknown.apiVersion, unknown.correlationId, unknown.headerVersion], [999, 3, 77, 1]);
   const tooNew = readRequestHeader(header(0, 99, 78, 'x'));
   assert.deepStrictEqual([tooNew.apiKey, tooNew.apiVersion, tooNew.correlationId, tooNew.headerVersion], [0, 99, 78, 1]);
-  // ApiVersions above its max: flexible rule "3+" (notes §4.1)
+  // ApiVersions above its max: flexible rule "3+" (ApiVersionsRequest.json, KIP-511)
   const av = readRequestHeader(header(18, 42, 79, 'x', [0]));
   assert.deepStrictEqual([av.apiVersion, av.correlationId, av.headerVersion, av.bodyOffset], [42, 79, 2, 12]);
 });

@@ -1,6 +1,6 @@
 /**
  * @platformatic/kafka's per-version request writers and response parsers as oracles for flexible
- * versions (they run on Node 20, protocol notes §3): requests it encodes decode with our codec and
+ * versions (they run on Node 20): requests it encodes decode with our codec and
  * re-encode to the same bytes; responses we encode parse with its reader to the same fields.
  * Covers Metadata v9-v12 and ApiVersions v3-v4 (first pass; more APIs still to add).
  */

@@ -1,8 +1,8 @@
 /**
- * Record batch v2 and records (spec §2), after Kafka's DefaultRecordBatchTest, DefaultRecordTest,
+ * Record batch v2 and records (Kafka `DefaultRecordBatch`, `DefaultRecord`), after Kafka's DefaultRecordBatchTest, DefaultRecordTest,
  * EndTransactionMarkerTest, ControlRecordTypeTest and ByteBufferLogInputStreamTest.
  *
- * Expected bytes come from the spec's §18 worked examples (their CRCs were re-checked with the
+ * Expected bytes come from hand-computed worked examples (their CRCs were re-checked with the
  * independent CRC-32C in helpers/ref.ts) or are written field by field with helpers/ref.ts; malformed
  * inputs are hand-built with `rawBatch`/`record` and a recomputed (valid) CRC, so the record parser
  * is what rejects them.
@@ -86,7 +86,7 @@ function keyStr(r: Record): string | null {
 
 // ------------------------------------------------------------------------------------------------
 
-describe('spec §18 worked examples', () => {
+describe('hand-computed worked examples', () => {
   const EX1 = hex(`00000000 00000000  0000003a  00000000  02  e99b8dd8  0000  00000000
     0000018bcfe56800  0000018bcfe56800  ffffffffffffffff  ffff  ffffffff  00000001
     10 00 00 00 02 6b 02 76 00`);
@@ -661,7 +661,7 @@ describe('empty batches', () => {
     assert.deepEqual(new RecordBatch(b).records(), []);
   });
 
-  test('count 0: trailing bytes are not inspected (spec §2.6)', () => {
+  test('count 0: trailing bytes are not inspected (DefaultRecordBatch iterator)', () => {
     const b = rawBatch({ count: 0 }, Buffer.from('garbage that is not records'));
     assert.deepEqual(decode(b), []);
   });
@@ -740,7 +740,7 @@ describe('int64 fields', () => {
 
 // ------------------------------------------------------------------------------------------------
 
-describe('sequence numbers (spec §2.3)', () => {
+describe('sequence numbers (DefaultRecordBatch.incrementSequence)', () => {
   test('incrementSequence / decrementSequence wrap cases', () => {
     assert.equal(incrementSequence(5, 5), 10);
     assert.equal(incrementSequence(INT_MAX, 1), 0);
@@ -925,7 +925,7 @@ describe('encoder argument validation (MemoryRecordsBuilder.validateProducerStat
 
 // ------------------------------------------------------------------------------------------------
 
-describe('BatchReader (spec §2.9, ByteBufferLogInputStreamTest)', () => {
+describe('BatchReader (ByteBufferLogInputStreamTest)', () => {
   const a = encodeRecordBatch([{ key: 'a', timestamp: T }], { baseOffset: 0 });
   const b = encodeRecordBatch([{ key: 'b', timestamp: T }, { key: 'c', timestamp: T }], { baseOffset: 1, compression: 'gzip' });
   const c = encodeRecordBatch([{ key: 'd', timestamp: T }], { baseOffset: 3 });

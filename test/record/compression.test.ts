@@ -1,5 +1,5 @@
 /**
- * Compression framings (spec §4, §18 ex. 7; Kafka's Lz4CompressionTest and the Gzip/Snappy/Zstd
+ * Compression framings (Kafka's `compress` package; Kafka's Lz4CompressionTest and the Gzip/Snappy/Zstd
  * compression tests), cross-checked against independent implementations run in /usr/bin/python3:
  * python3-lz4 (lz4.frame), python3-snappy + kafka-python's xerial `kafka.codec` functions,
  * python3-zstandard and the stdlib gzip module. Also the decompression cap against 100 MB bombs.
@@ -154,7 +154,7 @@ describe('round trips', () => {
 
 // ------------------------------------------------------------------------------------------------
 
-describe('lz4 framing (Lz4CompressionTest, spec §4.3, §18 example 7)', () => {
+describe('lz4 framing (Lz4CompressionTest, Lz4BlockOutputStream)', () => {
   test('frame header bytes: magic 1/2 -> 04 22 4d 18 60 40 82, magic 0 -> ... 1a; end mark 00000000', () => {
     for (const magic of [1, 2]) {
       const f = enc(CompressionType.lz4, Buffer.from('hello'), magic);
@@ -277,7 +277,7 @@ describe('lz4 framing (Lz4CompressionTest, spec §4.3, §18 example 7)', () => {
 
 // ------------------------------------------------------------------------------------------------
 
-describe('snappy framing (spec §4.2)', () => {
+describe('snappy framing (SnappyCompression: SnappyOutputStream)', () => {
   const HEADER = '82534e4150505900' + '00000001' + '00000001';
 
   test('xerial header bytes; empty input is the header alone', () => {

@@ -1,5 +1,5 @@
 /**
- * Message-format conversion (Kafka LogValidator / RecordsUtil rules; storage spec §3, §9.2):
+ * Message-format conversion (Kafka LogValidator / RecordsUtil rules):
  *
  * - convertToV2: legacy sets written by kafka-python (both magics, every legacy codec, CreateTime and
  *   LogAppendTime) become v2 batches that kafka-python decodes with the same offsets, keys, values

@@ -14,7 +14,7 @@
  * Every batch must be CRC-valid and fully decodable; every UNCOMPRESSED batch, re-encoded by
  * kafkalite from its decoded fields, must be byte-identical to the original. Compressed batches are
  * re-encoded too and must decode to the same fields (compressed bytes are not reproducible across
- * compressor implementations, spec §4). The same holds for legacy entries (encodeLegacyMessageSet).
+ * compressor implementations). The same holds for legacy entries (encodeLegacyMessageSet).
  */
 import assert from 'node:assert/strict';
 import { errorName } from '../../src/protocol/error-codes.js';
@@ -843,7 +843,7 @@ describe('corpora (d): ruby-kafka message-0.9-format and Kafka 0.7 messages', ()
   /**
    * Kafka 0.7 wrote messages without offsets: int32 size, magic (0, or 1 + attributes), CRC-32 of the
    * payload, payload. Read as a 0.8+ log entry, its first 8 bytes are taken for an offset and bytes
-   * 8..11 (CRC and payload bytes) for the size. By spec §2.9 the in-memory reader then either finds
+   * 8..11 (CRC and payload bytes) for the size. By Kafka's ByteBufferLogInputStream rules the in-memory reader then either finds
    * a corrupt size/magic/CRC (a typed CorruptRecordError) or a size that runs past the input (no
    * batch; every byte reported as incomplete). The expected outcome is derived here from those rules
    * alone; whichever it is, no batch may come out and nothing but a KafkaliteError may be thrown.
@@ -858,7 +858,7 @@ describe('corpora (d): ruby-kafka message-0.9-format and Kafka 0.7 messages', ()
     return Buffer.concat([size, body]);
   }
 
-  /** What spec §2.9 (ByteBufferLogInputStream) makes of the first entry. */
+  /** What Kafka's ByteBufferLogInputStream makes of the first entry. */
   function expectedInMemory(buf: Buffer): 'error' | 'incomplete' {
     if (buf.length < 12) return 'incomplete';
     const size = buf.readInt32BE(8);
@@ -870,7 +870,7 @@ describe('corpora (d): ruby-kafka message-0.9-format and Kafka 0.7 messages', ()
     return 'error'; // a whole "entry": its CRC (or v2 minimum size) cannot hold
   }
 
-  /** What spec §2.9 (FileLogInputStream) makes of the first entry. */
+  /** What Kafka's FileLogInputStream makes of the first entry. */
   function expectedInFile(buf: Buffer): 'error' | 'nothing' {
     if (buf.length <= 17) return 'nothing';
     const size = buf.readInt32BE(8);
@@ -895,7 +895,7 @@ describe('corpora (d): ruby-kafka message-0.9-format and Kafka 0.7 messages', ()
     return logs;
   }
 
-  it('readRecordBatches: a typed CorruptRecordError or no batch at all (spec §2.9 decides which), never a batch or another exception', () => {
+  it('readRecordBatches: a typed CorruptRecordError or no batch at all (Kafka\'s LogInputStream rules decide which), never a batch or another exception', () => {
     const outcomes = { error: 0, incomplete: 0 };
     for (const { name, buf } of kafka07Logs()) {
       const want = expectedInMemory(buf);

@@ -1,5 +1,5 @@
 /**
- * Checksums (spec §1.3): Kafka's Crc32CTest vector, the standard "123456789" check values, and
+ * Checksums (Kafka `Crc32C`, `java.util.zip.CRC32`): Kafka's Crc32CTest vector, the standard "123456789" check values, and
  * agreement of both CRC-32C implementations (sse4_crc32 and @node-rs/crc32) with each other and
  * with the table-driven reference in helpers/ref.ts, over random buffers and sub-ranges.
  */

@@ -1,6 +1,6 @@
 /**
- * Storage spec §3 rules for legacy message sets, on entries written here byte by byte (spec §3.1
- * layout, reference CRC-32 from helpers/ref.ts, gzip from node:zlib), independent of src/:
+ * Kafka's rules for legacy message sets (`LegacyRecord`, `AbstractLegacyRecordBatch`), on entries
+ * written here byte by byte (LegacyRecord layout, reference CRC-32 from helpers/ref.ts, gzip from node:zlib), independent of src/:
  * wrapper inheritance of timestamp type and LogAppendTime, the inner-offset rules, and the typed
  * errors Kafka raises for malformed wrappers.
  */
@@ -63,7 +63,7 @@ function typed(Cls: typeof CorruptRecordError | typeof InvalidRecordError, kafka
   };
 }
 
-describe('legacy wrappers: spec §3.2 inheritance and offsets', () => {
+describe('legacy wrappers: AbstractLegacyRecordBatch inheritance and offsets', () => {
   it('magic-1 wrapper, LogAppendTime: inner messages report the wrapper timestamp and type', () => {
     const inner = [0, 1, 2].map((i) => entry({ offset: BigInt(i), magic: 1, timestamp: 100n + BigInt(i), key: null, value: `v${i}` }));
     const b = new LegacyRecordBatch(gzipWrapper(42n, 1, inner, { attributes: 1 | 0x08, timestamp: 999n }));
@@ -90,7 +90,7 @@ describe('legacy wrappers: spec §3.2 inheritance and offsets', () => {
   });
 
   it('magic-0 wrapper holding magic-1 messages: their own timestamps, with the wrapper timestamp type (NoTimestampType)', () => {
-    // spec §3.2: "otherwise their own timestamps, with the wrapper's timestamp type"; a magic-0
+    // AbstractLegacyRecordBatch: otherwise their own timestamps, with the wrapper's timestamp type; a magic-0
     // wrapper's type is NO_TIMESTAMP_TYPE (Kafka: LegacyRecord.timestampType(magic, wrapperType, ...)
     // returns the wrapper's type whenever one is given)
     const inner = [0, 1].map((i) => entry({ offset: 10n + BigInt(i), magic: 1, attributes: i === 1 ? 0x08 : 0, timestamp: 500n + BigInt(i), key: null, value: `v${i}` }));
@@ -127,7 +127,7 @@ describe('legacy wrappers: spec §3.2 inheritance and offsets', () => {
   });
 });
 
-describe('legacy wrappers: spec §3 typed errors', () => {
+describe('legacy wrappers: typed errors', () => {
   const rel = [0, 1, 4].map((o) => entry({ offset: BigInt(o), magic: 1, timestamp: 1n, key: 'k', value: 'v' }));
 
   it('wrapper offset below the last inner offset (and not 0): InvalidRecordError (87)', () => {

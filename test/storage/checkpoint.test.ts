@@ -1,5 +1,5 @@
 /**
- * CheckpointFile text format (spec §5.4), after Kafka's OffsetCheckpointFileTest,
+ * CheckpointFile text format (Kafka `CheckpointFile`), after Kafka's OffsetCheckpointFileTest,
  * LeaderEpochCheckpointFileTest and CheckpointFileTest: write/overwrite/reload, multiple lines,
  * empty file, unknown version, malformed lines and count mismatches, each with its line position.
  */

@@ -1,4 +1,4 @@
-/** .kafka_cleanshutdown (spec §5.7; Kafka CleanShutdownFileHandlerTest, LogManagerTest). */
+/** .kafka_cleanshutdown (Kafka CleanShutdownFileHandler, CleanShutdownFileHandlerTest, LogManagerTest). */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

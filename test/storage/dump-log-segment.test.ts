@@ -1,7 +1,7 @@
 /**
  * `kafkalite dump-log --deep-iteration --print-data-log` on segments written by kafkalite's
  * PartitionLog (several codecs, leader epochs, a roll) and on real Kafka segments: every batch and
- * record line must carry the fields kafka-python decodes from the same file (storage spec §14.2).
+ * record line must carry the fields kafka-python decodes from the same file (Kafka `DumpLogSegments.dumpLog`).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Segment and metadata file names (spec §5.3, Kafka LogFileUtils; LocalLogTest.testOffsetFromFile).
+ * Segment and metadata file names (Kafka LogFileUtils; LocalLogTest.testOffsetFromFile).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

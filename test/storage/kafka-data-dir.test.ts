@@ -4,7 +4,7 @@
  * against the raw files decoded independently (framing here, batches and records by kafka-python):
  * offsets, reads, offset-by-timestamp, the leader epochs; Kafka's own .index/.timeindex files are
  * checked against Kafka's append rule; then recovery is forced and the indexes kafkalite rebuilds
- * must equal Kafka's recovery rule (storage spec §6.5, §8, §10) computed here from the batches.
+ * must equal Kafka's recovery rule (`LogSegment.recover`, `LogLoader`) computed here from the batches.
  */
 import assert from 'node:assert/strict';
 import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -273,7 +273,7 @@ describe('real Kafka data directories (kafka-tester corpora)', () => {
         }
       });
 
-      it('LogManager does not load __cluster_metadata-0 as a partition log (spec §5.2: LogManager skips it)', () => {
+      it('LogManager does not load __cluster_metadata-0 as a partition log (LogManager.loadLogs skips it)', () => {
         const m = LogManager.open(fresh('manager-metadata'));
         try {
           assert.equal(m.getLog('__cluster_metadata', 0), undefined);

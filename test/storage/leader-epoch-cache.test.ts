@@ -1,5 +1,5 @@
 /**
- * LeaderEpochFileCache (spec §9.3 step 1, §10.3), after Kafka's LeaderEpochFileCacheTest: monotonic
+ * LeaderEpochFileCache (assigned by `UnifiedLog.append` and `LogSegment.recover`), after Kafka's LeaderEpochFileCacheTest: monotonic
  * epochs and offsets, truncation from start and end, end offsets for epochs, persistence.
  */
 import { after, describe, test } from 'node:test';

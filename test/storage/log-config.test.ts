@@ -1,5 +1,5 @@
 /**
- * Topic configuration (spec §16): Kafka's defaults, property parsing and validators
+ * Topic configuration: Kafka's defaults, property parsing and validators
  * (LogConfig.java / LogConfigTest), and message.format.version -> magic.
  */
 import { describe, test } from 'node:test';
@@ -18,7 +18,7 @@ function rejects(props: Record<string, string>, re: RegExp): void {
 }
 
 describe('LogConfig', () => {
-  test('defaults are Kafka\'s (spec §16, timestamp.after from the 4.0 release)', () => {
+  test('defaults are Kafka\'s (LogConfig, timestamp.after from the 4.0 release)', () => {
     assert.deepEqual(
       { ...DEFAULT_LOG_CONFIG },
       {

@@ -1,6 +1,6 @@
 /**
- * LogSegment against Kafka's LogSegmentTest scenarios that apply to one node (storage spec §6.5,
- * §7, §8.1, §10.3, §17.2): reads around gaps and bounds, truncation and what it reloads,
+ * LogSegment against Kafka's LogSegmentTest scenarios that apply to one node (Kafka
+ * `LogSegment`): reads around gaps and bounds, truncation and what it reloads,
  * offset-by-timestamp, readNextOffset, recovery of corrupt indexes and logs, preallocation, the
  * first-batch timestamp, index entry placement and the roll conditions.
  */
@@ -449,7 +449,7 @@ describe('LogSegment lookups (LogSegmentTest)', () => {
   });
 });
 
-describe('LogSegment index entry placement (§6.5)', () => {
+describe('LogSegment index entry placement (LogSegment.append)', () => {
   function chunkOf(b: BuiltBatch): AppendChunk {
     return { size: b.bytes.length, largestOffset: b.lastOffset, maxTimestamp: b.maxTimestamp, shallowOffsetOfMaxTimestamp: b.lastOffset };
   }
@@ -690,7 +690,7 @@ describe('LogSegment preallocation (LogSegmentTest)', () => {
   });
 });
 
-describe('LogSegment.shouldRoll (§7.2)', () => {
+describe('LogSegment.shouldRoll', () => {
   const base = { maxSegmentMs: 1000, segmentBytes: 1000, messagesSize: 10, maxTimestampInMessages: -1n, maxOffsetInMessages: 0n, now: Date.now() };
 
   it('rolls when the append would push the segment beyond segment.bytes (size > segment.bytes - messagesSize)', () => {

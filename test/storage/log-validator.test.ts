@@ -1,6 +1,6 @@
 /**
- * Leader validation and offset assignment (spec §9.1, §9.2), after Kafka's LogValidatorTest
- * (spec §17.2): one named test per kind of case that applies to kafkalite.
+ * Leader validation and offset assignment (`UnifiedLog.analyzeAndValidateRecords`,
+ * `LogValidator`), after Kafka's LogValidatorTest: one named test per kind of case that applies to kafkalite.
  *
  * Outputs are checked independently where possible: CRCs with helpers/ref.ts (table-driven, no
  * kafkalite code), and whole outputs decoded by kafka-python (test/interop/py/kp_decode.py for v2
@@ -62,7 +62,7 @@ function patch(batch: Buffer, f: (b: Buffer) => void): Buffer {
   return fixCrc(b);
 }
 
-/** One legacy entry written field by field (spec §3.1), CRC-32 by node:zlib. */
+/** One legacy entry written field by field (LegacyRecord layout), CRC-32 by node:zlib. */
 function legacyEntry(offset: bigint, magic: 0 | 1, attributes: number, timestamp: bigint, key: Buffer | null, value: Buffer | null): Buffer {
   const size = (magic === 0 ? 14 : 22) + (key?.length ?? 0) + (value?.length ?? 0);
   const b = Buffer.alloc(12 + size);
@@ -668,7 +668,7 @@ describe('LogValidator: timestamps', () => {
     }
   });
 
-  test('setMaxTimestamp recomputes the CRC only when type or value change (spec §2.5)', () => {
+  test('setMaxTimestamp recomputes the CRC only when type or value change (DefaultRecordBatch.setMaxTimestamp)', () => {
     const input = v2(3);
     const unchanged = validateAndAssignOffsets(input, ctx());
     assert.equal(unchanged.records.readUInt32BE(17), input.readUInt32BE(17));

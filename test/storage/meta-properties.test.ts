@@ -1,4 +1,4 @@
-/** meta.properties (spec §5.6; Kafka MetaPropertiesTest, java.util.Properties load/store rules). */
+/** meta.properties (Kafka MetaProperties, MetaPropertiesTest, java.util.Properties load/store rules). */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * OffsetIndex (storage spec §6.1, §6.2): Kafka's OffsetIndexTest scenarios (§17.2), the file-level
+ * OffsetIndex (Kafka `OffsetIndex`, `AbstractIndex`): Kafka's OffsetIndexTest scenarios, the file-level
  * rules (preallocation, trim, trusted length), the LRU cache budget (one per data directory), and real
- * Kafka-written `.index` files checked against their `.log` the way kafka-dump-log.sh does (§14.3).
+ * Kafka-written `.index` files checked against their `.log` the way kafka-dump-log.sh does (`DumpLogSegments.dumpIndex`).
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -303,7 +303,7 @@ describe('OffsetIndex (Kafka OffsetIndexTest)', () => {
     assert.equal(reopened.entries, 5);
     assert.equal(reopened.lastOffset, 50n, 'a zero slot reads as (baseOffset, 0)');
     assert.deepEqual(reopened.entry(4), { offset: 50n, position: 0 });
-    reopened.sanityCheck(); // not detected (§10.4)
+    reopened.sanityCheck(); // not detected (AbstractIndex trusts the length; recovery rebuilds unflushed indexes)
     reopened.close();
     assert.equal(statSync(path).size, 40, 'the zero slots are entries, so the trim keeps them');
   });
@@ -488,7 +488,7 @@ describe('OffsetIndex on Kafka-written .index files (kafka-tester corpus)', () =
         const entries: OffsetPosition[] = [];
         for (let i = 0; i < idx.entries; i++) entries.push(idx.entry(i));
         for (const [i, e] of entries.entries()) {
-          // kafka-dump-log.sh's check (§14.3): the batch at the entry's position ends at its offset.
+          // kafka-dump-log.sh's check (DumpLogSegments.dumpIndex): the batch at the entry's position ends at its offset.
           const batch = batches.find((b) => b.position === e.position);
           assert.ok(batch, `entry ${i} position ${e.position} is not a batch start`);
           assert.equal(batch.lastOffset, e.offset, `entry ${i}`);

@@ -1,6 +1,6 @@
 /**
  * PartitionLog and LogManager against the single-node scenarios of Kafka's UnifiedLogTest,
- * LogLoaderTest, LocalLogTest and LogManagerTest (storage spec §5, §7-§11, §17.2).
+ * LogLoaderTest, LocalLogTest and LogManagerTest.
  */
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/error-codes.js';

@@ -1,4 +1,4 @@
-/** partition.metadata (spec §5.5; Kafka PartitionMetadataFileTest): exact bytes, read rules. */
+/** partition.metadata (Kafka PartitionMetadataFile, PartitionMetadataFileTest): exact bytes, read rules. */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 /**
- * Producer-state snapshot files (storage spec §13.5): the worked bytes of §18 example 6, the real
+ * Producer-state snapshot files (Kafka `ProducerStateManager.writeSnapshot`, ProducerSnapshot.json):
+ * a hand-computed worked example, the real
  * snapshots a Kafka 4.0 broker wrote into the kafka-tester corpus (decoded from their raw bytes
  * independently here, then re-encoded byte for byte), and every kind of corruption Kafka's
  * `readSnapshot` turns into CorruptSnapshotException (here StorageError with a position).
@@ -22,7 +23,7 @@ import { CORPORA } from '../helpers/paths.js';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
-/** §18 example 6. */
+/** Hand-computed: pid 1000, epoch 5, lastSeq 9, lastOffset 42, offsetDelta 9, no transaction. */
 const EXAMPLE_6 = hex(
   '0001 90643924 00000001 00000000000003e8 0005 00000009 000000000000002a 00000009 0000018bcfe56800 ffffffff ffffffffffffffff',
 );
@@ -47,7 +48,7 @@ function findFiles(dir: string, suffix: string, out: string[] = []): string[] {
   return out;
 }
 
-/** Independent reading of the §13.5 layout, field by field at fixed offsets. */
+/** Independent reading of the ProducerSnapshot.json layout, field by field at fixed offsets. */
 function rawEntries(bytes: Buffer): ProducerSnapshotEntry[] {
   const n = bytes.readInt32BE(6);
   return Array.from({ length: n }, (_, i) => {
@@ -75,7 +76,7 @@ function assertStorageError(fn: () => unknown, message: RegExp, position: number
   });
 }
 
-describe('producer snapshot: spec §18 example 6', () => {
+describe('producer snapshot: the hand-computed example', () => {
   it('encodes one entry to the 56 worked bytes', () => {
     assert.deepEqual(encodeProducerSnapshot([EXAMPLE_6_ENTRY]), EXAMPLE_6);
   });

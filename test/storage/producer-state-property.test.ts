@@ -1,5 +1,5 @@
 /**
- * Property test of the producer state of a PartitionLog (storage spec §9.3, §13): random
+ * Property test of the producer state of a PartitionLog (Kafka `ProducerStateManager`, `ProducerAppendInfo`): random
  * interleavings of 1-4 producers, idempotent and transactional, against a model kept here.
  *
  * Each run opens a fresh log (small segments, so rolls and their snapshots happen) and plays a list
@@ -9,8 +9,8 @@
  *  - retry: one of the producer's last 5 batches of its epoch resent byte for byte — a duplicate
  *    (original offsets, nothing written) while the log still caches it, else refused as
  *    OUT_OF_ORDER_SEQUENCE_NUMBER (after a restart only the newest batch per producer is known,
- *    §13.5: snapshots keep one batch, and an unclean restart also ends by loading the snapshot the
- *    recovery took at the log end, §13.6);
+ *    `ProducerStateManager.writeSnapshot` keeps one batch, and an unclean restart also ends by loading
+ *    the snapshot the recovery took at the log end, `UnifiedLog.rebuildProducerState`);
  *  - outOfOrder: a gap, an overlapping range, or a new epoch not starting at 0 — refused with
  *    OUT_OF_ORDER_SEQUENCE_NUMBER;
  *  - bump: epoch + 1 with the sequence back at 0 — accepted;

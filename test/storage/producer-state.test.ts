@@ -1,5 +1,5 @@
 /**
- * Producer state (storage spec §13, §9.3), after Kafka's ProducerStateManagerTest: id mapping,
+ * Producer state (Kafka `ProducerStateManager`, `ProducerAppendInfo`), after Kafka's ProducerStateManagerTest: id mapping,
  * sequence wrap-around, epoch bumps by markers, transaction first offsets, fencing, transaction
  * state, snapshots (take/skip/truncate/reload/delete/stray/corrupt), recovery of transactions from
  * snapshots, expiry, first unstable offset, coordinator fencing, empty control batches, LSO of

@@ -1,7 +1,7 @@
 /**
- * TimeIndex (storage spec §6.1, §6.3, §6.5): Kafka's TimeIndexTest scenarios (§17.2), file-level
+ * TimeIndex (Kafka `TimeIndex`, `AbstractIndex`): Kafka's TimeIndexTest scenarios, file-level
  * rules, and real Kafka-written `.timeindex` files checked against their `.log` the way
- * kafka-dump-log.sh does (§14.3).
+ * kafka-dump-log.sh does (`DumpLogSegments.dumpTimeIndex`).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -311,7 +311,7 @@ interface LogBatch {
   position: number;
   lastOffset: bigint;
   maxTimestamp: bigint;
-  /** Max over the records' timestamps: what kafka-dump-log.sh compares (§14.3). */
+  /** Max over the records' timestamps: what kafka-dump-log.sh compares (`DumpLogSegments.dumpTimeIndex`). */
   maxRecordTimestamp: bigint;
 }
 
@@ -352,7 +352,7 @@ describe('TimeIndex on Kafka-written .timeindex files (kafka-tester corpus)', ()
         let prev: TimestampOffset = { timestamp: -1n, offset: baseOffset };
         for (let i = 0; i < idx.entries; i++) {
           const e = idx.entry(i);
-          // kafka-dump-log.sh (§14.3): from the offset index's position for the entry's offset, the
+          // kafka-dump-log.sh (DumpLogSegments.dumpTimeIndex): from the offset index's position for the entry's offset, the
           // first batch with lastOffset ≥ the entry offset must end exactly there, and its max record
           // timestamp must equal the entry; indexed timestamps must strictly increase.
           const start = offsetIndex.lookup(e.offset).position;
@@ -362,7 +362,7 @@ describe('TimeIndex on Kafka-written .timeindex files (kafka-tester corpus)', ()
           assert.equal(batch.maxRecordTimestamp, e.timestamp, `entry ${i}: max record timestamp`);
           assert.equal(batch.maxTimestamp, e.timestamp, `entry ${i}: batch maxTimestamp`);
           assert.ok(e.timestamp > prev.timestamp && e.offset >= prev.offset, `entry ${i} out of order`);
-          // §6.3: the entry is the max timestamp of the segment up to that batch.
+          // TimeIndex: the entry is the max timestamp of the segment up to that batch.
           const maxSoFar = batches.filter((b) => b.lastOffset <= e.offset).reduce((m, b) => (b.maxTimestamp > m ? b.maxTimestamp : m), -1n);
           assert.equal(maxSoFar, e.timestamp, `entry ${i}: max timestamp so far`);
           assert.deepEqual(idx.lookup(e.timestamp), e);
@@ -370,7 +370,7 @@ describe('TimeIndex on Kafka-written .timeindex files (kafka-tester corpus)', ()
           prev = e;
         }
         assert.deepEqual(idx.lastEntry(), prev);
-        // The last entry (written at roll/close, §6.5) carries the segment's max timestamp.
+        // The last entry (written at roll/close, LogSegment.onBecomeInactiveSegment) carries the segment's max timestamp.
         const segmentMax = batches.reduce((m, b) => (b.maxTimestamp > m ? b.maxTimestamp : m), -1n);
         assert.equal(idx.lastEntry().timestamp, segmentMax);
         assert.deepEqual(idx.lookup(0x7fffffffffffffffn), prev);

@@ -1,5 +1,5 @@
 /**
- * Topic names and partition directory names (spec §5.2, §15; Kafka TopicTest and LocalLogTest's
+ * Topic names and partition directory names (Kafka Topic, LocalLog; TopicTest and LocalLogTest's
  * parseTopicPartitionName / logDeleteDirName cases).
  */
 import { describe, test } from 'node:test';

@@ -1,8 +1,8 @@
 /**
- * TransactionIndex against Kafka's TransactionIndexTest scenarios (storage spec §6.4, §17.2):
+ * TransactionIndex against Kafka's TransactionIndexTest scenarios:
  * position when reopened, sanity check, strictly increasing lastOffset, collectAbortedTxns ranges
  * and completeness, truncate, entry serde, rename / delete / flush / lazy creation / reopen after
- * close — plus the §6.4 file quirks (version from the first byte only, partial trailing entry
+ * close — plus the file quirks of `TransactionIndex`/`AbortedTxn` (version from the first byte only, partial trailing entry
  * ignored, version > 0 rejected), with the file bytes checked against the layout directly.
  */
 import assert from 'node:assert/strict';
@@ -30,7 +30,7 @@ function txn(producerId: number, firstOffset: number, lastOffset: number, lastSt
   };
 }
 
-/** Independent decoding of the §6.4 layout. */
+/** Independent decoding of the AbortedTxn layout. */
 function rawEntries(bytes: Buffer): AbortedTxn[] {
   const out: AbortedTxn[] = [];
   for (let at = 0; bytes.length - at >= 34; at += 34) {
@@ -278,7 +278,7 @@ describe('TransactionIndex (Kafka TransactionIndexTest)', () => {
   });
 });
 
-describe('TransactionIndex file quirks (spec §6.4)', () => {
+describe('TransactionIndex file quirks', () => {
   it('a partial trailing entry is ignored; like Kafka, a later append lands after it', () => {
     index.append(txn(0, 0, 10, 2));
     index.close();
@@ -344,7 +344,7 @@ describe('TransactionIndex file quirks (spec §6.4)', () => {
     }
   });
 
-  it('writes exactly the §6.4 bytes', () => {
+  it('writes exactly the AbortedTxn bytes', () => {
     index.append({ producerId: 0x0102030405060708n, firstOffset: 9n, lastOffset: 10n, lastStableOffset: 11n });
     assert.deepEqual(
       readFileSync(file),

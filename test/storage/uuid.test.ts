@@ -1,4 +1,4 @@
-/** Kafka Uuid (Uuid.java; spec §5.5): base64url string form, reserved ids, randomUuid rules. */
+/** Kafka Uuid (Uuid.java): base64url string form, reserved ids, randomUuid rules. */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidArgumentError } from '../../src/errors.js';

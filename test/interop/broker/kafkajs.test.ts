@@ -52,7 +52,7 @@ const { Kafka, logLevel } = require('kafkajs') as {
 
 // kafkajs has no lz4 codec of its own (the kafkajs-lz4 plug-in needs the node-gyp `lz4`
 // binding): this stand-in writes and reads one standard LZ4 frame with lz4-napi, which is the
-// framing Kafka expects of magic v2 batches (storage spec §4.3).
+// framing Kafka expects of magic v2 batches (Kafka `Lz4BlockInputStream`).
 function registerKafkajsLz4(): void {
   const lz4 = require('lz4-napi') as { compressFrameSync(b: Buffer): Buffer; decompressFrameSync(b: Buffer): Buffer };
   const codecs = (require('kafkajs/src/protocol/message/compression') as { Codecs: Record<number, () => unknown> }).Codecs;

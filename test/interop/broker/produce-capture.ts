@@ -4,8 +4,8 @@
  * protocol codec), and each batch they carry compared with the batch in the partition's segment
  * files.
  *
- * A Kafka leader assigns offsets to a v2 batch in place (storage spec, "offset assignment";
- * Kafka `LogValidator.assignOffsetsNonCompressed` / in-place path of
+ * A Kafka leader assigns offsets to a v2 batch in place (Kafka
+ * `LogValidator.assignOffsetsNonCompressed` / in-place path of
  * `validateMessagesAndAssignOffsetsCompressed`): it rewrites baseOffset and partitionLeaderEpoch,
  * the two fields in front of the CRC, and nothing the CRC covers. So with CreateTime timestamps
  * a stored batch equals the sent one byte for byte, except bytes 0..7 (baseOffset) and 12..15

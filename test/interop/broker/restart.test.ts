@@ -2,7 +2,7 @@
  * Restart durability: `kafkalite serve` runs as a child process while kafkajs 2.2.4 (in this
  * process) produces with acks=all without pause; the broker is killed at random moments — SIGKILL
  * (a crash: recovery from the segment files) and SIGTERM (a clean shutdown, which must leave
- * `.kafka_cleanshutdown`, storage spec §5.7) — and restarted on the same data directory and port.
+ * `.kafka_cleanshutdown`, Kafka `CleanShutdownFileHandler`) — and restarted on the same data directory and port.
  *
  * What must hold at the end, read from the log files (CRCs verified):
  *  - every acknowledged record is stored, at the offset the broker acknowledged it at;

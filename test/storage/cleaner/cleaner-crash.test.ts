@@ -1,5 +1,5 @@
 /**
- * Crash safety of the cleaner (storage spec §10.1, §12.7): a child builds a compacted log and is
+ * Crash safety of the cleaner (Kafka `LocalLog.replaceSegments`, `LogLoader`'s swap recovery): a child builds a compacted log and is
  * SIGKILLed at a random moment of a cleaning round, at least 30 times (6 in the unit tier). Reopening must give exactly
  * one of the states the round passes through: the old segments, or the old ones with the first j
  * groups swapped for their cleaned segments (each group's swap is atomic, as in Kafka), or the

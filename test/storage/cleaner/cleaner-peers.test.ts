@@ -10,7 +10,7 @@
  * kafka-python decodes the input and every cleaned batch (kp_decode.py: CRC checked, every record
  * iterated with its own codecs). The expected survivors come from kafka-python's decode of the
  * input: the latest record of each key, minus expired tombstones; batches keep their producer
- * fields, codec and last offset (storage spec §12.6).
+ * fields, codec and last offset (`MemoryRecords.filterTo`).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -156,7 +156,7 @@ interface Rec {
   headers: [string, string | null][];
 }
 
-/** The records a compaction must keep (storage spec §12.4): each key's latest, tombstones while young. */
+/** The records a compaction must keep (`Cleaner.shouldRetainRecord`): each key's latest, tombstones while young. */
 function expectedSurvivors(input: readonly Rec[], expiredTombstoneBelow: bigint): Rec[] {
   const latest = new Map<string | null, Rec>();
   for (const r of input) latest.set(r.key, r);

@@ -1,8 +1,8 @@
 /**
- * LogCleanerTest scenarios (storage spec §17.2) that apply to one node, each named after what it
+ * LogCleanerTest scenarios that apply to one node, each named after what it
  * checks: basic compaction, tombstones and delete horizons, aborted transactions and markers,
  * producers' last batches and empty batches, keyless records, offset map overflow, partial
- * cleaning, batch rewrite fields (§12.6), and swap recovery (§10.1).
+ * cleaning, batch rewrite fields (`MemoryRecords.filterTo`), and swap recovery (`LogLoader`).
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -248,7 +248,7 @@ describe('log cleaner: offset map overflow and partial cleaning', () => {
   });
 });
 
-describe('log cleaner: swap recovery (spec §10.1)', () => {
+describe('log cleaner: swap recovery (LogLoader.removeTempFilesAndCollectSwapFiles)', () => {
   const config = compactConfig({ segmentBytes: 600 });
   const isSegmentFile = (n: string) => /^\d+\.(log|index|timeindex|txnindex)$/.test(n);
 

@@ -1,7 +1,7 @@
 /**
  * record-copy.ts: a batch rebuilt by copying its kept records' bytes must be byte for byte what the
  * encoder path writes (RecordBatchEncoder with the kept records at their original offsets and
- * timestamps, the original lastOffsetDelta; spec §12.6), and anything the copy cannot reproduce
+ * timestamps, the original lastOffsetDelta; `MemoryRecords.filterTo`), and anything the copy cannot reproduce
  * (compressed batches, non-canonical record bytes, non-ASCII header keys, records the encoder
  * refuses) must be refused so the cleaner falls back to the encoder.
  */
