@@ -1,6 +1,7 @@
 /*
  * kafkalite's Node-API addon: the hot loops that pay for a native call (see each file).
- *  - crc32c.c: CRC-32C, three crc32 lanes joined with PCLMULQDQ (~5x the single-chain libraries).
+ *  - crc32c.c: CRC-32C, three crc32 lanes joined with PCLMULQDQ (faster than the single-chain
+ *    libraries; figures in bench/README.md).
  *  - records.c: the structural scan of a v2 records section for the append path.
  *  - pagecache.c: writeback and page-drop hints for the log's written bytes.
  *  - dirlock.c: the data directory's exclusive `.lock` (Kafka's FileChannel.tryLock).

@@ -13,8 +13,8 @@
  * of that word (which multiplies by x^32 and reduces), so the constants are x^(n-33) mod P. The
  * running result is joined the same way, so no lane waits for the previous block: with short lanes
  * (128 bytes) out-of-order execution runs the chains of consecutive blocks together (more than
- * three in flight) and the reads stay nearly sequential. Measured here: 128-byte lanes ~1.8x the
- * rate of 8 KiB lanes from 16 KiB up. 32-byte lanes then take most of the remainder.
+ * three in flight) and the reads stay nearly sequential; 128-byte lanes measured faster than
+ * 8 KiB lanes (bench/README.md). 32-byte lanes then take most of the remainder.
  * Elsewhere: table-driven slicing-by-8, portable C.
  */
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * the disk nor makes anything durable) and, once written back, hand their pages back to the kernel
  * (posix_fadvise POSIX_FADV_DONTNEED drops clean pages; dirty or still-in-flight ones stay).
  * Why: a page the kernel just freed is reused by the next page-cache allocation, while the log's
- * growth otherwise takes never-used pages, which on a VM cost a host fault each (about 2 ms per MiB
- * on this machine, measured against ~0.12 ms for reused pages). src/storage/page-cache-budget.ts
+ * growth otherwise takes never-used pages, which on a VM cost a host fault each (far more than
+ * reused pages; figures in bench/README.md). src/storage/page-cache-budget.ts
  * decides what to drop; correctness never depends on these calls, which only give hints.
  */
 #define _GNU_SOURCE
@@ -132,7 +132,7 @@ static napi_value js_page_hints_async(napi_env env, napi_callback_info info) {
  * fdatasyncAsync(fd, done): fdatasync on the thread pool, on a duplicate of fd made before this
  * returns; done(errno) runs on the event loop once the data is on disk (errno 0) or the call
  * failed. Kafka flushes a rolled segment in the background (UnifiedLog.roll's "flush-log" task);
- * inline, that fdatasync stalled the broker's one thread for ~180 ms per 1 GiB segment here.
+ * inline, that fdatasync stalled the broker's one thread at every roll (bench/README.md).
  */
 typedef struct {
   napi_async_work work;

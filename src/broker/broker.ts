@@ -27,7 +27,7 @@ import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
  * clients with five 1 MiB requests in flight each need 40 MiB at once; fresh memory for each frame
- * would cost ~2 ms of page faults per MiB here, more than appending it.
+ * would cost more in page faults than appending it (bench/README.md).
  */
 const FRAME_POOL_BYTES = 32 * 1024 * 1024;
 /** Memory Fetch reads records into, back once each answer is written (the same reasoning). */

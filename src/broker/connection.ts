@@ -31,7 +31,7 @@ const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 /**
  * Answers to pipelined requests are held until the frames already received are all handled, then
  * go out in one write: on loopback every send syscall also runs the receiver's TCP input and wakes
- * it, which cost ~30 µs per answer here, more than handling a 16 KiB Produce. Held answers go out
+ * it, which costs more than handling a 16 KiB Produce (bench/README.md). Held answers go out
  * at once past this many bytes (Fetch answers), and before any request that waits (long polls).
  *
  * Otherwise they go out once the event loop has run every read callback of its turn (setImmediate),

@@ -3,8 +3,8 @@
  *
  * Node reads an accepted socket into a fresh 64 KiB ArrayBuffer per read and emits it as 'data'.
  * For a 1 MiB Produce that is 16 fresh chunks plus a copy of each into the frame. Both costs are
- * large on a machine where fresh memory is expensive: in `perf` of the 1 MiB produce bench they
- * were ~11% of the broker in memmove and ~10% in garbage collection driven by the chunks.
+ * large on a machine where fresh memory is expensive: in `perf` of the 1 MiB produce bench memmove
+ * and the garbage collection driven by the chunks were a fifth of the broker (bench/README.md).
  *
  * `new net.Socket({ onread: { buffer, callback } })` reads into whatever buffer `buffer()` returns.
  * With it, the rest of a large frame is read straight into its pooled buffer (framing.ts,

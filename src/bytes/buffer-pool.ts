@@ -1,6 +1,6 @@
 /**
- * Reusable memory for large, short-lived buffers, bounded by bytes. On this kind of machine a fresh
- * MiB costs ~2 ms of page faults against ~50 µs to reuse one, so the broker keeps what it handed
+ * Reusable memory for large, short-lived buffers, bounded by bytes. On a VM a fresh MiB costs page
+ * faults many times the cost of reusing one (bench/README.md), so the broker keeps what it handed
  * out once it is no longer referenced: request frames that span socket reads (framing.ts; shared by
  * all connections, so five 1 MiB Produce requests in flight from one client find memory another
  * connection gave back) and the buffers Fetch reads records into (given back once the answer has

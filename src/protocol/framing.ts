@@ -6,16 +6,16 @@
  * Nothing is allocated by the announced size: chunks are kept as they arrive until the whole
  * frame is there; a frame inside one chunk (the common case) is a zero-copy subarray, one that
  * spans chunks is copied once. Large frames (produce requests of up to a MiB and more) span
- * chunks; a fresh buffer for each costs page faults that dwarf the copy (a fresh MiB ~2 ms against
- * ~50 us reused, here), so the owner hands frames it no longer references back with `recycle`
+ * chunks; a fresh buffer for each costs page faults that dwarf the copy (bench/README.md), so the
+ * owner hands frames it no longer references back with `recycle`
  * and the next copy reuses their memory, from a {@link BufferPool} that decoders may share.
  *
  * A reader that can choose where the socket's next bytes land (Node's `onread` with a buffer
  * function) asks {@link FrameDecoder.directTarget}: while a large frame is being assembled it is
  * the rest of that frame's pooled buffer, so the kernel copies the bytes straight into the frame
- * (one copy instead of two, and no 64 KiB read chunk allocated per read, which on a 1 MiB Produce
- * stream was ~10% of the broker's time in copies and ~10% in the garbage collection those chunks
- * caused).
+ * (one copy instead of two, and no 64 KiB read chunk allocated per read: on a 1 MiB Produce stream
+ * those copies and the garbage collection the chunks caused were a fifth of the broker's time,
+ * bench/README.md).
  */
 import { BufferPool, type ByteReservations } from '../bytes/buffer-pool.js';
 import { FrameTooLargeError } from './errors.js';

@@ -2,21 +2,21 @@
  * Checksums: CRC-32C (Castagnoli) for v2 batches and producer snapshots, CRC-32 (IEEE) for legacy
  * v0/v1 messages (Kafka `Crc32C`, and `java.util.zip.CRC32` in `LegacyRecord`).
  *
- * Implementation chosen by measurement on this machine (AMD EPYC, `node native/bench-crc32c.cjs`,
- * cache-hot, GB/s at 1 KiB / 16 KiB / 1 MiB):
- *  - kafkalite-native (native/src/crc32c.c, our own N-API addon): 12.6 / 43 / 45. The crc32 instruction
+ * Implementation chosen by measurement (`node native/bench-crc32c.cjs`; the figures are in
+ * bench/README.md, "Figures measured outside these benches"):
+ *  - kafkalite-native (native/src/crc32c.c, our own N-API addon), the fastest. The crc32 instruction
  *    has a 3-cycle latency but issues more than once a cycle, so one dependent chain (what the
  *    libraries below run) leaves most of it idle; the addon runs three lanes per 128-byte block
  *    joined with PCLMULQDQ. It takes start/end, so no Buffer view is made per call.
- *  - sse4_crc32 (one crc32q chain): 5.8 / 8.5 / 8.7; @node-rs/crc32: 3.4 / 5.4 / 6.1.
+ *  - sse4_crc32 (one crc32q chain), then @node-rs/crc32.
  * Both addons are compiled at install time (package.json `allowScripts`), so both are optional:
  * when absent or failed to build, the next one takes over, down to the prebuilt @node-rs/crc32,
  * with identical results (KAFKALITE_CRC32C=sse4_crc32 or node-rs picks one for comparison; see
  * `loadCrc32c` for why that is an environment variable).
  *
- * Below a cut-over a JS slicing-by-8 loop wins: no native call (37 ns for ours, ~55 + a Buffer
- * view for the others) beats the arithmetic on a small legacy message or single-record batch:
- * 64 bytes for our addon, 512 for the others (140 bytes: 112 ns in JS against 224 ns native).
+ * Below a cut-over a JS slicing-by-8 loop wins: no native call (plus a Buffer view for the other
+ * libraries) beats the arithmetic on a small legacy message or single-record batch: 64 bytes for
+ * our addon, 512 for the others, where the measured costs cross (bench/README.md).
  */
 import { createRequire } from 'node:module';
 import { InvalidConfigError } from '../errors.js';

@@ -3,8 +3,8 @@
  *
  * Kafka flushes a rolled segment in the background and moves the recovery point once that is done
  * (`UnifiedLog.roll` schedules the "flush-log" task). Done inline in a Node broker, that fdatasync
- * stops every connection: ~180 ms per 1 GiB segment under a 1 MiB produce load here (strace),
- * every time the log rolls.
+ * stops every connection for a long pause every time the log rolls under a produce load
+ * (measured with strace, bench/README.md).
  *
  * Whether a data directory uses it is its `LogResources.backgroundFlush` (log-resources.ts): asked
  * for (the default; `LogManager.open({ backgroundFlush: false })` or the broker property

@@ -3,11 +3,10 @@
  * answer. One broker component (`Broker.heldAppends`); the connection calls {@link HeldAppends.writeAll}
  * before any answer leaves, and that is its only hook.
  *
- * Why: on this project's machine a system call costs several microseconds, and a 16 KiB Produce
- * stream made one `pwrite` per request. The broker handles every request that arrived in one turn
- * of its event loop before it answers any, so their appends to one segment can go out as one
- * `pwritev`. Measured with 16 KiB batches against the build that wrote each append at once
- * (bench/broker.ts, same run): 1.49-1.61x from 8 connections, 1.03-1.07x from one.
+ * Why: a system call costs more than copying a small append, and a 16 KiB Produce stream made one
+ * `pwrite` per request. The broker handles every request that arrived in one turn of its event
+ * loop before it answers any, so their appends to one segment can go out as one `pwritev`; the
+ * gain against the build that wrote each append at once is in bench/README.md.
  *
  * The rule that keeps this safe, Kafka's for acks=1 and acks=all alike: a request is answered only
  * after its records were handed to the OS. The broker writes the held appends before any answer
@@ -34,8 +33,8 @@ export interface HeldAppendsFile {
 /**
  * Held bytes past which `hold` writes them all at once. Batching pays for small appends, whose
  * system call costs as much as their copy; holding 1 MiB batches from 8 connections for a whole
- * event-loop turn only delayed their answers (p50 7 -> 30-170 ms) and kept their frames from
- * being reused.
+ * event-loop turn only delayed their answers (several times the p50 latency, bench/README.md) and
+ * kept their frames from being reused.
  */
 export const MAX_HELD_BYTES = 256 * 1024;
 

@@ -4,11 +4,10 @@
  *
  * Kafka leaves the page cache to the OS, and so does kafkalite with a budget of 0. The default
  * exists because of how Linux behaves on a VM. There, a log that keeps growing takes page-cache
- * pages the guest has not used lately, and each one costs the host a fault to back. Measured on
- * this project's machine with `sync_file_range` + `posix_fadvise` in a C loop:
- * - appending 1 GiB in 1 MiB writes ran at 0.35-0.7 GB/s;
- * - the same appends, with everything older than 16 MiB dropped once written back, ran at 3-4 GB/s.
- * In the broker, copying into fresh page-cache pages was 65% of its time on a 1 MiB Produce stream.
+ * pages the guest has not used lately, and each one costs the host a fault to back. Appends that
+ * drop what was written back ran several times faster than plain appends in a C loop with
+ * `sync_file_range` + `posix_fadvise`, and copying into fresh page-cache pages was most of the
+ * broker's time on a 1 MiB Produce stream (figures in bench/README.md).
  *
  * How it works:
  * - Every WRITEBACK_CHUNK_BYTES appended to a file, the writeback of that range is started with
@@ -134,7 +133,8 @@ export class PageCacheBudget {
 /**
  * The addon's calls, made on libuv's thread pool (`pageHintsAsync`): both can block, for a full
  * device queue or while DONTNEED drains the other CPUs' page lists, and a hint must not stall the
- * broker's one thread. In the 1 MiB produce bench, made inline, they took ~0.2 ms of every MiB.
+ * broker's one thread (made inline they cost a measurable share of the 1 MiB produce bench,
+ * bench/README.md).
  */
 function nativeCalls(): PageCacheCalls | null {
   const addon = nativeAddon;

@@ -2,8 +2,8 @@
  * zstd (Kafka `ZstdCompression`, zstd-jni): standard zstd frames, one per batch, Kafka's default level 3.
  *
  * Library: zstd-napi (N-API over libzstd, compiled at install: it must be listed in `allowScripts`).
- * Measured here: 420 MB/s compress and 1.7 GB/s decompress at level 3, against 235 MB/s (async
- * only) for @mongodb-js/zstd and 170/480 MB/s for the WASM build. It is also the only candidate
+ * It measured fastest of the candidates (@mongodb-js/zstd, async only, and the WASM build; figures
+ * in bench/README.md). It is also the only candidate
  * with a synchronous streaming decoder into a caller-sized buffer, which is what bounds
  * decompression: output grows geometrically up to the cap and never follows a length from the input.
  * On runtimes where zstd-napi is unavailable and node:zlib has zstd (Node >= 22.15), that is used.
