@@ -146,7 +146,7 @@ describe('varint known answers (ByteUtilsTest)', () => {
     }
   });
 
-  test('varlong 2199023255552 -> 80 80 80 80 80 80 01 (spec sample)', () => {
+  test('varlong 2199023255552 -> 80 80 80 80 80 80 01 (ByteUtilsTest sample)', () => {
     assert.equal(encodeVarlong(2199023255552), '80808080808001');
     assert.equal(encodeVarlong(2199023255552n), '80808080808001');
     assert.equal(reader('80808080808001').readVarlong(), 2199023255552);

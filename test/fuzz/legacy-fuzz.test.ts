@@ -1,7 +1,7 @@
 /**
  * Hostile-input fuzzing of the legacy (magic 0/1) decoder: LegacyRecordBatch, the BatchReader's
  * legacy dispatch, FileRecords, wrapper decompression in gzip/snappy/lz4 (magic-0 lz4 framing
- * included), convertToV2. Entries are generated from the spec layout (legacy-fuzz-worker.ts) and
+ * included), convertToV2. Entries are generated from Kafka's LegacyRecord layout (legacy-fuzz-worker.ts) and
  * mutated: byte flips, truncation at every position, entry/inner size fields and key/value lengths
  * inflated or made negative, magic/attributes changed (codec bits 4-7, timestamp bit), wrapper
  * offsets below the last inner offset, inner messages compressed or of another magic, empty,

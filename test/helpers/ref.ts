@@ -65,7 +65,7 @@ export function refUnsignedVarint(u: bigint | number): number[] {
   return out;
 }
 
-/** Zigzag int32 (spec: `(v << 1) ^ (v >> 31)`), as an unsigned value. */
+/** Zigzag int32 (ByteUtils: `(v << 1) ^ (v >> 31)`), as an unsigned value. */
 export function refZigzag32(v: number): bigint {
   const x = BigInt.asIntN(32, BigInt(v));
   return BigInt.asUintN(32, (x << 1n) ^ (x >> 31n));
