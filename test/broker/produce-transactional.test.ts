@@ -1,0 +1,113 @@
+/**
+ * A Produce with a null transactional_id carrying transactional records (issue 17, finding 2).
+ * Kafka refuses the whole request before any append (`KafkaApis.handleProduceRequest`:
+ * `RequestUtils.hasTransactionalRecords` without a transactionalId): every topic-partition of the
+ * request answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED with no error message (ApiError drops
+ * Kafka's default one) and invalid offsets (`ProduceRequest.getErrorResponse`); with acks=0 there
+ * is no answer and the connection is closed. Accepting it instead opened a transaction no
+ * coordinator would ever end, so the partition's last stable offset stayed at that batch and
+ * read_committed consumers read nothing past it, across restarts too.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { errorName } from '../../src/protocol/error-codes.js';
+import { encodeRecordBatch, type RecordBatchOptions } from '../../src/record/builder.js';
+import { storedBatches, withBroker } from '../helpers/broker.js';
+import { runCommand } from '../helpers/python-peer.js';
+import { encodeRequestFrame, RawClient, type Msg } from '../helpers/raw-client.js';
+import type { Broker } from '../../src/broker/broker.js';
+
+const KCAT = process.env.KAFKALITE_KCAT ?? 'kcat';
+
+const batch = (values: string[], o: RecordBatchOptions = {}) => encodeRecordBatch(values.map((v, i) => ({ key: null, value: v, timestamp: 1700000000000 + i })), o);
+const TXN = { isTransactional: true, producerId: 4242n, producerEpoch: 0, baseSequence: 0 };
+
+/** The partition's last stable offset as a read_committed Fetch v11 reports it. */
+async function lastStableOffset(c: RawClient, topic: string, partition: number): Promise<bigint> {
+  const r = await c.request(1, 11, {
+    replicaId: -1,
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    isolationLevel: 1,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [{ topic, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+    forgottenTopicsData: [],
+    rackId: '',
+  });
+  const p = r.responses[0].partitions[0];
+  assert.equal(errorName(p.errorCode), 'NONE');
+  return p.lastStableOffset as bigint;
+}
+
+async function withTopic(body: (c: RawClient, broker: Broker) => Promise<void>): Promise<void> {
+  await withBroker({}, async (broker) => {
+    broker.topics.create('t', 2, {}, broker.logs);
+    broker.topics.create('u', 1, {}, broker.logs);
+    const c = await RawClient.connect(broker.port);
+    try {
+      await body(c, broker);
+    } finally {
+      c.socket.destroy();
+    }
+  });
+}
+
+describe('Produce with transactional records and no transactional id', () => {
+  for (const version of [3, 7, 9]) {
+    test(`v${version}: every partition of the request gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED and nothing is appended`, async () => {
+      await withTopic(async (c, broker) => {
+        assert.equal(errorName((await c.request(0, version, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['before']) }] }] })).responses[0].partitionResponses[0].errorCode), 'NONE');
+        const r = await c.request(0, version, {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 5000,
+          topicData: [
+            // the first partition's batch is plain: Kafka looks at every partition's first batch
+            { name: 't', partitionData: [{ index: 1, records: batch(['plain']) }, { index: 0, records: batch(['txn'], TXN) }] },
+            { name: 'u', partitionData: [{ index: 0, records: batch(['plain too']) }] },
+            { name: 'no-such-topic', partitionData: [{ index: 0, records: batch(['x']) }] },
+          ],
+        });
+        const answers = r.responses.flatMap((t: Msg) => t.partitionResponses.map((p: Msg) => [t.name, p.index, errorName(p.errorCode), p.baseOffset, p.logStartOffset, p.logAppendTimeMs, p.errorMessage ?? null]));
+        const sorted = [...answers].sort((a, b) => `${a[0]}-${a[1]}`.localeCompare(`${b[0]}-${b[1]}`));
+        const refused = (topic: string, index: number) => [topic, index, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', -1n, -1n, -1n, null];
+        assert.deepEqual(sorted, [refused('no-such-topic', 0), refused('t', 0), refused('t', 1), refused('u', 0)]);
+        assert.deepEqual(storedBatches(broker.dataDir, 't', 0).map((b) => b.records.map((x) => x.value?.toString())), [['before']]);
+        assert.deepEqual(storedBatches(broker.dataDir, 't', 1), []);
+        assert.deepEqual(storedBatches(broker.dataDir, 'u', 0), []);
+        assert.equal(await lastStableOffset(c, 't', 0), 1n, 'the LSO is the log end: no transaction was opened');
+      });
+    });
+  }
+
+  test('an idempotent batch (not transactional) with a null transactional id is accepted', async () => {
+    await withTopic(async (c) => {
+      const r = await c.request(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['idempotent'], { producerId: 4242n, producerEpoch: 0, baseSequence: 0 }) }] }] });
+      assert.equal(errorName(r.responses[0].partitionResponses[0].errorCode), 'NONE', 'an idempotent, non-transactional batch is accepted');
+    });
+  });
+
+  test('acks=0: no answer, the connection is closed, nothing is appended', async () => {
+    await withTopic(async (c, broker) => {
+      const id = c.correlationId();
+      c.send(encodeRequestFrame(0, 9, id, { transactionalId: null, acks: 0, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['txn'], TXN) }] }] }));
+      assert.equal(await c.closesWithin(10_000), true, 'the broker closes the connection');
+      assert.deepEqual(c.unclaimed, []);
+      assert.deepEqual(storedBatches(broker.dataDir, 't', 0), []);
+    });
+  });
+
+  test('kcat read_committed reads a record produced after the refused request (the LSO did not stall)', async () => {
+    await withTopic(async (c, broker) => {
+      const refused = await c.request(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['stuck?'], TXN) }] }] });
+      assert.equal(errorName(refused.responses[0].partitionResponses[0].errorCode), 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+      const ok = await c.request(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['after']) }] }] });
+      assert.equal(errorName(ok.responses[0].partitionResponses[0].errorCode), 'NONE');
+      const r = await runCommand(KCAT, ['-b', broker.bootstrap, '-t', 't', '-p', '0', '-C', '-o', 'beginning', '-e', '-q', '-f', '%o:%s\\n', '-X', 'isolation.level=read_committed'], { timeoutMs: 60_000 });
+      assert.equal(r.code, 0, r.stderr.toString());
+      assert.equal(r.stdout.toString(), '0:after\n');
+    });
+  });
+});
