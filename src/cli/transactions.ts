@@ -101,7 +101,8 @@ export function parseTransactionsArgs(argv: string[]): TransactionsOptions | { h
       },
     });
   } catch (err) {
-    return { error: (err as Error).message };
+    // node's messages for a dash-led value span lines: a usage error is one line
+    return { error: (err as Error).message.replace(/\s*\n\s*/g, ' ') };
   }
   const v = parsed.values;
   if (v.help) return { help: true };

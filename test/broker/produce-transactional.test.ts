@@ -9,6 +9,8 @@
  * read_committed consumers read nothing past it, across restarts too.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch, type RecordBatchOptions } from '../../src/record/builder.js';
@@ -16,6 +18,9 @@ import { storedBatches, withBroker } from '../helpers/broker.js';
 import { runCommand } from '../helpers/python-peer.js';
 import { encodeRequestFrame, RawClient, type Msg } from '../helpers/raw-client.js';
 import type { Broker } from '../../src/broker/broker.js';
+import { LogManager } from '../../src/storage/log-manager.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/storage.js';
 
 const KCAT = process.env.KAFKALITE_KCAT ?? 'kcat';
 
@@ -109,5 +114,31 @@ describe('Produce with transactional records and no transactional id', () => {
       assert.equal(r.code, 0, r.stderr.toString());
       assert.equal(r.stdout.toString(), '0:after\n');
     });
+  });
+
+  test('a log stuck before the fix: kcat read_committed stops at it; `kafkalite transactions abort` frees it, and kcat reads past it', async () => {
+    // what an accepted request used to leave: a transactional batch no marker will ever end
+    const { dir, cleanup } = tempDir('stuck-lso');
+    try {
+      const m = LogManager.open(dir);
+      const log = m.getOrCreateLog('t', 0);
+      log.append(batch(['before']));
+      log.append(batch(['stuck'], TXN));
+      log.append(batch(['after']));
+      m.close();
+      const consume = async (broker: Broker) => {
+        const r = await runCommand(KCAT, ['-b', broker.bootstrap, '-t', 't', '-p', '0', '-C', '-o', 'beginning', '-e', '-q', '-f', '%o:%s\\n', '-X', 'isolation.level=read_committed'], { timeoutMs: 60_000 });
+        assert.equal(r.code, 0, r.stderr.toString());
+        return r.stdout.toString();
+      };
+      await withBroker({ dataDir: dir }, async (broker) => assert.equal(await consume(broker), '0:before\n', 'stuck at the open transaction'));
+      const abort = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'transactions', dir, 'abort', '--topic', 't', '--partition', '0', '--start-offset', '1'], { encoding: 'utf8' });
+      assert.equal(abort.status, 0, abort.stderr);
+      assert.match(abort.stdout, /last stable offset 1 -> 4\n$/);
+      // the aborted record is dropped by the consumer (the marker at 3 is not a record)
+      await withBroker({ dataDir: dir }, async (broker) => assert.equal(await consume(broker), '0:before\n2:after\n'));
+    } finally {
+      cleanup();
+    }
   });
 });
