@@ -117,6 +117,8 @@ describe('producer-state view and abortTransaction', () => {
         assert.deepEqual([marker.isControl, marker.isTransactional, marker.producerId, marker.producerEpoch, marker.baseOffset], [true, true, 1n, 1, r.markerOffset]);
         const rec = marker.records()[0]!;
         assert.deepEqual(parseEndTransactionMarker(rec.key, rec.value), { type: 'ABORT', coordinatorEpoch: 9, version: 0 });
+        // a coordinator epoch below 0 (DescribeProducers' -1 for a producer that never saw a marker) is written as 0
+        assert.equal(abortTransaction(log, { producerId: 5n, coordinatorEpoch: -1 }).coordinatorEpoch, 0);
         const committed = log.read(0n, { maxBytes: 1 << 24, isolation: 'read_committed' });
         assert.ok(committed.abortedTransactions!.some((a) => a.producerId === 1n && a.firstOffset === first.firstOffset));
       } finally {
