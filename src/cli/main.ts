@@ -11,7 +11,8 @@ import { stderrProgress } from './progress.js';
 import { parseRecoverArgs, recover, RECOVER_USAGE } from './recover.js';
 import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
 import { parseStatsArgs, stats, STATS_USAGE } from './stats.js';
-import { parseTransactionsArgs, transactions, TRANSACTIONS_USAGE } from './transactions.js';
+import { transactions } from './transactions.js';
+import { parseTransactionsArgs, TRANSACTIONS_USAGE } from './transactions-args.js';
 import { parseVerifyArgs, verify, VERIFY_USAGE } from './verify.js';
 
 interface Command<O> {
