@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { KafkaliteError } from '../errors.js';
 import { replayTransactionLog, TRANSACTION_STATE_TOPIC, transactionLogRecords, type StoredTransactionMetadata, type TransactionLogRecord } from '../internal-topics/transaction-log-replay.js';
 import { FileRecords } from '../storage/file-records.js';
-import { LOG_SUFFIX, offsetFromFileName } from '../storage/file-names.js';
+import { CLEAN_SHUTDOWN_FILE, LOG_SUFFIX, offsetFromFileName } from '../storage/file-names.js';
 import { readProducerStateView } from '../storage/producer-state-view.js';
 import { CLUSTER_METADATA_TOPIC, parseTopicPartitionName, partitionDirName } from '../storage/topic.js';
 import { openTransactions, type OpenTransaction } from '../storage/transaction-abort.js';
@@ -115,9 +115,11 @@ export function load(dataDir: string, now: number): Loaded {
     .sort((a, b) => (a.transactionalId < b.transactionalId ? -1 : a.transactionalId > b.transactionalId ? 1 : 0));
   const byProducer = new Map<bigint, TransactionView>();
   for (const t of transactions) byProducer.set(t.producerId, t);
+  // as the broker's load: a clean shutdown that kept no producer snapshot had no producer state
+  const hadCleanShutdown = existsSync(join(dataDir, CLEAN_SHUTDOWN_FILE));
   const open: OpenTransactionView[] = [];
   for (const { topic, partition, dir } of partitionLogs(dataDir)) {
-    const view = readProducerStateView(dir, () => now);
+    const view = readProducerStateView(dir, { time: () => now, hadCleanShutdown });
     warnings.push(...view.warnings);
     for (const txn of openTransactions(view.state)) {
       const owner = byProducer.get(txn.producerId);

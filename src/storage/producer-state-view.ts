@@ -3,8 +3,9 @@
  * offline tools (what DescribeProducers would answer once a broker had loaded the log). It follows
  * the load (producer-state-rebuild.ts, Kafka `UnifiedLog.rebuildProducerState`): the newest
  * producer snapshot above the first segment's base and not past the log end, then every batch
- * after it replayed. Unlike the load it writes no snapshot, rebuilds no index, and does not cut a
- * damaged tail: the replay stops at the first batch that fails its CRC or framing, and says so.
+ * after it replayed (none after a clean shutdown that left no snapshot). Unlike the load it writes
+ * no snapshot, rebuilds no index, and does not cut a damaged tail: the replay stops at the first
+ * batch that fails its CRC or framing, and says so.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,7 +58,15 @@ function logEndOffsetOf(segments: { baseOffset: bigint; path: string }[], warnin
 }
 
 /** The producer state of the partition in `dir` as the log's snapshots and batches give it; `dir` is only read. */
-export function readProducerStateView(dir: string, time: () => number = Date.now): ProducerStateView {
+export interface ProducerStateViewOptions {
+  /** Clock for the producer state (default Date.now). */
+  time?: () => number;
+  /** The data directory holds Kafka's clean-shutdown marker. */
+  hadCleanShutdown?: boolean;
+}
+
+export function readProducerStateView(dir: string, options: ProducerStateViewOptions = {}): ProducerStateView {
+  const time = options.time ?? Date.now;
   const warnings: string[] = [];
   const segments = segmentFiles(dir);
   // the manager only lists the snapshot files here; loading is done below, without its deletions
@@ -67,7 +76,8 @@ export function readProducerStateView(dir: string, time: () => number = Date.now
   let from = firstBase;
   let snapshotOffset: bigint | undefined;
   // newest first, as `ProducerStateManager.loadFromSnapshot`; snapshots at or below the log start are not used
-  for (const s of listSnapshotFiles(dir).reverse()) {
+  const snapshots = listSnapshotFiles(dir);
+  for (const s of [...snapshots].reverse()) {
     if (s.offset > logEndOffset || s.offset <= firstBase) continue;
     try {
       for (const entry of readProducerSnapshot(s.path)) state.loadProducerEntry(entryFromSnapshot(entry));
@@ -80,12 +90,24 @@ export function readProducerStateView(dir: string, time: () => number = Date.now
     break;
   }
   state.updateMapEndOffset(from);
+  // Kafka's load reads no log when it finds no snapshot after a clean shutdown: none was kept, so
+  // there was no producer state (`UnifiedLog.rebuildProducerState`); the view agrees with it
+  const skipLog = from >= logEndOffset || (snapshotOffset === undefined && options.hadCleanShutdown === true && snapshots.length === 0);
   replay: for (const [i, segment] of segments.entries()) {
+    if (skipLog) break;
     const next = segments[i + 1];
     if (next !== undefined && next.baseOffset <= from) continue;
     const file = FileRecords.open(segment.path);
     try {
-      for (const { batch, position } of file.batches()) {
+      // the batches below `from` are skipped by their headers, not read whole
+      let start = 0;
+      if (segment.baseOffset < from) {
+        for (const h of file.headers()) {
+          if (h.lastOffset >= from) break;
+          start = h.position + h.sizeInBytes;
+        }
+      }
+      for (const { batch, position } of file.batches(start)) {
         if (batch.lastOffset < from) continue;
         if (batch.kind === 'v2' && !batch.isValid()) {
           warnings.push(`${segment.path}: the batch at position ${position} fails its CRC check; producer state is read up to offset ${state.mapEndOffset}`);

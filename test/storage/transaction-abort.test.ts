@@ -74,6 +74,24 @@ describe('producer-state view and abortTransaction', () => {
     }
   });
 
+  test('a clean shutdown that left no snapshot: no producer state, in the view as in the load', () => {
+    const { dir, cleanup } = tempDir('txn-view-clean');
+    try {
+      build(dir);
+      for (const n of readdirSync(join(dir, 't-0'))) if (n.endsWith('.snapshot')) rmSync(join(dir, 't-0', n));
+      assert.deepEqual(openTransactions(readProducerStateView(join(dir, 't-0'), { hadCleanShutdown: true }).state), []);
+      assert.equal(openTransactions(readProducerStateView(join(dir, 't-0')).state).length, 4, 'without the marker the log is replayed');
+      const m = LogManager.open(dir);
+      try {
+        assert.deepEqual(openTransactions(m.getLog('t', 0)!.producerStateManager), []);
+      } finally {
+        m.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
   test('a batch failing its CRC ends the view there, with a warning', () => {
     const { dir, cleanup } = tempDir('txn-view-crc');
     try {
