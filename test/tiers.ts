@@ -34,6 +34,7 @@ export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22';
 /** Test files (under test/, without `.test.ts`) that need a peer or ../shared, and what they need. */
 export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'broker/compaction': ['kcat'],
+  'broker/produce-transactional': ['kcat'],
   'broker/topic-registry': ['shared'],
   'cli/cli-commands': ['shared'],
   'cli/dump-log': ['python'],

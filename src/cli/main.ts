@@ -11,6 +11,8 @@ import { stderrProgress } from './progress.js';
 import { parseRecoverArgs, recover, RECOVER_USAGE } from './recover.js';
 import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
 import { parseStatsArgs, stats, STATS_USAGE } from './stats.js';
+import { transactions } from './transactions.js';
+import { parseTransactionsArgs, TRANSACTIONS_USAGE } from './transactions-args.js';
 import { parseVerifyArgs, verify, VERIFY_USAGE } from './verify.js';
 
 interface Command<O> {
@@ -18,6 +20,8 @@ interface Command<O> {
   usage: string;
   parse(argv: string[]): O | { error: string } | { help: true };
   run(opts: O): number | Promise<number>;
+  /** A usage error is one line, pointing at `--help`, rather than the line and the whole usage text. */
+  oneLineErrors?: boolean;
   /** For read-only commands: the paths they read, checked for a live holder of the directory's `.lock`. */
   reads?(opts: O): string[];
 }
@@ -74,6 +78,15 @@ const COMMANDS: { [name: string]: Command<object> } = {
     run: (opts) => stats({ ...opts, progress: stderrProgress() }),
     reads: (opts) => [opts.path],
   }),
+  transactions: command({
+    summary: 'list and describe the transactions of a data directory, or abort a hanging one',
+    usage: TRANSACTIONS_USAGE,
+    parse: parseTransactionsArgs,
+    run: transactions,
+    oneLineErrors: true,
+    // list and describe only read; abort takes the directory's lock (LogManager.open)
+    reads: (opts) => (opts.command === 'abort' ? [] : [opts.dir]),
+  }),
 };
 
 function usage(): string {
@@ -114,7 +127,7 @@ export function main(argv: string[]): number | Promise<number> {
     return 0;
   }
   if ('error' in opts) {
-    process.stderr.write(`Error: ${opts.error}\n${cmd.usage}\n`);
+    process.stderr.write(cmd.oneLineErrors === true ? `Error: ${opts.error} (see 'kafkalite ${name} --help')\n` : `Error: ${opts.error}\n${cmd.usage}\n`);
     return 2;
   }
   for (const note of lockedDirNotes(cmd.reads?.(opts) ?? [])) process.stderr.write(note + '\n');

@@ -22,6 +22,7 @@ import {
 import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { refuseTransactionalWithoutId } from './transactional-records.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
@@ -47,6 +48,13 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     // take a later large frame (other APIs may keep views of their request, e.g. JoinGroup's metadata)
     ctx.afterAnswer(ctx.recycleRequestFrame);
     const acks = request.acks;
+    // before any append, as Kafka does: transactional records need a transactional id (issue 17)
+    const refused = refuseTransactionalWithoutId(request);
+    if (refused !== undefined) {
+      if (acks !== 0) return { responses: refused, throttleTimeMs: 0 };
+      ctx.connection.closeAfterResponse = true;
+      return NO_RESPONSE;
+    }
     let anyError = false;
     let appended = false;
     const responses: TopicProduceResponse[] = [];
