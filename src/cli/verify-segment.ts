@@ -22,8 +22,12 @@ export interface Problem {
   /** Byte position in `file`, when the problem has one. */
   position?: number;
   reason: string;
-  /** 'error' fails verification; 'warning' is reported only (e.g. files Kafka deletes at load). */
-  severity: 'error' | 'warning';
+  /**
+   * 'error' fails verification (damage); 'warning' is reported only (e.g. files Kafka deletes at
+   * load); 'note' is the normal state of a log after a crash that recovery tidies (a preallocated
+   * index tail), never damage.
+   */
+  severity: 'error' | 'warning' | 'note';
 }
 
 export interface Problems {
@@ -52,7 +56,11 @@ class OffsetIndexWalk {
     private readonly index: OffsetIndex,
     private readonly problems: Problems,
   ) {
-    this.count = usedEntries(index.entries, (i) => index.entry(i).offset === index.baseOffset);
+    const isZero = (i: number) => {
+      const e = index.entry(i);
+      return e.offset === index.baseOffset && e.position === 0;
+    };
+    this.count = usedEntries(index.entries, isZero, index.path, OFFSET_INDEX_ENTRY_SIZE, problems);
   }
 
   private report(i: number, reason: string): void {
@@ -103,10 +111,11 @@ class TimeIndexWalk {
     private readonly index: TimeIndex,
     private readonly problems: Problems,
   ) {
-    this.count = usedEntries(index.entries, (i) => {
+    const isZero = (i: number) => {
       const e = index.entry(i);
       return e.offset === index.baseOffset && e.timestamp === 0n;
-    });
+    };
+    this.count = usedEntries(index.entries, isZero, index.path, TIME_INDEX_ENTRY_SIZE, problems);
   }
 
   private report(i: number, reason: string): void {
@@ -140,12 +149,28 @@ class TimeIndexWalk {
 }
 
 /**
- * Entries in use: a crashed active segment leaves its preallocated zero tail, and Kafka's dump stops
- * at the first entry i > 0 that reads as the base offset (spec §14.3).
+ * Entries in use. Kafka preallocates the active segment's indexes to `segment.index.bytes` of zeros
+ * and trims them only when the segment is closed (`AbstractIndex.trimToValidSize`); a process killed
+ * before that leaves the zero tail, and Kafka's loader rebuilds such a segment's indexes in
+ * recovery. So an all-zero run at the end of the file is reported once as a note (the state a
+ * crash leaves, which `recover` trims), not as entries that disagree with the log. Entry 0 of
+ * zeros is padding too: Kafka never indexes a segment's first batch (the interval starts at 0).
+ * Before that tail, Kafka's dump stops at the first entry i > 0 that reads as the base offset
+ * (spec §14.3).
  */
-function usedEntries(entries: number, isPadding: (i: number) => boolean): number {
-  for (let i = 1; i < entries; i++) if (isPadding(i)) return i;
-  return entries;
+function usedEntries(entries: number, isZero: (i: number) => boolean, path: string, entrySize: number, problems: Problems): number {
+  let tail = entries;
+  while (tail > 0 && isZero(tail - 1)) tail--;
+  if (tail < entries) {
+    problems.add({
+      file: path,
+      position: tail * entrySize,
+      reason: `${(entries - tail) * entrySize} bytes of preallocated zero entries: the segment was never closed (the broker stopped without a clean shutdown); recovery rebuilds this index and trims them`,
+      severity: 'note',
+    });
+  }
+  for (let i = 1; i < tail; i++) if (isZero(i)) return i;
+  return tail;
 }
 
 function reasonOf(e: unknown): string {
