@@ -96,7 +96,8 @@ export class TopicRegistry {
    */
   validateCreate(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): LogConfig {
     const reason = invalidTopicReason(name);
-    if (reason !== undefined) throw new InvalidTopicError(reason);
+    // ReplicationControlManager.validateNewTopicNames answers Topic.validate's message
+    if (reason !== undefined) throw new InvalidTopicError(`Topic name is invalid: ${reason}`);
     if (this.topics.has(name)) throw new ApiError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`);
     const key = collisionKey(name);
     for (const other of this.topics.keys()) {

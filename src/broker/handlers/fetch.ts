@@ -34,6 +34,8 @@ const INT32_MAX = 2147483647;
 const POOLED_READ_MIN = 16 * 1024;
 
 interface FetchPlan {
+  /** The request's version: below 10 a zstd topic is not served (see readAll). */
+  version: number;
   isolation: 'read_uncommitted' | 'read_committed';
   maxBytes: number;
   topics: FetchTopic[];
@@ -71,6 +73,16 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
       partitions.push(out);
       try {
         const log = partitionLog(broker, name, p.partition);
+        // KafkaApis.handleFetchRequest (maybeConvertFetchedData): a topic configured
+        // compression.type=zstd answers fetches below v10 (clients without zstd, KIP-110) with
+        // UNSUPPORTED_COMPRESSION_TYPE and no marks. Kafka decides on the topic's config, not on the
+        // batches: zstd batches kept as sent by a producer (compression.type=producer) are returned
+        // as Kafka returns them (v4+ reads magic 2 unconverted, so no down-conversion applies).
+        if (plan.version < 10 && broker.topics.get(name)?.config.compressionType === 'zstd') {
+          out.errorCode = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE;
+          anyError = true;
+          continue;
+        }
         out.highWatermark = log.highWatermark;
         out.lastStableOffset = log.lastStableOffset;
         out.logStartOffset = log.logStartOffset;
@@ -110,6 +122,7 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
     const broker = ctx.broker;
     const requestedMax = request.maxBytes ?? INT32_MAX;
     const plan: FetchPlan = {
+      version: ctx.apiVersion,
       isolation: request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted',
       // Kafka caps the answer at the broker's fetch.max.bytes (KafkaApis.handleFetchRequest)
       maxBytes: Math.min(requestedMax > 0 ? requestedMax : INT32_MAX, broker.config.fetchMaxBytes),
