@@ -9,6 +9,10 @@
  * - zstd below Produce v7: UNSUPPORTED_COMPRESSION_TYPE (`ProduceRequest.validateRecords`); a
  *   zstd-configured topic fetched below v10: UNSUPPORTED_COMPRESSION_TYPE for that partition
  *   (`KafkaApis.handleFetchRequest`).
+ * - Records whose offsetDelta is not their index in the batch: Kafka has no rejection rule for it
+ *   (Kafka 2.4 answered INVALID_RECORD for compressed inner records; KAFKA-9669 made 2.5.1+ rewrite
+ *   them instead, and `LogValidator.assignOffsetsNonCompressed` never looked at record offsets):
+ *   a compressed batch is rebuilt with dense offsets, an uncompressed one is kept as sent.
  * - A 32,767-character topic name: INVALID_TOPIC_EXCEPTION with the name echoed, and every answer
  *   naming it stays encodable (no string field over 32,767 bytes) on every version.
  */
@@ -18,6 +22,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch, type RecordBatchOptions } from '../../src/record/builder.js';
+import { crc32c } from '../../src/record/crc.js';
 import type { Broker } from '../../src/broker/broker.js';
 import { storedBatches, withBroker } from '../helpers/broker.js';
 import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '../helpers/raw-client.js';
@@ -256,4 +261,38 @@ describe('a 32,767-character topic name', () => {
       });
     });
   }
+});
+
+describe('records whose offsetDelta is not their index (Kafka: no rejection)', () => {
+  /** A v2 batch of 3 records with offsetDeltas 0, 5, 7 under a header that says lastOffsetDelta 2 (so count and range agree). */
+  function lyingDeltas(compression: 'none' | 'gzip' | 'zstd'): Buffer {
+    const b = encodeRecordBatch([0, 5, 7].map((offsetDelta, i) => ({ key: `k${i}`, value: `v${i}`, timestamp: Date.now(), offsetDelta })), { compression });
+    b.writeInt32BE(2, 23); // lastOffsetDelta
+    b.writeUInt32BE(crc32c(b, 21, b.length) >>> 0, 17); // the CRC covers attributes..end
+    return b;
+  }
+
+  for (const compression of ['gzip', 'zstd'] as const) {
+    test(`${compression}: accepted and rebuilt with dense offsets (LogValidator: inPlaceAssignment = false)`, async () => {
+      await withClient(async (c, broker) => {
+        broker.topics.create('t', 1, {}, broker.logs);
+        const r = await c.request(0, 9, produceBody('t', lyingDeltas(compression)));
+        const p = r.responses[0].partitionResponses[0];
+        assert.equal(errorName(p.errorCode), 'NONE');
+        assert.deepEqual(storedBatches(broker.dataDir, 't', 0).flatMap((b) => b.records.map((x) => x.offset)), [0n, 1n, 2n]);
+      });
+    });
+  }
+
+  test('uncompressed: accepted and kept as sent (assignOffsetsNonCompressed sets only base and last offset)', async () => {
+    await withClient(async (c, broker) => {
+      broker.topics.create('t', 1, {}, broker.logs);
+      const r = await c.request(0, 9, produceBody('t', lyingDeltas('none')));
+      assert.equal(errorName(r.responses[0].partitionResponses[0].errorCode), 'NONE');
+      const [stored] = storedBatches(broker.dataDir, 't', 0);
+      assert.equal(stored!.lastOffset, 2n);
+      assert.deepEqual(stored!.records.map((x) => x.offset), [0n, 5n, 7n]);
+      assert.equal(broker.logs.getLog('t', 0)!.logEndOffset, 3n, 'the log end follows the batch header, as in Kafka');
+    });
+  });
 });
