@@ -165,7 +165,7 @@ function usedEntries(entries: number, isZero: (i: number) => boolean, path: stri
     problems.add({
       file: path,
       position: tail * entrySize,
-      reason: `${(entries - tail) * entrySize} bytes of preallocated zero entries: the segment was never closed (the broker stopped without a clean shutdown); recovery rebuilds this index and trims them`,
+      reason: `${(entries - tail) * entrySize} bytes of preallocated zero entries: the segment was never closed (the broker stopped without a clean shutdown); recovery (\`kafkalite recover\`, or \`--full\` when the recovery point is past this segment) rebuilds this index without them`,
       severity: 'note',
     });
   }

@@ -11,16 +11,16 @@
  * changes while leaving every byte in place.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { encodeRecordBatch } from '../../src/index.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { CORPORA, REPO_ROOT } from '../helpers/paths.js';
+import { RawClient } from '../helpers/raw-client.js';
 import { frameLog, tempDir } from '../helpers/storage.js';
 
 const CLI = join(REPO_ROOT, 'bin', 'kafkalite.js');
@@ -366,25 +366,45 @@ describe('kafkalite verify / recover agree (KRaft metadata log, preallocated ind
     }
   });
 
-  /** A data dir whose broker process was SIGKILLed before its only segment was ever closed. */
-  function killedDataDir(dir: string, batches: number): void {
-    const lm = pathToFileURL(join(REPO_ROOT, 'dist/src/storage/log-manager.js')).href;
-    const builder = pathToFileURL(join(REPO_ROOT, 'dist/src/record/builder.js')).href;
-    const code = `
-      import { LogManager } from ${JSON.stringify(lm)};
-      import { encodeRecordBatch } from ${JSON.stringify(builder)};
-      const m = LogManager.open(${JSON.stringify(dir)}, {});
-      const log = m.getOrCreateLog('killed', 0);
-      for (let i = 0; i < ${batches}; i++) log.append(encodeRecordBatch([{ key: 'k' + i, value: 'v'.repeat(200), timestamp: 1700000000000 + i }]));
-      process.kill(process.pid, 'SIGKILL');`;
-    const res = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
-    assert.equal(res.signal, 'SIGKILL', res.stderr);
+  /**
+   * A data dir whose broker (`kafkalite serve`, a child process) was SIGKILLed after acknowledging
+   * `batches` produce requests, before its only segment was ever closed.
+   */
+  async function killedDataDir(dir: string, batches: number): Promise<void> {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dir, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on [^:\s]+:(\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        child.on('exit', (code) => reject(new Error(`kafkalite serve exited ${code}: ${out}`)));
+      });
+      const c = await RawClient.connect(port);
+      try {
+        const created = await c.request(19, 4, { topics: [{ name: 'killed', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+        assert.equal(created.topics[0].errorCode, 0);
+        for (let i = 0; i < batches; i++) {
+          const records = encodeRecordBatch([{ key: `k${i}`, value: 'v'.repeat(200), timestamp: Date.now() }]);
+          const r = await c.request(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'killed', partitionData: [{ index: 0, records }] }] });
+          assert.equal(r.responses[0].partitionResponses[0].errorCode, 0);
+        }
+      } finally {
+        c.destroy();
+      }
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
   }
 
-  it('after a SIGKILL: the preallocated index tails are notes (exit 0), and recover trims them', () => {
+  it('after a SIGKILL: the preallocated index tails are notes (exit 0), and recover trims them', async () => {
     const tmp = tempDir('verify-killed');
     try {
-      killedDataDir(tmp.dir, 50);
+      await killedDataDir(tmp.dir, 50);
       const seg = (ext: string) => join(tmp.dir, 'killed-0', `00000000000000000000${ext}`);
       // the state the kill left: indexes still at their preallocated size (segment.index.bytes)
       assert.equal(statSync(seg('.index')).size, DEFAULT_LOG_CONFIG.segmentIndexBytes);
@@ -394,7 +414,7 @@ describe('kafkalite verify / recover agree (KRaft metadata log, preallocated ind
       assert.equal(found.report.ok, true);
       const tails = notes(found.report);
       assert.deepEqual(tails.map((p) => p.file).sort(), [seg('.index'), seg('.timeindex')]);
-      for (const p of tails) assert.match(p.reason, /preallocated zero entries.*recovery .*trims them/);
+      for (const p of tails) assert.match(p.reason, /preallocated zero entries: the segment was never closed .*recovery .*rebuilds this index without them/);
       const text = run('verify', tmp.dir);
       assert.match(text.stdout, new RegExp(`^NOTE ${seg('.index')} at byte \\d+: `, 'm'));
       assert.match(text.stdout.trimEnd().split('\n').at(-1)!, /^OK /);
@@ -407,10 +427,10 @@ describe('kafkalite verify / recover agree (KRaft metadata log, preallocated ind
     }
   });
 
-  it('after a SIGKILL: real damage is still an error (exit 1) beside the notes', () => {
+  it('after a SIGKILL: real damage is still an error (exit 1) beside the notes', async () => {
     const tmp = tempDir('verify-killed-bad');
     try {
-      killedDataDir(tmp.dir, 50);
+      await killedDataDir(tmp.dir, 50);
       const log = join(tmp.dir, 'killed-0', '00000000000000000000.log');
       const bytes = readFileSync(log);
       const victim = frameLog(bytes)[10]!;
