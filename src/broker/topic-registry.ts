@@ -14,7 +14,7 @@ import { atomicWriteFileSync } from '../storage/fs-util.js';
 import { logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 import type { LogManager } from '../storage/log-manager.js';
 import { parseUuid } from '../storage/uuid.js';
-import { invalidTopicReason } from '../storage/topic.js';
+import { CLUSTER_METADATA_TOPIC, invalidTopicReason } from '../storage/topic.js';
 
 export const TOPICS_FILE = 'kafkalite-topics.json';
 /** Most partitions one topic may have on this single node. */
@@ -95,6 +95,10 @@ export class TopicRegistry {
    * factor, configs); returns the config it would get.
    */
   validateCreate(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): LogConfig {
+    // ControllerApis.createTopics (KAFKA-14358, KAFKA-16975): the KRaft metadata log is not a topic,
+    // and a log created under its name would be its `__cluster_metadata-0` directory. Every
+    // creation path (CreateTopics, Metadata's auto-creation) comes through here.
+    if (name === CLUSTER_METADATA_TOPIC) throw new ApiError('INVALID_REQUEST', `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`);
     const reason = invalidTopicReason(name);
     // ReplicationControlManager.validateNewTopicNames answers Topic.validate's message
     if (reason !== undefined) throw new InvalidTopicError(`Topic name is invalid: ${reason}`);

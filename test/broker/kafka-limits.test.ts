@@ -142,6 +142,9 @@ describe('Produce to internal topics', () => {
           assert.equal(t.errorMessage, 'Creation of internal topic __cluster_metadata is prohibited.');
         }
       }
+      // Metadata's auto-creation goes the same way (Kafka's controller refuses it; kafkalite answers the refusal)
+      const m = await c.request(3, 9, { topics: [{ name: '__cluster_metadata' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      assert.equal(errorName(m.topics[0].errorCode), 'INVALID_REQUEST');
       assert.equal(broker.topics.get('__cluster_metadata'), undefined);
       assert.equal(existsSync(join(broker.dataDir, '__cluster_metadata-0')), false, 'no log dir where the KRaft metadata log lives');
     });

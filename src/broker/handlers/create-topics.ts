@@ -10,7 +10,6 @@ import { ApiError, errorCodeOf, errorMessageOf } from '../api-error.js';
 import { describeTopicConfigs } from '../topic-configs.js';
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { CLUSTER_METADATA_TOPIC } from '../../storage/topic.js';
 
 export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
   api: CreateTopics,
@@ -26,9 +25,6 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       topics.push(out);
       try {
         if (counts.get(t.name)! > 1) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
-        // ControllerApis.createTopics (KAFKA-14358, KAFKA-16975): the KRaft metadata log is not a
-        // topic; a log created under its name would be the `__cluster_metadata-0` directory
-        if (t.name === CLUSTER_METADATA_TOPIC) throw new ApiError(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`);
         const configs: Record<string, string> = {};
         for (const c of t.configs) {
           if (c.value === null) throw new ApiError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}`);
