@@ -73,16 +73,6 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
       partitions.push(out);
       try {
         const log = partitionLog(broker, name, p.partition);
-        // KafkaApis.handleFetchRequest (maybeConvertFetchedData): a topic configured
-        // compression.type=zstd answers fetches below v10 (clients without zstd, KIP-110) with
-        // UNSUPPORTED_COMPRESSION_TYPE and no marks. Kafka decides on the topic's config, not on the
-        // batches: zstd batches kept as sent by a producer (compression.type=producer) are returned
-        // as Kafka returns them (v4+ reads magic 2 unconverted, so no down-conversion applies).
-        if (plan.version < 10 && broker.topics.get(name)?.config.compressionType === 'zstd') {
-          out.errorCode = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE;
-          anyError = true;
-          continue;
-        }
         out.highWatermark = log.highWatermark;
         out.lastStableOffset = log.lastStableOffset;
         out.logStartOffset = log.logStartOffset;
@@ -107,6 +97,15 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         if (!(e instanceof OffsetOutOfRangeError)) {
           broker.logger.debug(`Fetch ${name}-${p.partition}: ${(e as Error).message}`);
         }
+      }
+      // KafkaApis.handleFetchRequest (maybeConvertFetchedData): a topic configured
+      // compression.type=zstd answers fetches below v10 (clients without zstd, KIP-110) with
+      // UNSUPPORTED_COMPRESSION_TYPE in place of whatever was read (an error included), after the
+      // read and its wait, as Kafka converts the finished read. Kafka decides on the topic's config,
+      // not on the batches: zstd batches a producer sent to a compression.type=producer topic are
+      // returned as they are (v4+ reads magic 2, so no down-conversion applies).
+      if (plan.version < 10 && broker.topics.get(name)?.config.compressionType === 'zstd') {
+        Object.assign(out, { errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, abortedTransactions: null, records: EMPTY });
       }
     }
     responses.push({ topic: name, partitions });
