@@ -193,6 +193,11 @@ describe('zstd and old protocol versions', () => {
         assert.equal(errorName(plain.errorCode), 'NONE');
         assert.ok(plain.records.length > 0, 'the other partition is served');
       }
+      // the conversion replaces whatever the read gave, an error included
+      const oor = await c.request(1, 9, fetchBody('z', 100n));
+      assert.equal(errorName(oor.responses[0].partitions[0].errorCode), 'UNSUPPORTED_COMPRESSION_TYPE');
+      const oor10 = await c.request(1, 10, fetchBody('z', 100n));
+      assert.equal(errorName(oor10.responses[0].partitions[0].errorCode), 'OFFSET_OUT_OF_RANGE');
       for (const version of [10, 12]) {
         const r = await c.request(1, version, fetchBody('z'));
         const z = r.responses[0].partitions[0];
