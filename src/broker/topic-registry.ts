@@ -62,6 +62,8 @@ export class TopicRegistry {
     const counts = new Map<string, number>();
     for (const log of logs.allLogs()) counts.set(log.topic, Math.max(counts.get(log.topic) ?? 0, log.partition + 1));
     for (const [name, t] of Object.entries(stored)) {
+      // an entry an older kafkalite let CreateTopics write: the directory is the KRaft metadata log's
+      if (name === CLUSTER_METADATA_TOPIC) continue;
       this.put(name, Math.max(t.partitions, counts.get(name) ?? 0), t.configs, logs);
       for (let p = 0; p < t.partitions; p++) logs.getOrCreateLog(name, p, this.topics.get(name)!.config);
     }
