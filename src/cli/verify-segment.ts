@@ -8,7 +8,7 @@
  * are the ones Kafka's recovery and dump tool apply (storage spec §2.6, §6, §10.3-§10.4,
  * DumpLogSegments' index checks in §14.3).
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { KafkaliteError } from '../errors.js';
 import type { AnyRecordBatch } from '../record/batches.js';
 import { FileRecords } from '../storage/file-records.js';
@@ -159,8 +159,7 @@ class TimeIndexWalk {
  * (spec §14.3).
  */
 function usedEntries(entries: number, isZero: (i: number) => boolean, path: string, entrySize: number, problems: Problems): number {
-  let tail = entries;
-  while (tail > 0 && isZero(tail - 1)) tail--;
+  const tail = Math.min(entries, zeroTailStart(path, entrySize));
   if (tail < entries) {
     problems.add({
       file: path,
@@ -171,6 +170,37 @@ function usedEntries(entries: number, isZero: (i: number) => boolean, path: stri
   }
   for (let i = 1; i < tail; i++) if (isZero(i)) return i;
   return tail;
+}
+
+const TAIL_CHUNK = 1 << 20;
+const ZEROS = Buffer.alloc(TAIL_CHUNK);
+
+/**
+ * The first entry of the all-zero run that ends the file (the entry count when the last entry has
+ * a non-zero byte): read backwards in 1 MiB chunks compared against zeros, so the 10 MiB tail of a
+ * preallocated index costs a read and a memcmp, not a decoded entry per slot.
+ */
+function zeroTailStart(path: string, entrySize: number): number {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const whole = size - (size % entrySize);
+    const buf = Buffer.allocUnsafe(TAIL_CHUNK);
+    for (let end = whole; end > 0; ) {
+      const start = Math.max(0, end - TAIL_CHUNK);
+      const n = readSync(fd, buf, 0, end - start, start);
+      if (buf.subarray(0, n).equals(ZEROS.subarray(0, n))) {
+        end = start;
+        continue;
+      }
+      let last = n - 1;
+      while (buf[last] === 0) last--;
+      return Math.floor((start + last) / entrySize) + 1;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function reasonOf(e: unknown): string {

@@ -427,6 +427,32 @@ describe('kafkalite verify / recover agree (KRaft metadata log, preallocated ind
     }
   });
 
+  it('entries before a zero tail are still checked; the note starts where the zeros do', () => {
+    const tmp = tempDir('verify-tail');
+    try {
+      writeDataDir(tmp.dir);
+      const seg = (ext: string) => join(tmp.dir, 'events-0', `00000000000000000000${ext}`);
+      const index = readFileSync(seg('.index'));
+      const times = readFileSync(seg('.timeindex'));
+      assert.ok(index.length >= 16 && times.length >= 24, 'the segment has index entries');
+      // what a killed broker leaves: the entries, then the preallocated zeros
+      writeFileSync(seg('.index'), Buffer.concat([index, Buffer.alloc(8 * 1000)]));
+      writeFileSync(seg('.timeindex'), Buffer.concat([times, Buffer.alloc(12 * 1000)]));
+      let found = verifyJson(tmp.dir);
+      assert.equal(found.status, 0, JSON.stringify(found.report.problems));
+      assert.deepEqual(notes(found.report).map((p) => [p.file, p.position]), [[seg('.index'), index.length], [seg('.timeindex'), times.length]]);
+      const bad = Buffer.from(index);
+      bad.writeInt32BE(bad.readInt32BE(4) + 5, 4); // entry 0 points inside its batch
+      writeFileSync(seg('.index'), Buffer.concat([bad, Buffer.alloc(8 * 1000)]));
+      found = verifyJson(tmp.dir);
+      assert.equal(found.status, 1);
+      assert.deepEqual(errors(found.report).map((p) => [p.file, p.position]), [[seg('.index'), 0]]);
+      assert.equal(notes(found.report).length, 2);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('after a SIGKILL: real damage is still an error (exit 1) beside the notes', async () => {
     const tmp = tempDir('verify-killed-bad');
     try {
