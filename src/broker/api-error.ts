@@ -5,6 +5,7 @@
  */
 import { KafkaliteError } from '../errors.js';
 import { ErrorCode, errorInfo, type ErrorName } from '../protocol/error-codes.js';
+import { fitStringField } from '../protocol/string-field.js';
 
 
 export class ApiError extends Error {
@@ -30,6 +31,7 @@ export function errorCodeOf(e: unknown): number {
   return ErrorCode.UNKNOWN_SERVER_ERROR;
 }
 
+/** The message for a response's error_message: cut to fit a string field (it may quote client input). */
 export function errorMessageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return fitStringField(e instanceof Error ? e.message : String(e));
 }

@@ -14,7 +14,7 @@ import { atomicWriteFileSync } from '../storage/fs-util.js';
 import { logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 import type { LogManager } from '../storage/log-manager.js';
 import { parseUuid } from '../storage/uuid.js';
-import { invalidTopicReason } from '../storage/topic.js';
+import { CLUSTER_METADATA_TOPIC, invalidTopicReason } from '../storage/topic.js';
 
 export const TOPICS_FILE = 'kafkalite-topics.json';
 /** Most partitions one topic may have on this single node. */
@@ -62,6 +62,8 @@ export class TopicRegistry {
     const counts = new Map<string, number>();
     for (const log of logs.allLogs()) counts.set(log.topic, Math.max(counts.get(log.topic) ?? 0, log.partition + 1));
     for (const [name, t] of Object.entries(stored)) {
+      // an entry an older kafkalite let CreateTopics write: the directory is the KRaft metadata log's
+      if (name === CLUSTER_METADATA_TOPIC) continue;
       this.put(name, Math.max(t.partitions, counts.get(name) ?? 0), t.configs, logs);
       for (let p = 0; p < t.partitions; p++) logs.getOrCreateLog(name, p, this.topics.get(name)!.config);
     }
@@ -95,8 +97,13 @@ export class TopicRegistry {
    * factor, configs); returns the config it would get.
    */
   validateCreate(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): LogConfig {
+    // ControllerApis.createTopics (KAFKA-14358, KAFKA-16975): the KRaft metadata log is not a topic,
+    // and a log created under its name would be its `__cluster_metadata-0` directory. Every
+    // creation path (CreateTopics, Metadata's auto-creation) comes through here.
+    if (name === CLUSTER_METADATA_TOPIC) throw new ApiError('INVALID_REQUEST', `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`);
     const reason = invalidTopicReason(name);
-    if (reason !== undefined) throw new InvalidTopicError(reason);
+    // ReplicationControlManager.validateNewTopicNames answers Topic.validate's message
+    if (reason !== undefined) throw new InvalidTopicError(`Topic name is invalid: ${reason}`);
     if (this.topics.has(name)) throw new ApiError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`);
     const key = collisionKey(name);
     for (const other of this.topics.keys()) {

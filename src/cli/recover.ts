@@ -16,9 +16,14 @@
  * recovery, and only segments from the recovery-point checkpoint on are checked. `--full` removes
  * the marker and the recovery-point checkpoint first, so every segment is checked (a partition dir
  * given on its own has neither, so it is always recovered in full).
+ *
+ * The KRaft metadata log (`__cluster_metadata-0`) is not one of LogManager's logs, but Kafka loads
+ * it with the same log loader (`KafkaMetadataLog.apply` opens a UnifiedLog with recoveryPoint 0 and
+ * lastShutdownClean false, so it is recovered in full at every start): a data dir's recovery runs it
+ * the same way, so every log that `verify` flags is one that `recover` repairs.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { KafkaliteError } from '../errors.js';
@@ -27,7 +32,7 @@ import { CLEAN_SHUTDOWN_FILE, LOCK_FILE, RECOVERY_POINT_CHECKPOINT_FILE } from '
 import { DEFAULT_LOG_CONFIG } from '../storage/log-config.js';
 import { LogManager } from '../storage/log-manager.js';
 import { PartitionLog, type RecoveryReport } from '../storage/partition-log.js';
-import { parseTopicPartitionName } from '../storage/topic.js';
+import { CLUSTER_METADATA_TOPIC, parseTopicPartitionName } from '../storage/topic.js';
 import { cliErrorLine } from './errors.js';
 import { classifyTarget, UsageError } from './data-dir.js';
 import { parseFlagsAndPath, type Parsed } from './args.js';
@@ -159,6 +164,8 @@ function runRecovery(dir: string, kind: 'data-dir' | 'partition-dir', full: bool
     const manager = LogManager.open(dir, { logger });
     const truncations = manager.allLogs().flatMap((l) => l.recoveryReports);
     manager.close(brokerEpoch);
+    const metadataDir = join(dir, `${CLUSTER_METADATA_TOPIC}-0`);
+    if (existsSync(metadataDir)) truncations.push(...recoverPartitionDir(metadataDir, CLUSTER_METADATA_TOPIC, 0, logger));
     return { truncations, log };
   }
   let topic = basename(dir);
@@ -170,10 +177,15 @@ function runRecovery(dir: string, kind: 'data-dir' | 'partition-dir', full: bool
   } catch {
     // a partition dir under another name (a copy): the name only labels the log
   }
+  return { truncations: recoverPartitionDir(dir, topic, partition, logger), log };
+}
+
+/** One partition dir recovered in full (recovery point 0, as after an unclean shutdown), then closed. */
+function recoverPartitionDir(dir: string, topic: string, partition: number, logger: (level: 'info' | 'warn', message: string) => void): RecoveryReport[] {
   const plog = PartitionLog.open(dir, topic, partition, { config: DEFAULT_LOG_CONFIG, recoveryPoint: 0n, hadCleanShutdown: false, logger });
   const truncations = [...plog.recoveryReports];
   plog.close();
-  return { truncations, log };
+  return truncations;
 }
 
 export function recoverPath(opts: Pick<RecoverOptions, 'path' | 'dryRun' | 'full'>, progress: ProgressSink = NO_PROGRESS): RecoverReport {

@@ -9,7 +9,7 @@
  * `DefaultRecordBatch.ensureValid`, `AbstractIndex.sanityCheck`, and the index checks of
  * `DumpLogSegments.dumpIndex`/`dumpTimeIndex`).
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { KafkaliteError } from '../errors.js';
 import type { AnyRecordBatch } from '../record/batches.js';
 import { FileRecords } from '../storage/file-records.js';
@@ -23,8 +23,12 @@ export interface Problem {
   /** Byte position in `file`, when the problem has one. */
   position?: number;
   reason: string;
-  /** 'error' fails verification; 'warning' is reported only (e.g. files Kafka deletes at load). */
-  severity: 'error' | 'warning';
+  /**
+   * 'error' fails verification (damage); 'warning' is reported only (e.g. files Kafka deletes at
+   * load); 'note' is the normal state of a log after a crash that recovery tidies (a preallocated
+   * index tail), never damage.
+   */
+  severity: 'error' | 'warning' | 'note';
 }
 
 export interface Problems {
@@ -53,7 +57,11 @@ class OffsetIndexWalk {
     private readonly index: OffsetIndex,
     private readonly problems: Problems,
   ) {
-    this.count = usedEntries(index.entries, (i) => index.entry(i).offset === index.baseOffset);
+    const isZero = (i: number) => {
+      const e = index.entry(i);
+      return e.offset === index.baseOffset && e.position === 0;
+    };
+    this.count = usedEntries(index.entries, isZero, index.path, OFFSET_INDEX_ENTRY_SIZE, problems);
   }
 
   private report(i: number, reason: string): void {
@@ -104,10 +112,11 @@ class TimeIndexWalk {
     private readonly index: TimeIndex,
     private readonly problems: Problems,
   ) {
-    this.count = usedEntries(index.entries, (i) => {
+    const isZero = (i: number) => {
       const e = index.entry(i);
       return e.offset === index.baseOffset && e.timestamp === 0n;
-    });
+    };
+    this.count = usedEntries(index.entries, isZero, index.path, TIME_INDEX_ENTRY_SIZE, problems);
   }
 
   private report(i: number, reason: string): void {
@@ -141,12 +150,58 @@ class TimeIndexWalk {
 }
 
 /**
- * Entries in use: a crashed active segment leaves its preallocated zero tail, and Kafka's dump stops
- * at the first entry i > 0 that reads as the base offset (`DumpLogSegments.dumpIndex`).
+ * Entries in use. Kafka preallocates the active segment's indexes to `segment.index.bytes` of zeros
+ * and trims them only when the segment is closed (`AbstractIndex.trimToValidSize`); a process killed
+ * before that leaves the zero tail, and Kafka's loader rebuilds such a segment's indexes in
+ * recovery. So an all-zero run at the end of the file is reported once as a note (the state a
+ * crash leaves, which `recover` trims), not as entries that disagree with the log. Entry 0 of
+ * zeros is padding too: Kafka never indexes a segment's first batch (the interval starts at 0).
+ * Before that tail, Kafka's dump stops at the first entry i > 0 that reads as the base offset
+ * (`DumpLogSegments.dumpIndex`).
  */
-function usedEntries(entries: number, isPadding: (i: number) => boolean): number {
-  for (let i = 1; i < entries; i++) if (isPadding(i)) return i;
-  return entries;
+function usedEntries(entries: number, isZero: (i: number) => boolean, path: string, entrySize: number, problems: Problems): number {
+  const tail = Math.min(entries, zeroTailStart(path, entrySize));
+  if (tail < entries) {
+    problems.add({
+      file: path,
+      position: tail * entrySize,
+      reason: `${(entries - tail) * entrySize} bytes of preallocated zero entries: the segment was never closed (the broker stopped without a clean shutdown); recovery (\`kafkalite recover\`, or \`--full\` when the recovery point is past this segment) rebuilds this index without them`,
+      severity: 'note',
+    });
+  }
+  for (let i = 1; i < tail; i++) if (isZero(i)) return i;
+  return tail;
+}
+
+const TAIL_CHUNK = 1 << 20;
+const ZEROS = Buffer.alloc(TAIL_CHUNK);
+
+/**
+ * The first entry of the all-zero run that ends the file (the entry count when the last entry has
+ * a non-zero byte): read backwards in 1 MiB chunks compared against zeros, so the 10 MiB tail of a
+ * preallocated index costs a read and a memcmp, not a decoded entry per slot.
+ */
+function zeroTailStart(path: string, entrySize: number): number {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const whole = size - (size % entrySize);
+    const buf = Buffer.allocUnsafe(TAIL_CHUNK);
+    for (let end = whole; end > 0; ) {
+      const start = Math.max(0, end - TAIL_CHUNK);
+      const n = readSync(fd, buf, 0, end - start, start);
+      if (buf.subarray(0, n).equals(ZEROS.subarray(0, n))) {
+        end = start;
+        continue;
+      }
+      let last = n - 1;
+      while (buf[last] === 0) last--;
+      return Math.floor((start + last) / entrySize) + 1;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function reasonOf(e: unknown): string {

@@ -7,7 +7,9 @@
  * that Kafka's load resolves (`LogLoader.removeTempFilesAndCollectSwapFiles`: `.swap`, `.cleaned`,
  * `.deleted`, indexes without a log).
  *
- * Exit status: 0 when clean (warnings allowed), 1 when problems were found, 2 on usage errors.
+ * Exit status: 0 when clean (warnings and notes allowed), 1 when problems were found, 2 on usage
+ * errors. Notes are the state an unclean shutdown leaves that recovery tidies (preallocated index
+ * tails), kept apart from errors (damage) so a crashed-but-sound directory still exits 0.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -54,7 +56,8 @@ producer and KRaft snapshots, checkpoint files, partition.metadata, meta.propert
 left by interrupted operations (.swap, .cleaned, .deleted).
 
 Exit status: 0 clean, 1 problems found (each listed with file, byte position and reason),
-2 usage error.
+2 usage error. WARNING and NOTE lines do not fail verification: a NOTE is what a crash leaves
+that recovery tidies (e.g. preallocated index tails of a segment never closed).
 
 Options:
   --json       one JSON report object on stdout
@@ -288,7 +291,7 @@ export function verifyPath(path: string, progress: ProgressSink = NO_PROGRESS): 
 
 export function formatProblem(p: Problem): string {
   const at = p.position !== undefined ? ` at byte ${p.position}` : '';
-  return `${p.severity === 'warning' ? 'WARNING' : 'ERROR'} ${p.file}${at}: ${p.reason}`;
+  return `${p.severity === 'warning' ? 'WARNING' : p.severity === 'note' ? 'NOTE' : 'ERROR'} ${p.file}${at}: ${p.reason}`;
 }
 
 export function verify(opts: VerifyOptions, out = new LineWriter(1), err = new LineWriter(2)): number {

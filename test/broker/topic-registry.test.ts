@@ -1,6 +1,6 @@
 /** Topics: Kafka's CreateTopics checks, persistence across restarts, adoption of Kafka-written partition dirs. */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -73,6 +73,29 @@ describe('TopicRegistry', () => {
       assert.equal(foo.topicId, logs.topicId('foo'));
       assert.equal(topics.get('__cluster_metadata'), undefined); // KRaft's log is not a topic here (LogManager.loadLogs skips it)
       logs.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('__cluster_metadata is never a topic: creation refused (INVALID_REQUEST), a stored entry ignored and its log left alone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kl-topics-'));
+    try {
+      cpSync(join(CORPORA, 'kafka-tester/@e856b9a/internal/test_helpers/pass_all/kraft-combined-logs'), dir, { recursive: true });
+      const metaLog = join(dir, '__cluster_metadata-0', '00000000000000000000.log');
+      const before = readFileSync(metaLog);
+      let { logs, topics } = open(dir);
+      assert.throws(() => topics.validateCreate('__cluster_metadata', 1, 1, {}), (e: unknown) => code(42)(e) && /Creation of internal topic __cluster_metadata is prohibited\./.test((e as Error).message));
+      logs.close();
+      // the entry an older kafkalite's CreateTopics could store
+      const stored = JSON.parse(readFileSync(join(dir, TOPICS_FILE), 'utf8')) as { topics: Record<string, unknown> };
+      stored.topics['__cluster_metadata'] = { partitions: 1, configs: {} };
+      writeFileSync(join(dir, TOPICS_FILE), JSON.stringify(stored));
+      ({ logs, topics } = open(dir));
+      assert.equal(topics.get('__cluster_metadata'), undefined);
+      assert.equal(logs.getLog('__cluster_metadata', 0), undefined);
+      logs.close();
+      assert.ok(readFileSync(metaLog).equals(before), 'the KRaft metadata log is untouched');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

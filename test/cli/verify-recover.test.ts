@@ -11,7 +11,7 @@
  * changes while leaving every byte in place.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,6 +20,7 @@ import { encodeRecordBatch } from '../../src/index.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { CORPORA, REPO_ROOT } from '../helpers/paths.js';
+import { RawClient } from '../helpers/raw-client.js';
 import { frameLog, tempDir } from '../helpers/storage.js';
 
 const CLI = join(REPO_ROOT, 'bin', 'kafkalite.js');
@@ -300,6 +301,173 @@ describe('kafkalite verify / recover usage', () => {
       assert.equal(res.status, 2, `${args.join(' ')}: ${res.stderr}`);
       assert.match(res.stderr, /^Error: /);
       assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
+    }
+  });
+});
+
+/**
+ * Issue 17 finding 6: `verify` and `recover` must agree. The KRaft metadata log is not one of
+ * LogManager's logs, but Kafka recovers it with the same loader at every start; and the zero tails
+ * a killed broker leaves in its active segment's preallocated indexes are the normal state of an
+ * unclean shutdown (recovery trims them), reported apart from damage.
+ */
+describe('kafkalite verify / recover agree (KRaft metadata log, preallocated index tails)', () => {
+  const META = '__cluster_metadata-0';
+  const dirs = readdirSync(TESTER).map((v) => join(TESTER, v, 'internal/test_helpers/pass_all/kraft-combined-logs'));
+  const notes = (r: Report) => r.problems.filter((p) => p.severity === 'note');
+
+  for (const source of dirs) {
+    const label = relative(TESTER, source).split('/')[0]!;
+    for (const full of [false, true]) {
+      it(`${label}: a flipped byte in a ${META} batch is found by verify and repaired by recover${full ? ' --full' : ''}`, () => {
+        const tmp = tempDir('verify-meta');
+        try {
+          const dir = join(tmp.dir, 'd');
+          cpSync(source, dir, { recursive: true });
+          spawnSync('chmod', ['-R', 'u+w', dir]);
+          const log = join(dir, META, '00000000000000000000.log');
+          const bytes = readFileSync(log);
+          const batches = frameLog(bytes);
+          const victim = batches[Math.floor(batches.length / 2)]!;
+          bytes[victim.position + victim.size - 1] ^= 0xff; // the last record byte: covered by the CRC
+          writeFileSync(log, bytes);
+          const found = verifyJson(dir);
+          assert.equal(found.status, 1);
+          assert.ok(errors(found.report).some((p) => p.file === log && p.position === victim.position && /CRC mismatch/.test(p.reason)), JSON.stringify(found.report.problems));
+          const rec = run('recover', ...(full ? ['--full'] : []), '--json', dir);
+          assert.equal(rec.status, 0, rec.stderr);
+          const report = JSON.parse(rec.stdout) as { truncations: { segment: string; position: number }[] };
+          assert.deepEqual(report.truncations.map((t) => [t.segment, t.position]), [[log, victim.position]]);
+          assert.equal(statSync(log).size, victim.position, 'recovery cut the metadata log at the corrupt batch');
+          const after = verifyJson(dir);
+          assert.deepEqual(errors(after.report), [], 'verify is clean after recover');
+          assert.equal(after.status, 0);
+        } finally {
+          tmp.cleanup();
+        }
+      });
+    }
+  }
+
+  it('a clean Kafka data dir: recover changes nothing in the metadata log but what its load writes', () => {
+    const tmp = tempDir('verify-meta-clean');
+    try {
+      const dir = join(tmp.dir, 'd');
+      cpSync(dirs[0]!, dir, { recursive: true });
+      spawnSync('chmod', ['-R', 'u+w', dir]);
+      const log = join(dir, META, '00000000000000000000.log');
+      const before = readFileSync(log);
+      const rec = run('recover', '--json', dir);
+      assert.equal(rec.status, 0, rec.stderr);
+      assert.deepEqual((JSON.parse(rec.stdout) as { truncations: unknown[] }).truncations, []);
+      assert.ok(readFileSync(log).equals(before), 'the metadata log is byte for byte the same');
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  /**
+   * A data dir whose broker (`kafkalite serve`, a child process) was SIGKILLed after acknowledging
+   * `batches` produce requests, before its only segment was ever closed.
+   */
+  async function killedDataDir(dir: string, batches: number): Promise<void> {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dir, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on [^:\s]+:(\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        child.on('exit', (code) => reject(new Error(`kafkalite serve exited ${code}: ${out}`)));
+      });
+      const c = await RawClient.connect(port);
+      try {
+        const created = await c.request(19, 4, { topics: [{ name: 'killed', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+        assert.equal(created.topics[0].errorCode, 0);
+        for (let i = 0; i < batches; i++) {
+          const records = encodeRecordBatch([{ key: `k${i}`, value: 'v'.repeat(200), timestamp: Date.now() }]);
+          const r = await c.request(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'killed', partitionData: [{ index: 0, records }] }] });
+          assert.equal(r.responses[0].partitionResponses[0].errorCode, 0);
+        }
+      } finally {
+        c.destroy();
+      }
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+
+  it('after a SIGKILL: the preallocated index tails are notes (exit 0), and recover trims them', async () => {
+    const tmp = tempDir('verify-killed');
+    try {
+      await killedDataDir(tmp.dir, 50);
+      const seg = (ext: string) => join(tmp.dir, 'killed-0', `00000000000000000000${ext}`);
+      // the state the kill left: indexes still at their preallocated size (segment.index.bytes)
+      assert.equal(statSync(seg('.index')).size, DEFAULT_LOG_CONFIG.segmentIndexBytes);
+      const found = verifyJson(tmp.dir);
+      assert.deepEqual(errors(found.report), [], JSON.stringify(found.report.problems));
+      assert.equal(found.status, 0);
+      assert.equal(found.report.ok, true);
+      const tails = notes(found.report);
+      assert.deepEqual(tails.map((p) => p.file).sort(), [seg('.index'), seg('.timeindex')]);
+      for (const p of tails) assert.match(p.reason, /preallocated zero entries: the segment was never closed .*recovery .*rebuilds this index without them/);
+      const text = run('verify', tmp.dir);
+      assert.match(text.stdout, new RegExp(`^NOTE ${seg('.index')} at byte \\d+: `, 'm'));
+      assert.match(text.stdout.trimEnd().split('\n').at(-1)!, /^OK /);
+      assert.equal(run('recover', tmp.dir).status, 0);
+      assert.ok(statSync(seg('.index')).size < DEFAULT_LOG_CONFIG.segmentIndexBytes, 'recovery trimmed the index');
+      const after = verifyJson(tmp.dir);
+      assert.deepEqual(after.report.problems.filter((p) => p.severity !== 'warning'), []);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('entries before a zero tail are still checked; the note starts where the zeros do', () => {
+    const tmp = tempDir('verify-tail');
+    try {
+      writeDataDir(tmp.dir);
+      const seg = (ext: string) => join(tmp.dir, 'events-0', `00000000000000000000${ext}`);
+      const index = readFileSync(seg('.index'));
+      const times = readFileSync(seg('.timeindex'));
+      assert.ok(index.length >= 16 && times.length >= 24, 'the segment has index entries');
+      // what a killed broker leaves: the entries, then the preallocated zeros
+      writeFileSync(seg('.index'), Buffer.concat([index, Buffer.alloc(8 * 1000)]));
+      writeFileSync(seg('.timeindex'), Buffer.concat([times, Buffer.alloc(12 * 1000)]));
+      let found = verifyJson(tmp.dir);
+      assert.equal(found.status, 0, JSON.stringify(found.report.problems));
+      assert.deepEqual(notes(found.report).map((p) => [p.file, p.position]), [[seg('.index'), index.length], [seg('.timeindex'), times.length]]);
+      const bad = Buffer.from(index);
+      bad.writeInt32BE(bad.readInt32BE(4) + 5, 4); // entry 0 points inside its batch
+      writeFileSync(seg('.index'), Buffer.concat([bad, Buffer.alloc(8 * 1000)]));
+      found = verifyJson(tmp.dir);
+      assert.equal(found.status, 1);
+      assert.deepEqual(errors(found.report).map((p) => [p.file, p.position]), [[seg('.index'), 0]]);
+      assert.equal(notes(found.report).length, 2);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('after a SIGKILL: real damage is still an error (exit 1) beside the notes', async () => {
+    const tmp = tempDir('verify-killed-bad');
+    try {
+      await killedDataDir(tmp.dir, 50);
+      const log = join(tmp.dir, 'killed-0', '00000000000000000000.log');
+      const bytes = readFileSync(log);
+      const victim = frameLog(bytes)[10]!;
+      bytes[victim.position + victim.size - 1] ^= 0xff;
+      writeFileSync(log, bytes);
+      const found = verifyJson(tmp.dir);
+      assert.equal(found.status, 1);
+      assert.equal(notes(found.report).length, 2);
+      assert.deepEqual(errors(found.report).map((p) => [p.file, p.position]), [[log, victim.position]]);
+    } finally {
+      tmp.cleanup();
     }
   });
 });

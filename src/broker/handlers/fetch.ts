@@ -34,6 +34,8 @@ const INT32_MAX = 2147483647;
 const POOLED_READ_MIN = 16 * 1024;
 
 interface FetchPlan {
+  /** The request's version: below 10 a zstd topic is not served (see readAll). */
+  version: number;
   isolation: 'read_uncommitted' | 'read_committed';
   maxBytes: number;
   topics: FetchTopic[];
@@ -96,6 +98,15 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
           broker.logger.debug(`Fetch ${name}-${p.partition}: ${(e as Error).message}`);
         }
       }
+      // KafkaApis.handleFetchRequest (maybeConvertFetchedData): a topic configured
+      // compression.type=zstd answers fetches below v10 (clients without zstd, KIP-110) with
+      // UNSUPPORTED_COMPRESSION_TYPE in place of whatever was read (an error included), after the
+      // read and its wait, as Kafka converts the finished read. Kafka decides on the topic's config,
+      // not on the batches: zstd batches a producer sent to a compression.type=producer topic are
+      // returned as they are (v4+ reads magic 2, so no down-conversion applies).
+      if (plan.version < 10 && broker.topics.get(name)?.config.compressionType === 'zstd') {
+        Object.assign(out, { errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, abortedTransactions: null, records: EMPTY });
+      }
     }
     responses.push({ topic: name, partitions });
   }
@@ -110,6 +121,7 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
     const broker = ctx.broker;
     const requestedMax = request.maxBytes ?? INT32_MAX;
     const plan: FetchPlan = {
+      version: ctx.apiVersion,
       isolation: request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted',
       // Kafka caps the answer at the broker's fetch.max.bytes (KafkaApis.handleFetchRequest)
       maxBytes: Math.min(requestedMax > 0 ? requestedMax : INT32_MAX, broker.config.fetchMaxBytes),

@@ -24,16 +24,30 @@ import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { refuseTransactionalWithoutId } from './transactional-records.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { INTERNAL_TOPICS } from '../../storage/topic.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
 const MAGIC_OFFSET = 16;
+/** A v2 batch's attributes: after magic(1) and crc(4); the codec is its low 3 bits (4 = zstd). */
+const ATTRIBUTES_OFFSET = 21;
+const ZSTD_CODEC = 4;
 const LOG_OVERHEAD = 12;
+/** AdminUtils.ADMIN_CLIENT_ID: the one client id Kafka lets append to internal topics (`KafkaApis.handleProduceRequest`). */
+const ADMIN_CLIENT_ID = '__admin_client';
 
-function checkV3Records(records: Buffer | null): string | undefined {
-  if (records === null || records.length < LOG_OVERHEAD + 5) return 'Produce requests with version 3 or above must have exactly one record batch';
-  if (records[MAGIC_OFFSET] !== 2) return 'Produce requests with version 3 or above must use record batches of magic 2';
+/**
+ * `ProduceRequest.validateRecords` for v3+, in Kafka's order: a batch, of magic 2, not zstd below
+ * v7 (zstd needs Produce v7, KIP-110), and only one.
+ */
+function checkV3Records(version: number, records: Buffer | null): { errorCode: number; message: string } | undefined {
+  const invalid = (message: string) => ({ errorCode: ErrorCode.INVALID_RECORD, message });
+  if (records === null || records.length < LOG_OVERHEAD + 5) return invalid('Produce requests with version 3 or above must have exactly one record batch');
+  if (records[MAGIC_OFFSET] !== 2) return invalid('Produce requests with version 3 or above must use record batches of magic 2');
+  if (version < 7 && records.length >= ATTRIBUTES_OFFSET + 2 && (records.readInt16BE(ATTRIBUTES_OFFSET) & 0x07) === ZSTD_CODEC) {
+    return { errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, message: `Produce requests with version ${version} are not allowed to use ZStandard compression` };
+  }
   if (LOG_OVERHEAD + records.readInt32BE(8) !== records.length) {
-    return 'Produce requests with version 3 or above must have exactly one record batch per partition';
+    return invalid('Produce requests with version 3 or above must have exactly one record batch per partition');
   }
   return undefined;
 }
@@ -70,12 +84,18 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           }
           const log = partitionLog(broker, topic.name, p.index);
           if (ctx.apiVersion >= 3) {
-            const invalid = checkV3Records(p.records);
+            const invalid = checkV3Records(ctx.apiVersion, p.records);
             if (invalid !== undefined) {
-              out.errorCode = ErrorCode.INVALID_RECORD;
-              out.errorMessage = invalid;
+              out.errorCode = invalid.errorCode;
+              out.errorMessage = invalid.message;
               continue;
             }
+          }
+          // ReplicaManager.appendToLocalLog: clients never append to the coordinators' topics (their
+          // records are the coordinators' state); Kafka's response carries no message for it
+          if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== ADMIN_CLIENT_ID) {
+            out.errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
+            continue;
           }
           // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as
           // Kafka does, and the write may wait for the answer (the connection keeps the frame until then)
