@@ -29,6 +29,11 @@ export class QueuedBytes {
     return this.high;
   }
 
+  /** What is left below the limit (Infinity without one). */
+  get available(): number {
+    return Math.max(0, this.limit - this.current);
+  }
+
   get full(): boolean {
     return this.current >= this.limit;
   }
