@@ -243,11 +243,15 @@ export class Connection {
     this.maybeResumeReading();
   }
 
-  /** Reads again unless a bound still holds: its own queue (hysteresis), muted for answers, or all connections' queued requests. */
+  /**
+   * Reads again unless a bound still holds: its own queue (hysteresis), muted for answers, or all
+   * connections' queued requests while it has some queued itself. A connection whose queue is
+   * empty reads at any total, so requests that wait on stalled clients never stall one that is served.
+   */
   private maybeResumeReading(): void {
     if (this.closed || this.answersWritten !== undefined || !this.socket.isPaused()) return;
     if (this.queue.length >= MAX_QUEUED_FRAMES / 2 || this.queuedBytes >= MAX_QUEUED_BYTES / 2) return;
-    if (this.requests.full) this.requests.whenBelow(this.resumeReading);
+    if (this.requests.full && this.queue.length > 0) this.requests.whenBelow(this.resumeReading);
     else this.socket.resume();
   }
 

@@ -152,6 +152,32 @@ describe('answers nobody reads', () => {
     });
   });
 
+  test('queued.max.request.bytes: requests of stalled clients fill it; a client that reads is still served, pipelining', async () => {
+    const bound = 16 * 1024;
+    const config = { 'queued.max.request.bytes': String(bound), 'kafkalite.queued.max.response.bytes.per.connection': '0' };
+    await withBroker({ config }, async (broker) => {
+      const topics = Array.from({ length: 40 }, (_, i) => `queued-topic-with-a-longish-name-${i}`);
+      await createTopics(broker, topics);
+      const hogs = await Promise.all([0, 1, 2, 3].map(() => neverReading(broker.port)));
+      for (const hog of hogs) hog.write(Buffer.concat(Array.from({ length: 20_000 }, (_, i) => metadataFrame(i + 1, topics))));
+      await until(() => broker.queuedBytes.requestBytes >= bound, 'the stalled clients filling queued.max.request.bytes');
+      await settled(() => `${broker.queuedBytes.requestBytes}`, 'the hogs');
+      assert.ok(broker.queuedBytes.requestBytes >= bound);
+      // each connection reads at most one socket read (64 KiB) past the bound
+      assert.ok(broker.queuedBytes.requestBytesHighWater <= bound + hogs.length * 64 * 1024, `queued ${broker.queuedBytes.requestBytesHighWater}`);
+      const c = await RawClient.connect(broker.port);
+      for (let round = 0; round < 5; round++) {
+        const ids = Array.from({ length: 20 }, () => c.correlationId());
+        const frames = ids.map(() => c.nextFrame());
+        c.send(ids.map((id) => metadataFrame(id, topics)));
+        for (let i = 0; i < ids.length; i++) assert.equal((await within(frames[i]!, 'a pipelined answer to a client that reads')).readInt32BE(0), ids[i]);
+      }
+      assert.ok(broker.queuedBytes.requestBytes >= bound, 'the hogs were let go: the test proves nothing');
+      for (const h of hogs) h.destroy();
+      c.destroy();
+    });
+  });
+
   test('kafkalite.queued.max.response.bytes.per.connection=0 answers one request at a time, as Kafka mutes a channel', async () => {
     await withBroker({ config: { 'kafkalite.queued.max.response.bytes.per.connection': '0' } }, async (broker) => {
       const c = await RawClient.connect(broker.port);
@@ -199,23 +225,32 @@ describe('connections.max.idle.ms', () => {
         topics: [{ topic: topics[0], partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
         forgottenTopicsData: [], rackId: '',
       });
+      // the poller is looked at when its answer comes: idle afterwards, it may be closed
+      let pollDone = false;
+      const polled = poll.then((r) => ((pollDone = true), { r, closedAtAnswer: poller.isClosed }));
+      let stopBusy = false;
       try {
         const busyWork = (async () => {
-          while (!idle.isClosed || !slow.isClosed) {
+          while (!stopBusy) {
             await answers(busy);
+            // once answered, the poller is a busy client too
+            if (pollDone) await answers(poller);
             await sleep(idleMs / 10);
           }
         })();
         assert.ok(await idle.closesWithin(GUARD_MS), 'idle connection not closed');
         assert.ok(await slow.closesWithin(GUARD_MS), 'slow sender not closed');
         // a client that never reads cannot see its close: the broker's count says it
+        // (the busy client and the poller are the other two)
         await until(() => broker.connectionCounts.served === 2, 'the client that never reads closed');
-        await within(busyWork, 'busy client');
-        assert.equal(busy.isClosed, false, 'a busy client was closed');
-        const r = await within(poll, 'long poll');
+        const { r, closedAtAnswer } = await within(polled, 'long poll');
         assert.equal(errorName(r.errorCode), 'NONE');
-        assert.equal(poller.isClosed, false, 'a long poll was cut');
+        assert.equal(closedAtAnswer, false, 'a long poll was cut');
+        assert.equal(busy.isClosed, false, 'a busy client was closed');
+        stopBusy = true;
+        await within(busyWork, 'busy client');
       } finally {
+        stopBusy = true;
         clearInterval(dribble);
         hog.destroy();
         busy.destroy();
