@@ -12,10 +12,12 @@
  * `kafkalite.queued.max.response.bytes` and this one has any, it takes no new request and is not
  * read (Kafka's muted channel) until the socket has written them all. A connection whose answers
  * go out is never held back by one whose answers do not. A connection with no complete request
- * and no answer written for `connections.max.idle.ms` is closed (Kafka's Selector idle expiry). A frame above `socket.request.max.bytes`, a request whose header or body
- * cannot be parsed, or an API or version this broker does not serve closes the connection, as in
- * Kafka (`SocketServer.parseRequestHeader`, InvalidReceiveException) — ApiVersions alone accepts
- * any version (KIP-511).
+ * and no answer written for `connections.max.idle.ms` is closed (Kafka's Selector idle expiry).
+ *
+ * A frame above `socket.request.max.bytes`, a request whose header or body cannot be parsed, or an
+ * API or version this broker does not serve closes the connection, as in Kafka
+ * (`SocketServer.parseRequestHeader`, InvalidReceiveException) — ApiVersions alone accepts any
+ * version (KIP-511).
  *
  * The connection knows no API: before any answer leaves it calls the broker's one hook,
  * `heldAppends.writeAll()` (held-appends.ts), and a handler hands memory its answer no longer needs
