@@ -16,7 +16,8 @@ import { brokerConfigFromProperties } from '../../src/broker/config.js';
 import { MAX_WAITING_CONNECTIONS } from '../../src/broker/connection-quotas.js';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { withBroker } from '../helpers/broker.js';
-import { encodeRequestFrame, RawClient } from '../helpers/raw-client.js';
+import { encodeRecordBatch } from '../../src/record/builder.js';
+import { encodeRequestFrame, RawClient, type Msg } from '../helpers/raw-client.js';
 
 /** A hang guard: an answer that does not come within this fails the test. */
 const GUARD_MS = 15_000;
@@ -149,6 +150,42 @@ describe('answers nobody reads', () => {
       await settled(() => `${broker.queuedBytes.responseBytes}/${broker.queuedBytes.requestBytes}`, 'closing the hogs', 3);
       assert.equal(broker.queuedBytes.responseBytes, 0, 'closed connections still counted');
       assert.equal(broker.queuedBytes.requestBytes, 0, 'closed connections still counted');
+    });
+  });
+
+  test('clients pipelining Fetch and never reading: a Fetch answer takes what is left of the broker-wide bound, one batch past it', async () => {
+    const brokerWide = 512 * 1024;
+    const batchBytes = 32 * 1024;
+    const config = { 'kafkalite.queued.max.response.bytes.per.connection': String(64 * 1024), 'kafkalite.queued.max.response.bytes': String(brokerWide) };
+    await withBroker({ config }, async (broker) => {
+      await createTopics(broker, ['fetched']);
+      const producer = await RawClient.connect(broker.port);
+      for (let i = 0; i < 64; i++) {
+        const records = encodeRecordBatch([{ value: Buffer.alloc(batchBytes, i) }]);
+        const r = await producer.request(0, 8, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'fetched', partitionData: [{ index: 0, records }] }] });
+        assert.equal(errorName(r.responses[0].partitionResponses[0].errorCode), 'NONE');
+      }
+      const fetchBody = (id: number): Msg => ({
+        replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+        topics: [{ topic: 'fetched', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: BigInt(id % 32), logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+        forgottenTopicsData: [], rackId: '',
+      });
+      const fetch = (id: number): Buffer => encodeRequestFrame(1, 11, id, fetchBody(id));
+      const hogs = await Promise.all(Array.from({ length: 8 }, () => neverReading(broker.port)));
+      for (const hog of hogs) hog.write(Buffer.concat(Array.from({ length: 400 }, (_, i) => fetch(i + 1))));
+      await until(() => broker.queuedBytes.responseBytes >= brokerWide, 'the hogs filling the broker-wide bound');
+      await settled(() => `${broker.queuedBytes.responseBytes}`, 'the hogs');
+      const q = broker.queuedBytes;
+      // each Fetch answer fit what was left, or was one batch (plus the answer's own fields)
+      assert.ok(q.responseBytesHighWater <= brokerWide + hogs.length * (batchBytes + 1024), `unsent answers reached ${q.responseBytesHighWater}`);
+      await answers(producer);
+      const consumer = await RawClient.connect(broker.port);
+      const r = await within(consumer.request(1, 11, fetchBody(1)), 'a reading consumer\'s Fetch');
+      assert.equal(errorName(r.responses[0].partitions[0].errorCode), 'NONE');
+      assert.ok(r.responses[0].partitions[0].records.length >= batchBytes, 'the reading consumer got no records');
+      for (const h of hogs) h.destroy();
+      producer.destroy();
+      consumer.destroy();
     });
   });
 
