@@ -280,8 +280,9 @@ export class Connection {
   /**
    * Closes the connection when nothing happened on it for `maxIdleMs` (Kafka's
    * `connections.max.idle.ms`, Selector.maybeCloseOldestConnection): no complete request arrived and
-   * the socket wrote no answer. A client sending a request byte by byte, or never reading its
-   * answers, is idle too; a request being handled (a long poll) is not.
+   * the socket wrote no answer. Kafka's Selector counts any bytes read as activity; here only a
+   * complete request does, so a client sending a request a byte at a time is idle too (issue 17),
+   * as is one that never reads its answers. A request being handled (a long poll) is not.
    */
   expireIfIdle(now: number, maxIdleMs: number): boolean {
     if (this.inRequest || this.closed || now - this.lastActive < maxIdleMs) return false;
