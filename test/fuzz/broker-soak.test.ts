@@ -19,6 +19,7 @@
  * descriptors in this one process). Seeded (KAFKALITE_FUZZ_SEED); about a minute.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -172,6 +173,10 @@ function fuzzFrame(rng: Rng): Buffer {
 
 test('soak: kcat produces and consumes while hostile clients and inputs hit the broker; the bounds hold; verify is clean', { timeout: 170_000 }, async () => {
   requirePeer('kcat');
+  // every socket is two descriptors here (client and broker side): say so rather than fail with EMFILE
+  const fds = execFileSync('sh', ['-c', 'ulimit -n']).toString().trim();
+  const needed = 2 * (NEVER_READ + IDLE + SLOW + 150 + FRAME_LANES + 50) + 1000;
+  assert.ok(fds === 'unlimited' || Number(fds) >= needed, `ulimit -n is ${fds}; the soak needs ${needed} descriptors`);
   const rng = new Rng(SEED);
   await withBroker({ config: CONFIG }, async (broker: Broker) => {
     const admin = await RawClient.connect(broker.port);
