@@ -23,6 +23,8 @@ import { groupConfigFromProperties, takeGroupProperties } from './group/config.j
 import { GroupCoordinator } from './group/coordinator.js';
 import type { Timer } from './timer.js';
 import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
+import { ConnectionQuotas } from './connection-quotas.js';
+import { QueuedBytes, type QueuedBytesStats } from './queued-bytes.js';
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
@@ -78,7 +80,13 @@ export class Broker {
   readonly groups: GroupCoordinator;
   private readonly handlers = new Map<number, AnyApiHandler>();
   private readonly caps = new Map<number, number>();
-  private readonly connections = new Set<Connection>();
+  /** Request frames received and not yet handled, over all connections (queued.max.request.bytes). */
+  readonly queuedRequests: QueuedBytes;
+  /** Answers handed to sockets and not yet written (kafkalite.queued.max.response.bytes). */
+  readonly queuedResponses: QueuedBytes;
+  /** Served connections and the IP each counts against (max.connections, max.connections.per.ip). */
+  private readonly connections = new Map<Connection, string>();
+  private readonly quotas: ConnectionQuotas;
   private readonly timers: NodeJS.Timeout[] = [];
   private server: Server | undefined;
   private boundPort = 0;
@@ -98,6 +106,9 @@ export class Broker {
       advertisedHost: options.host ?? DEFAULT_BROKER_CONFIG.advertisedHost,
     });
     this.logger = options.logger ?? createLogger(options.logLevel ?? 'warn');
+    this.queuedRequests = new QueuedBytes(this.config.queuedMaxRequestBytes);
+    this.queuedResponses = new QueuedBytes(this.config.queuedMaxResponseBytes);
+    this.quotas = new ConnectionQuotas(this.config, this.logger, (socket, ip) => this.serve(socket, ip));
     for (const h of ALL_HANDLERS) this.handlers.set(h.api.apiKey, h);
     for (const [k, v] of Object.entries(options.maxVersions ?? {})) this.capApiVersion(Number(k), v);
     const logger = this.logger;
@@ -170,14 +181,37 @@ export class Broker {
       socket.destroy();
       return;
     }
+    this.quotas.accept(socket);
+  }
+
+  private serve(socket: Socket, ip: string): void {
     const c = new Connection(this, socket);
-    this.connections.add(c);
+    this.connections.set(c, ip);
     this.logger.debug(`connection from ${c.remote}`);
   }
 
   connectionClosed(c: Connection): void {
+    const ip = this.connections.get(c);
+    if (ip === undefined) return;
     this.connections.delete(c);
     this.logger.debug(`connection ${c.remote} closed`);
+    if (this.closing === undefined) this.quotas.released(ip);
+  }
+
+  /** Connections served, and accepted ones waiting for a max.connections slot. */
+  get connectionCounts(): { served: number; waiting: number } {
+    return { served: this.quotas.count, waiting: this.quotas.waitingCount };
+  }
+
+  /** The bytes connections hold for clients now and at most so far (queued-bytes.ts). */
+  get queuedBytes(): QueuedBytesStats {
+    return {
+      requestBytes: this.queuedRequests.bytes,
+      requestBytesHighWater: this.queuedRequests.highWater,
+      responseBytes: this.queuedResponses.bytes,
+      responseBytesHighWater: this.queuedResponses.highWater,
+      responseBytesPerConnectionHighWater: this.queuedResponses.holderHighWater,
+    };
   }
 
   /** Kafka's periodic log work: retention, time-based flush, producer expiry, checkpoints. */
@@ -208,6 +242,15 @@ export class Broker {
     });
     // log.flush.offset.checkpoint.interval.ms / log.flush.start.offset.checkpoint.interval.ms (60000)
     every(60_000, () => this.logs.checkpoint());
+    const maxIdleMs = this.config.connectionsMaxIdleMs;
+    if (maxIdleMs >= 0) {
+      // Kafka looks at the oldest connection on every poll; a sweep a tenth of the limit apart
+      // (at most a second) closes an idle one within 10% of it
+      every(Math.min(Math.max(Math.floor(maxIdleMs / 10), 10), 1000), () => {
+        const now = Date.now();
+        for (const c of this.connections.keys()) c.expireIfIdle(now, maxIdleMs);
+      });
+    }
   }
 
   /** True once close() was called (long polls answer at once). */
@@ -274,8 +317,9 @@ export class Broker {
     this.appends.wakeAll();
     // waiting JoinGroup/SyncGroup answers must complete before connections can finish
     this.groups.close();
-    await Promise.all([...this.connections].map((c) => c.close()));
-    for (const c of this.connections) c.destroy();
+    this.quotas.close();
+    await Promise.all([...this.connections.keys()].map((c) => c.close()));
+    for (const c of this.connections.keys()) c.destroy();
     await serverClosed;
     const failed = this.heldAppends.failed;
     if (failed !== undefined) {

@@ -7,8 +7,10 @@
  * kafkalite's own settings, where Kafka has no property (it leaves the page cache to the OS and
  * reads sockets through NIO), are properties with a `kafkalite.` prefix, checked here at start like
  * Kafka's own: `kafkalite.page.cache.budget.bytes`, `kafkalite.index.cache.budget.bytes`,
- * `kafkalite.background.flush.enable`, `kafkalite.socket.reads`.
+ * `kafkalite.background.flush.enable`, `kafkalite.socket.reads`,
+ * `kafkalite.queued.max.response.bytes[.per.connection]`.
  */
+import { isIP } from 'node:net';
 import { InvalidConfigError } from '../errors.js';
 import { DEFAULT_CLEANER_CONFIG, type LogCleanerConfig } from '../storage/cleaner/log-cleaner.js';
 import { DEFAULT_LOG_CONFIG, logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
@@ -31,6 +33,20 @@ export interface BrokerConfig {
   numPartitions: number;
   /** socket.request.max.bytes (Kafka default 104857600). */
   socketRequestMaxBytes: number;
+  /** queued.max.request.bytes: request bytes received and not yet handled, over all connections, before reading stops (Kafka default -1: unbounded; connection-memory.ts). */
+  queuedMaxRequestBytes: number;
+  /** kafkalite.queued.max.response.bytes: answer bytes the sockets have not taken, over all connections, before a connection with answers pending gets no new request (connection-memory.ts). */
+  queuedMaxResponseBytes: number;
+  /** kafkalite.queued.max.response.bytes.per.connection: the same for one connection (Kafka: one response in flight per channel). */
+  queuedMaxResponseBytesPerConnection: number;
+  /** connections.max.idle.ms: a connection with no complete request and no answer sent for this long is closed; -1 never (Kafka default 600000). */
+  connectionsMaxIdleMs: number;
+  /** max.connections (Kafka default 2147483647): beyond it new connections wait to be served (connection-quotas.ts). */
+  maxConnections: number;
+  /** max.connections.per.ip (Kafka default 2147483647): beyond it a new connection is closed. */
+  maxConnectionsPerIp: number;
+  /** max.connections.per.ip.overrides: `ip:count,...` (Kafka default empty). */
+  maxConnectionsPerIpOverrides: ReadonlyMap<string, number>;
   /** fetch.max.bytes: the most one Fetch answer carries, whatever the request asks (Kafka default 57671680). */
   fetchMaxBytes: number;
   /** group.initial.rebalance.delay.ms (Kafka default 3000). */
@@ -66,6 +82,13 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   numPartitions: 1,
   socketRequestMaxBytes: 104857600,
   fetchMaxBytes: 57671680,
+  queuedMaxRequestBytes: 256 * 1024 * 1024,
+  queuedMaxResponseBytes: 256 * 1024 * 1024,
+  queuedMaxResponseBytesPerConnection: 1024 * 1024,
+  connectionsMaxIdleMs: 600000,
+  maxConnections: 2147483647,
+  maxConnectionsPerIp: 2147483647,
+  maxConnectionsPerIpOverrides: new Map<string, number>(),
   groupInitialRebalanceDelayMs: 3000,
   transactionMaxTimeoutMs: 900000,
   logRetentionCheckIntervalMs: 300000,
@@ -142,6 +165,34 @@ function bool(name: string, raw: string): boolean {
   return v === 'true';
 }
 
+/** A byte bound, or -1 (as Kafka's queued.max.request.bytes) for none: Infinity. */
+function boundOrUnbounded(name: string, raw: string): number {
+  const v = long(name, raw, -1);
+  if (v === 0) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Value must be -1 or at least 1`);
+  return v < 0 ? Infinity : v;
+}
+
+/**
+ * `max.connections.per.ip.overrides`: `ip:count` pairs, comma-separated (Kafka's format). Kafka
+ * also resolves host names (InetAddress.getByName); kafkalite takes IP literals only, since the
+ * broker compares them with a socket's remote address and a config check cannot wait for DNS.
+ */
+function perIpOverrides(name: string, raw: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const entry of raw.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const at = entry.lastIndexOf(':');
+    const ip = at < 0 ? '' : normalizeIp(entry.slice(0, at).replace(/^\[|\]$/g, ''));
+    if (at < 0 || isIP(ip) === 0) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: expected ip:count pairs separated by commas, got ${entry}`);
+    out.set(ip, int(name, entry.slice(at + 1), 0));
+  }
+  return out;
+}
+
+/** An IPv4 address as an IPv4-mapped IPv6 remote address shows it (`::ffff:1.2.3.4`) is that IPv4 address. */
+export function normalizeIp(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
 /** A broker config from Kafka broker properties over kafkalite's defaults; unknown names are refused. */
 export function brokerConfigFromProperties(props: Readonly<Record<string, string>>, base: Readonly<BrokerConfig> = DEFAULT_BROKER_CONFIG): BrokerConfig {
   const c: BrokerConfig = { ...base, overrides: { ...base.overrides, ...props } };
@@ -171,6 +222,28 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
         break;
       case 'socket.request.max.bytes':
         c.socketRequestMaxBytes = int(name, raw, 1);
+        break;
+      case 'queued.max.request.bytes':
+        // Kafka's -1 (no pool) is kept as "unbounded"; every connection still stops at its own queue bound
+        c.queuedMaxRequestBytes = boundOrUnbounded(name, raw);
+        break;
+      case 'kafkalite.queued.max.response.bytes':
+        c.queuedMaxResponseBytes = boundOrUnbounded(name, raw);
+        break;
+      case 'kafkalite.queued.max.response.bytes.per.connection':
+        c.queuedMaxResponseBytesPerConnection = long(name, raw, 0);
+        break;
+      case 'connections.max.idle.ms':
+        c.connectionsMaxIdleMs = long(name, raw, -1);
+        break;
+      case 'max.connections':
+        c.maxConnections = int(name, raw, 0);
+        break;
+      case 'max.connections.per.ip':
+        c.maxConnectionsPerIp = int(name, raw, 0);
+        break;
+      case 'max.connections.per.ip.overrides':
+        c.maxConnectionsPerIpOverrides = perIpOverrides(name, raw);
         break;
       case 'fetch.max.bytes':
         c.fetchMaxBytes = int(name, raw, 1024);
@@ -222,5 +295,9 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
     }
   }
   c.logConfig = logConfigFromProperties(topicProps, base.logConfig);
+  // KafkaConfig's own check: a zero default only makes sense with overrides naming who may connect
+  if (c.maxConnectionsPerIp === 0 && c.maxConnectionsPerIpOverrides.size === 0) {
+    throw new InvalidConfigError('Invalid value 0 for configuration max.connections.per.ip: per-IP limit of 0 requires max.connections.per.ip.overrides');
+  }
   return c;
 }

@@ -3,11 +3,21 @@
  *
  * Kafka processes one request per connection at a time and answers in order (SocketServer mutes
  * the channel until the response is sent; kafka-python matches responses FIFO). Pipelined frames
- * queue here; reading pauses while the queue is long, so a fast client cannot make the broker
- * buffer without bound. A frame above `socket.request.max.bytes`, a request whose header or body
- * cannot be parsed, or an API or version this broker does not serve closes the connection, as in
- * Kafka (`SocketServer.parseRequestHeader`, InvalidReceiveException) — ApiVersions alone accepts
- * any version (KIP-511).
+ * queue here; reading pauses while the queue is long, or while all connections' queued frames reach
+ * `queued.max.request.bytes`, so a fast client cannot make the broker buffer without bound.
+ *
+ * Answers the client does not read are bounded the same way: while the answers this connection
+ * handed to its socket and the kernel has not taken reach
+ * `kafkalite.queued.max.response.bytes.per.connection`, or all connections' reach
+ * `kafkalite.queued.max.response.bytes` and this one has any, it takes no new request and is not
+ * read (Kafka's muted channel) until the socket has written them all. A connection whose answers
+ * go out is never held back by one whose answers do not. A connection with no complete request
+ * and no answer written for `connections.max.idle.ms` is closed (Kafka's Selector idle expiry).
+ *
+ * A frame above `socket.request.max.bytes`, a request whose header or body cannot be parsed, or an
+ * API or version this broker does not serve closes the connection, as in Kafka
+ * (`SocketServer.parseRequestHeader`, InvalidReceiveException) — ApiVersions alone accepts any
+ * version (KIP-511).
  *
  * The connection knows no API: before any answer leaves it calls the broker's one hook,
  * `heldAppends.writeAll()` (held-appends.ts), and a handler hands memory its answer no longer needs
@@ -21,6 +31,7 @@ import type { Broker } from './broker.js';
 import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
 import { startReads } from './socket-reads.js';
+import type { QueuedBytes } from './queued-bytes.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -76,6 +87,17 @@ export class Connection {
   private readChunkUsed = 0;
   /** The last read target was the rest of a frame being assembled (framing.ts directTarget). */
   private readingDirect = false;
+  /** Answer bytes of this connection counted in `broker.queuedResponses` (its socket's writableLength when last looked at). */
+  private countedAnswerBytes = 0;
+  /** Set while drain() waits for the socket to write every answer (the channel is muted). */
+  private answersWritten: (() => void) | undefined;
+  /** When a complete request last arrived or the socket last wrote every answer (Date.now()). */
+  private lastActive = Date.now();
+  /** A request is being handled (a long poll, a rebalance): never idle then. */
+  private inRequest = false;
+  private readonly requests: QueuedBytes;
+  private readonly responses: QueuedBytes;
+  private readonly resumeReading = (): void => this.maybeResumeReading();
 
   constructor(
     private readonly broker: Broker,
@@ -83,6 +105,8 @@ export class Connection {
     accepted: Socket,
   ) {
     this.remote = `${accepted.remoteAddress ?? '?'}:${accepted.remotePort ?? '?'}`;
+    this.requests = broker.queuedRequests;
+    this.responses = broker.queuedResponses;
     this.decoder = new FrameDecoder(broker.config.socketRequestMaxBytes, broker.framePool, broker.inPlaceFrames);
     const socket = startReads(
       accepted,
@@ -95,8 +119,9 @@ export class Connection {
     socket.on('close', () => {
       this.closed = true;
       this.decoder.dispose();
-      this.queue.length = 0;
-      this.queuedBytes = 0;
+      this.clearQueue();
+      this.countAnswerBytes();
+      this.answersWritten?.();
       broker.connectionClosed(this);
     });
   }
@@ -140,11 +165,19 @@ export class Connection {
       this.closeWhenDrained = true;
     }
     if (frames.length === 0) return;
+    let bytes = 0;
     for (const f of frames) {
       this.queue.push(f);
-      this.queuedBytes += f.length;
+      bytes += f.length;
     }
+    this.queuedBytes += bytes;
+    this.requests.add(bytes, this.queuedBytes);
+    this.lastActive = Date.now();
     if (this.queue.length >= MAX_QUEUED_FRAMES || this.queuedBytes >= MAX_QUEUED_BYTES) this.socket.pause();
+    else if (this.requests.full) {
+      this.socket.pause();
+      this.requests.whenBelow(this.resumeReading);
+    }
     if (!this.processing) {
       this.idle = this.drain().catch((e: unknown) => {
         this.broker.logger.error(`connection ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
@@ -157,10 +190,20 @@ export class Connection {
     this.processing = true;
     try {
       while (!this.closed && this.queue.length > 0) {
+        if (this.answersPending()) {
+          await this.untilAnswersWritten();
+          if (this.closed || this.queue.length === 0) break;
+        }
         const frame = this.queue.shift()!;
         this.queuedBytes -= frame.length;
-        if (this.queue.length < MAX_QUEUED_FRAMES / 2 && this.queuedBytes < MAX_QUEUED_BYTES / 2 && this.socket.isPaused()) this.socket.resume();
-        await this.handleFrame(frame);
+        this.requests.sub(frame.length);
+        if (this.socket.isPaused()) this.maybeResumeReading();
+        this.inRequest = true;
+        try {
+          await this.handleFrame(frame);
+        } finally {
+          this.inRequest = false;
+        }
         if (this.state.closeAfterResponse) {
           this.flushAnswers();
           this.socket.end();
@@ -179,6 +222,80 @@ export class Connection {
     } finally {
       this.processing = false;
     }
+  }
+
+  /**
+   * True when this connection must take no new request until its socket has written its answers:
+   * they reach the per-connection bound, or the broker-wide one is reached and it has some. Held
+   * answers are handed to the socket first; what the kernel takes at once does not count.
+   */
+  private answersPending(): boolean {
+    const own = this.heldBytes + this.socket.writableLength;
+    if (own === 0 || (own < this.broker.config.queuedMaxResponseBytesPerConnection && !this.responses.full)) return false;
+    this.flushAnswers();
+    const unwritten = this.socket.writableLength;
+    return unwritten > 0 && (unwritten >= this.broker.config.queuedMaxResponseBytesPerConnection || this.responses.full);
+  }
+
+  /** Mutes the connection (no reads) until the socket has written every answer, or closes. */
+  private async untilAnswersWritten(): Promise<void> {
+    this.socket.pause();
+    await new Promise<void>((resolve) => (this.answersWritten = resolve));
+    this.answersWritten = undefined;
+    this.maybeResumeReading();
+  }
+
+  /**
+   * Reads again unless a bound still holds: its own queue (hysteresis), muted for answers, or all
+   * connections' queued requests while it has some queued itself. A connection whose queue is
+   * empty reads at any total, so requests that wait on stalled clients never stall one that is served.
+   */
+  private maybeResumeReading(): void {
+    if (this.closed || this.answersWritten !== undefined || !this.socket.isPaused()) return;
+    if (this.queue.length >= MAX_QUEUED_FRAMES / 2 || this.queuedBytes >= MAX_QUEUED_BYTES / 2) return;
+    if (this.requests.full && this.queue.length > 0) this.requests.whenBelow(this.resumeReading);
+    else this.socket.resume();
+  }
+
+  /** Brings this connection's share of `broker.queuedResponses` to its socket's unwritten bytes (none once closed). */
+  private countAnswerBytes(): void {
+    const now = this.closed ? 0 : this.socket.writableLength;
+    const delta = now - this.countedAnswerBytes;
+    if (delta === 0) return;
+    this.countedAnswerBytes = now;
+    if (delta > 0) this.responses.add(delta, now);
+    else this.responses.sub(-delta);
+  }
+
+  /** The socket wrote a flush's last answer (or failed to: `closed`). */
+  private onAnswersWritten(releases: (() => void)[]): void {
+    runAll(releases);
+    this.countAnswerBytes();
+    if (this.socket.writableLength === 0) {
+      this.lastActive = Date.now();
+      this.answersWritten?.();
+    }
+  }
+
+  /**
+   * Closes the connection when nothing happened on it for `maxIdleMs` (Kafka's
+   * `connections.max.idle.ms`, Selector.maybeCloseOldestConnection): no complete request arrived and
+   * the socket wrote no answer. Kafka's Selector counts any bytes read as activity; here only a
+   * complete request does, so a client sending a request a byte at a time is idle too (issue 17),
+   * as is one that never reads its answers. A request being handled (a long poll) is not.
+   */
+  expireIfIdle(now: number, maxIdleMs: number): boolean {
+    if (this.inRequest || this.closed || now - this.lastActive < maxIdleMs) return false;
+    this.broker.logger.debug(`closing connection ${this.remote}: idle for more than ${maxIdleMs} ms (connections.max.idle.ms)`);
+    this.destroy();
+    return true;
+  }
+
+  private clearQueue(): void {
+    this.requests.sub(this.queuedBytes);
+    this.requests.forget(this.resumeReading);
+    this.queue.length = 0;
+    this.queuedBytes = 0;
   }
 
   /** flushAnswers once the event loop has run this turn's other read callbacks. */
@@ -317,8 +434,9 @@ export class Connection {
       for (let i = 0; i < last; i++) this.socket.write(this.held[i]!);
       // called once written, or with an error when the socket is destroyed first: either way the
       // kernel no longer needs the bytes
-      this.socket.write(this.held[last]!, releases.length === 0 ? undefined : () => runAll(releases));
+      this.socket.write(this.held[last]!, () => this.onAnswersWritten(releases));
       this.socket.uncork();
+      this.countAnswerBytes();
     } else {
       runAll(releases);
     }
@@ -349,15 +467,17 @@ export class Connection {
     this.heldBytes = 0;
     this.releaseHeld();
     this.closed = true;
-    this.queue.length = 0;
-    this.queuedBytes = 0;
+    this.clearQueue();
+    this.countAnswerBytes();
+    this.answersWritten?.();
     this.socket.destroy();
   }
 
   /** Graceful close: finish the request in progress, then end the socket. */
   async close(): Promise<void> {
-    this.queue.length = 0;
-    this.queuedBytes = 0;
+    this.clearQueue();
+    // a connection muted for answers its client never reads stops waiting
+    this.answersWritten?.();
     await this.idle;
     if (!this.closed) this.tryFlushAnswers();
     this.releaseHeld();

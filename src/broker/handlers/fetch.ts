@@ -123,8 +123,10 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
     const plan: FetchPlan = {
       version: ctx.apiVersion,
       isolation: request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted',
-      // Kafka caps the answer at the broker's fetch.max.bytes (KafkaApis.handleFetchRequest)
-      maxBytes: Math.min(requestedMax > 0 ? requestedMax : INT32_MAX, broker.config.fetchMaxBytes),
+      // Kafka caps the answer at the broker's fetch.max.bytes (KafkaApis.handleFetchRequest), and
+      // kafkalite at what is left of kafkalite.queued.max.response.bytes, which answers clients do not
+      // read hold (queued-bytes.ts): past it an answer carries one batch (KIP-74's first message)
+      maxBytes: Math.min(requestedMax > 0 ? requestedMax : INT32_MAX, broker.config.fetchMaxBytes, broker.queuedResponses.available),
       topics: request.topics,
     };
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
