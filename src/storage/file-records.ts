@@ -184,8 +184,21 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
     this.size = position + bytes.length;
     this.dirty = true;
     this.changes++;
-    if (heldAppends === undefined) this.startWriteback();
-    else heldAppends.hold(this, bytes.length);
+    if (heldAppends === undefined) {
+      this.startWriteback();
+      return position;
+    }
+    try {
+      heldAppends.hold(this, bytes.length);
+    } catch (e) {
+      // the write of everything held (past the bound) failed, on another file or this one: an
+      // append still held here is taken back, so the file ends where the log does
+      if (this.held[this.held.length - 1] === bytes) {
+        this.held.pop();
+        this.size = position;
+      }
+      throw e;
+    }
     return position;
   }
 

@@ -151,8 +151,20 @@ export class LocalLog {
     if (newOffset < active.baseOffset) {
       throw new StorageError(`Trying to roll a new log segment with start offset ${newOffset} below the active segment ${active.baseOffset}`);
     }
-    active.onBecomeInactiveSegment();
+    // the new segment first (Kafka makes the old one inactive first): when its files cannot be
+    // created (EPERM, ENOSPC) the active segment is untouched, its indexes still at full size, so a
+    // failed roll changes nothing and the next append cannot land in a trimmed segment
     const segment = this.newSegment(newOffset);
+    try {
+      active.onBecomeInactiveSegment();
+    } catch (e) {
+      try {
+        segment.deleteFiles();
+      } catch {
+        // best effort: the directory is failing already, and the error that matters is `e`
+      }
+      throw e;
+    }
     this.segments.push(segment);
     return { segment, rolled: active };
   }

@@ -65,7 +65,7 @@ export class LogManager {
     readonly dir: string,
     private readonly options: LogManagerOptions,
   ) {
-    this.resources = createLogResources(options);
+    this.resources = createLogResources({ ...options, logDir: dir });
     mkdirSync(dir, { recursive: true });
     const warn = (message: string) => options.logger?.('warn', message);
     this.dirLock = lockDataDir(dir, 'lockAddon' in options ? { addon: options.lockAddon, warn } : { warn });

@@ -154,7 +154,14 @@ export class PartitionLog {
    * `groupEnd`. A crash at any point reopens to the old segments or the new one.
    */
   replaceSegments(cleaned: LogSegment, oldSegments: readonly LogSegment[], groupEnd: bigint): void {
-    this.localLog.replaceSegments(cleaned, oldSegments, groupEnd, this.topicPartition);
+    this.guarded(() => {
+      this.localLog.replaceSegments(cleaned, oldSegments, groupEnd, this.topicPartition);
+    });
+  }
+
+  /** Runs an operation on the log's files as Kafka's `maybeHandleIOException` (log-dir-failure.ts). */
+  private guarded<T>(fn: () => T): T {
+    return this.resources.logDirFailure.guard(this.dir, fn);
   }
 
   // ---- append (Kafka UnifiedLog.append) --------------------------------------------------------
@@ -171,6 +178,27 @@ export class PartitionLog {
   append(
     records: Buffer,
     options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; heldAppends?: HeldAppends } = {},
+  ): AppendResult {
+    // Kafka's maybeHandleIOException, inlined on this hot path: see log-dir-failure.ts
+    const failures = this.resources.logDirFailure;
+    failures.check();
+    try {
+      return this.appendToLog(records, options);
+    } catch (e) {
+      throw failures.caught(this.dir, e);
+    }
+  }
+
+  /**
+   * `append` itself. Nothing changes before the roll and the segment append have succeeded (the
+   * roll opens the new segment before it touches the old one, and the segment checks its indexes
+   * before it writes), so a failure leaves the log end offset, the segments, their indexes, the
+   * leader-epoch cache and the producer state as they were: a later append never reuses offsets
+   * already written.
+   */
+  private appendToLog(
+    records: Buffer,
+    options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; heldAppends?: HeldAppends },
   ): AppendResult {
     const leo = this.localLog.logEndOffset;
     if (records.length === 0) {
@@ -222,7 +250,12 @@ export class PartitionLog {
       const txn = info.append(batch as RecordBatch);
       if (txn) (completed ??= []).push(txn);
     }
-    // leader epoch cache: every v2 batch assigns its epoch; legacy data clears it (Kafka UnifiedLog.append)
+    const segment = this.maybeRoll(bytes.length, validated, now);
+    // held only when the bytes are the caller's (in place): a rebuilt batch may sit in a reused scratch
+    const held = options.heldAppends !== undefined && options.mutateInput === true && within(bytes, records) ? options.heldAppends : undefined;
+    segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes, held);
+    // leader epoch cache: every v2 batch assigns its epoch; legacy data clears it (Kafka UnifiedLog.append).
+    // After the segment append, so that a failed append leaves it as it was
     for (const batch of batches) {
       if (batch.kind === 'v2') {
         if (batch.partitionLeaderEpoch >= 0) this.leaderEpochCache.assign(batch.partitionLeaderEpoch, batch.baseOffset);
@@ -230,10 +263,6 @@ export class PartitionLog {
         this.leaderEpochCache.clear();
       }
     }
-    const segment = this.maybeRoll(bytes.length, validated, now);
-    // held only when the bytes are the caller's (in place): a rebuilt batch may sit in a reused scratch
-    const held = options.heldAppends !== undefined && options.mutateInput === true && within(bytes, records) ? options.heldAppends : undefined;
-    segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes, held);
     const newLeo = validated.lastOffset + 1n;
     this.localLog.updateLogEndOffset(newLeo);
     if (infos !== undefined) for (const info of infos.values()) state.update(info);
@@ -298,15 +327,17 @@ export class PartitionLog {
 
   /** Starts a new active segment at max(expectedNextOffset, LEO) (Kafka `UnifiedLog.roll`). */
   roll(expectedNextOffset?: bigint): LogSegment {
-    const leo = this.localLog.logEndOffset;
-    const newOffset = expectedNextOffset !== undefined && expectedNextOffset > leo ? expectedNextOffset : leo;
-    const { segment, rolled } = this.localLog.roll(newOffset);
-    if (rolled === undefined) return segment;
-    // a producer snapshot at every segment base (Kafka UnifiedLog.roll)
-    this.producerStateManager.updateMapEndOffset(newOffset);
-    this.producerStateManager.takeSnapshot(false);
-    this.localLog.flushRolled(rolled, newOffset);
-    return segment;
+    return this.guarded(() => {
+      const leo = this.localLog.logEndOffset;
+      const newOffset = expectedNextOffset !== undefined && expectedNextOffset > leo ? expectedNextOffset : leo;
+      const { segment, rolled } = this.localLog.roll(newOffset);
+      if (rolled === undefined) return segment;
+      // a producer snapshot at every segment base (Kafka UnifiedLog.roll)
+      this.producerStateManager.updateMapEndOffset(newOffset);
+      this.producerStateManager.takeSnapshot(false);
+      this.localLog.flushRolled(rolled, newOffset);
+      return segment;
+    });
   }
 
   /** Resolves once the background flushes of rolled segments started so far are done. */
@@ -334,29 +365,31 @@ export class PartitionLog {
       into?: ReadTarget;
     },
   ): ReadResult {
-    const committed = options.isolation === 'read_committed';
-    const bound = committed ? this.lastStableOffset : this.highWatermark;
-    const leo = this.localLog.logEndOffset;
-    const result = (records: Buffer, firstEntryIncomplete = false, abortedTransactions?: AbortedTxn[]): ReadResult => ({
-      records,
-      firstEntryIncomplete,
-      highWatermark: this.highWatermark,
-      lastStableOffset: this.lastStableOffset,
-      logStartOffset: this.startOffset,
-      logEndOffset: leo,
-      ...(committed ? { abortedTransactions: abortedTransactions ?? [] } : {}),
+    return this.guarded(() => {
+      const committed = options.isolation === 'read_committed';
+      const bound = committed ? this.lastStableOffset : this.highWatermark;
+      const leo = this.localLog.logEndOffset;
+      const result = (records: Buffer, firstEntryIncomplete = false, abortedTransactions?: AbortedTxn[]): ReadResult => ({
+        records,
+        firstEntryIncomplete,
+        highWatermark: this.highWatermark,
+        lastStableOffset: this.lastStableOffset,
+        logStartOffset: this.startOffset,
+        logEndOffset: leo,
+        ...(committed ? { abortedTransactions: abortedTransactions ?? [] } : {}),
+      });
+      if (fetchOffset < this.startOffset || fetchOffset > leo) {
+        throw new OffsetOutOfRangeError(
+          `Received request for offset ${fetchOffset} for partition ${this.topic}-${this.partition}, but we only have log segments in the range ${this.startOffset} to ${leo}.`,
+        );
+      }
+      if (fetchOffset >= bound) return result(Buffer.alloc(0));
+      const r = this.localLog.read(fetchOffset, options.maxBytes, options.minOneMessage ?? true, options.into);
+      if (r === undefined) return result(Buffer.alloc(0));
+      if (!committed) return result(r.records, r.firstEntryIncomplete);
+      const { records, nextOffset } = batchesBelow(r.records, bound);
+      return result(records, r.firstEntryIncomplete, this.collectAbortedTxns(fetchOffset, nextOffset < bound ? nextOffset : bound));
     });
-    if (fetchOffset < this.startOffset || fetchOffset > leo) {
-      throw new OffsetOutOfRangeError(
-        `Received request for offset ${fetchOffset} for partition ${this.topic}-${this.partition}, but we only have log segments in the range ${this.startOffset} to ${leo}.`,
-      );
-    }
-    if (fetchOffset >= bound) return result(Buffer.alloc(0));
-    const r = this.localLog.read(fetchOffset, options.maxBytes, options.minOneMessage ?? true, options.into);
-    if (r === undefined) return result(Buffer.alloc(0));
-    if (!committed) return result(r.records, r.firstEntryIncomplete);
-    const { records, nextOffset } = batchesBelow(r.records, bound);
-    return result(records, r.firstEntryIncomplete, this.collectAbortedTxns(fetchOffset, nextOffset < bound ? nextOffset : bound));
   }
 
   /** Aborted transactions overlapping [fetchOffset, upperBound), from the txn indexes of the segments there. */
@@ -366,13 +399,15 @@ export class PartitionLog {
 
   /** ListOffsets (Kafka UnifiedLog.fetchOffsetByTimestamp): -2 earliest, -1 latest, -3 max timestamp, or the first offset with timestamp >= t. */
   fetchOffsetByTimestamp(timestamp: bigint): TimestampAndOffset | undefined {
-    if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1n, offset: this.startOffset };
-    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1n, offset: this.highWatermark };
-    if (timestamp === MAX_TIMESTAMP) return this.maxTimestampOffset();
-    if (timestamp < 0n) return undefined;
-    const segment = this.localLog.segmentList().find((s) => s.largestTimestamp() >= timestamp);
-    const found = segment?.findOffsetByTimestamp(timestamp, this.startOffset);
-    return found !== undefined && found.offset < this.highWatermark ? found : undefined;
+    return this.guarded(() => {
+      if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1n, offset: this.startOffset };
+      if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1n, offset: this.highWatermark };
+      if (timestamp === MAX_TIMESTAMP) return this.maxTimestampOffset();
+      if (timestamp < 0n) return undefined;
+      const segment = this.localLog.segmentList().find((s) => s.largestTimestamp() >= timestamp);
+      const found = segment?.findOffsetByTimestamp(timestamp, this.startOffset);
+      return found !== undefined && found.offset < this.highWatermark ? found : undefined;
+    });
   }
 
   private maxTimestampOffset(): TimestampAndOffset | undefined {
@@ -399,24 +434,26 @@ export class PartitionLog {
 
   /** Applies log-start, size and time retention; returns how many segments were deleted. */
   deleteOldSegments(): number {
-    let deleted = this.deleteSegmentsWhile((s, next) => next !== undefined && next.baseOffset <= this.startOffset);
-    if (!this.config.cleanupPolicy.includes('delete')) return deleted;
-    if (this.config.retentionBytes >= 0) {
-      let diff = this.size - this.config.retentionBytes;
-      if (diff >= 0) {
-        deleted += this.deleteSegmentsWhile((s) => {
-          if (diff - s.size < 0) return false;
-          diff -= s.size;
-          return true;
-        });
+    return this.guarded(() => {
+      let deleted = this.deleteSegmentsWhile((s, next) => next !== undefined && next.baseOffset <= this.startOffset);
+      if (!this.config.cleanupPolicy.includes('delete')) return deleted;
+      if (this.config.retentionBytes >= 0) {
+        let diff = this.size - this.config.retentionBytes;
+        if (diff >= 0) {
+          deleted += this.deleteSegmentsWhile((s) => {
+            if (diff - s.size < 0) return false;
+            diff -= s.size;
+            return true;
+          });
+        }
       }
-    }
-    if (this.config.retentionMs >= 0) {
-      const now = BigInt(this.time());
-      const limit = BigInt(this.config.retentionMs);
-      deleted += this.deleteSegmentsWhile((s) => now - s.largestTimestamp() > limit);
-    }
-    return deleted;
+      if (this.config.retentionMs >= 0) {
+        const now = BigInt(this.time());
+        const limit = BigInt(this.config.retentionMs);
+        deleted += this.deleteSegmentsWhile((s) => now - s.largestTimestamp() > limit);
+      }
+      return deleted;
+    });
   }
 
   private deleteSegmentsWhile(predicate: (segment: LogSegment, next: LogSegment | undefined) => boolean): number {
@@ -445,45 +482,55 @@ export class PartitionLog {
 
   /** Physically removes `.deleted` files whose `file.delete.delay.ms` has passed. */
   deleteDueFiles(): void {
-    this.localLog.deleteDueFiles();
+    this.guarded(() => {
+      this.localLog.deleteDueFiles();
+    });
   }
 
   /** DeleteRecords: raises the log start offset (never beyond the high watermark). */
   deleteRecordsBefore(offset: bigint): bigint {
-    if (offset > this.highWatermark) {
-      throw new OffsetOutOfRangeError(`Cannot increment the log start offset to ${offset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this.highWatermark}`);
-    }
-    if (offset > this.startOffset) {
-      this.startOffset = offset;
-      this.leaderEpochCache.truncateFromStart(offset);
-      this.producerStateManager.onLogStartOffsetIncremented(offset);
-      this.deleteOldSegments();
-    }
-    return this.startOffset;
+    return this.guarded(() => {
+      if (offset > this.highWatermark) {
+        throw new OffsetOutOfRangeError(`Cannot increment the log start offset to ${offset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this.highWatermark}`);
+      }
+      if (offset > this.startOffset) {
+        this.startOffset = offset;
+        this.leaderEpochCache.truncateFromStart(offset);
+        this.producerStateManager.onLogStartOffsetIncremented(offset);
+        this.deleteOldSegments();
+      }
+      return this.startOffset;
+    });
   }
 
   /** Removes everything from `targetOffset` on (Kafka `UnifiedLog.truncateTo`). */
   truncateTo(targetOffset: bigint): void {
-    if (targetOffset < 0n) throw new OffsetOutOfRangeError(`Cannot truncate partition ${this.topic}-${this.partition} to a negative offset ${targetOffset}`);
-    if (targetOffset >= this.localLog.logEndOffset) return;
-    if (this.localLog.truncateTo(targetOffset)) this.startOffset = targetOffset;
-    this.leaderEpochCache.truncateFromEnd(targetOffset);
-    // producer state from the nearest snapshot plus the log up to the new end (Kafka truncateTo)
-    const state = this.producerStateManager;
-    reloadProducerState(this.localLog.segmentList(), state, this.startOffset, targetOffset, this.time());
-    state.onHighWatermarkUpdated(this.highWatermark);
+    this.guarded(() => {
+      if (targetOffset < 0n) throw new OffsetOutOfRangeError(`Cannot truncate partition ${this.topic}-${this.partition} to a negative offset ${targetOffset}`);
+      if (targetOffset >= this.localLog.logEndOffset) return;
+      if (this.localLog.truncateTo(targetOffset)) this.startOffset = targetOffset;
+      this.leaderEpochCache.truncateFromEnd(targetOffset);
+      // producer state from the nearest snapshot plus the log up to the new end (Kafka truncateTo)
+      const state = this.producerStateManager;
+      reloadProducerState(this.localLog.segmentList(), state, this.startOffset, targetOffset, this.time());
+      state.onHighWatermarkUpdated(this.highWatermark);
+    });
   }
 
   // ---- durability (flush.messages, flush.ms) -------------------------------------------------
 
   /** fsyncs every segment holding offsets below `upTo` (default LEO) and advances the recovery point. */
   flush(upTo: bigint = this.localLog.logEndOffset): void {
-    this.localLog.flush(upTo);
+    this.guarded(() => {
+      this.localLog.flush(upTo);
+    });
   }
 
   /** `flush.ms`: flush when that long has passed since the last flush (called by a scheduler). */
   maybeFlushByTime(): void {
-    if (BigInt(this.localLog.timeSinceLastFlush()) >= this.config.flushMs) this.flush();
+    this.guarded(() => {
+      if (BigInt(this.localLog.timeSinceLastFlush()) >= this.config.flushMs) this.flush();
+    });
   }
 
   close(): void {
