@@ -28,7 +28,7 @@ export interface LogDirFailure {
 export function systemErrorOf(e: unknown): NodeJS.ErrnoException | undefined {
   for (let c: unknown = e, depth = 0; c instanceof Error && depth < 8; c = c.cause, depth++) {
     const sys = c as NodeJS.ErrnoException;
-    if (typeof sys.code === 'string' && (typeof sys.syscall === 'string' || typeof sys.errno === 'number')) return sys;
+    if (typeof sys.code === 'string' && (typeof sys.syscall === 'string' || typeof sys.errno === 'number' || /^E[A-Z0-9]+$/.test(sys.code))) return sys;
   }
   return undefined;
 }
