@@ -50,7 +50,10 @@ export class HeldAppends {
     private readonly maxHeldBytes = MAX_HELD_BYTES,
     /** The data directory's failure channel, told of a failed write. */
     private readonly logDirFailure?: LogDirFailureChannel,
-  ) {}
+  ) {
+    // changes other than appends write what is held first (LogDirFailureChannel.checkBeforeChange)
+    if (logDirFailure !== undefined) logDirFailure.writesPending = () => this.writeAll();
+  }
 
   /** `file` holds `bytes` more for the next `writeAll`, which runs now once they reach the bound. */
   hold(file: HeldAppendsFile, bytes: number): void {

@@ -68,6 +68,26 @@ export class LogDirFailureChannel {
     return error;
   }
 
+  /** Set by the broker's HeldAppends: writes the appends waiting for the next answer. */
+  writesPending: (() => void) | undefined;
+
+  /**
+   * Before a change that is not an append (a topic created or deleted, DeleteRecords, truncation):
+   * the held appends are written first, so that a write failing there stops this change instead of
+   * letting it take effect unanswered (its answer would be held behind the failed write). Throws
+   * when the directory is, or so becomes, offline.
+   */
+  checkBeforeChange(): void {
+    this.check();
+    try {
+      this.writesPending?.();
+    } catch (e) {
+      // HeldAppends reported its failure to this channel; anything else is one too
+      this.fail(this.dir, e);
+    }
+    this.check();
+  }
+
   /** Throws the offline directory's error (Kafka: "Log dir ... is offline"), once it failed. */
   check(): void {
     if (this.failure !== undefined) {

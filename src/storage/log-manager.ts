@@ -178,6 +178,7 @@ export class LogManager {
   deleteLog(topic: string, partition: number): boolean {
     const log = this.getLog(topic, partition);
     if (log === undefined) return false;
+    this.resources.logDirFailure.checkBeforeChange();
     return this.resources.logDirFailure.guard(log.dir, () => this.deleteLogFiles(log, topic, partition));
   }
 
@@ -202,7 +203,7 @@ export class LogManager {
 
   /** Refuses (KAFKA_STORAGE_ERROR) once the directory is offline: for changes to it made outside its logs. */
   checkOnline(): void {
-    this.resources.logDirFailure.check();
+    this.resources.logDirFailure.checkBeforeChange();
   }
 
   private writeCheckpoints(): void {

@@ -489,6 +489,7 @@ export class PartitionLog {
 
   /** DeleteRecords: raises the log start offset (never beyond the high watermark). */
   deleteRecordsBefore(offset: bigint): bigint {
+    this.resources.logDirFailure.checkBeforeChange();
     return this.guarded(() => {
       if (offset > this.highWatermark) {
         throw new OffsetOutOfRangeError(`Cannot increment the log start offset to ${offset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this.highWatermark}`);
@@ -505,6 +506,7 @@ export class PartitionLog {
 
   /** Removes everything from `targetOffset` on (Kafka `UnifiedLog.truncateTo`). */
   truncateTo(targetOffset: bigint): void {
+    this.resources.logDirFailure.checkBeforeChange();
     this.guarded(() => {
       if (targetOffset < 0n) throw new OffsetOutOfRangeError(`Cannot truncate partition ${this.topic}-${this.partition} to a negative offset ${targetOffset}`);
       if (targetOffset >= this.localLog.logEndOffset) return;
