@@ -313,7 +313,8 @@ export class Connection {
   /**
    * Hands the held answers to the socket in one write; their releases run once it took them. The
    * Produce appends they acknowledge are written first (Kafka answers after the append): when that
-   * write fails this throws, and neither the answers leave nor the releases run.
+   * write fails (the log directory failed), the answers computed while it was pending go out as
+   * KAFKA_STORAGE_ERROR instead and the releases never run (answerStorageError).
    */
   private flushAnswers(): void {
     try {
