@@ -173,8 +173,8 @@ export class LocalLog {
    * Kafka flushes the rolled segment in the background and moves the recovery point to the new
    * segment's base once that is done (UnifiedLog.roll's "flush-log" task). Without the native addon
    * the flush is inline, as it was. A failed background flush leaves the recovery point where it
-   * was (recovery after a crash then checks those segments) and the files dirty, so the next
-   * flush() or close() syncs them again inline.
+   * was (recovery after a crash then checks those segments) and takes the log directory offline
+   * (log-dir-failure.ts), as Kafka does on a failed flush.
    */
   flushRolled(rolled: LogSegment, upTo: bigint): void {
     const flushed = rolled.flushInBackground();
@@ -187,6 +187,9 @@ export class LocalLog {
       () => true,
       (e: unknown) => {
         this.logger?.('warn', `Background flush of ${rolled.log.path} failed, the recovery point stays at ${this.recoveryPointOffset}: ${(e as Error).message}`);
+        // a failed fsync may have dropped the dirty pages it was to write: Kafka takes the log
+        // directory offline on it as on any IOException of the flush (UnifiedLog.flush)
+        this.resources.logDirFailure.fail(rolled.log.path, e);
         return false;
       },
     );
