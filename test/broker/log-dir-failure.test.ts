@@ -10,9 +10,9 @@
  * on a 20 MiB tmpfs (`mount -t tmpfs`), both root-only; CI runs as root.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -233,6 +233,73 @@ describe('a failed log directory', () => {
     } finally {
       execFileSync('umount', ['-l', mnt]);
       rmSync(mnt, { recursive: true, force: true });
+    }
+  });
+
+  test('a roll that fails (immutable partition directory) writes no offset twice: verify is clean after the restart and dump-log shows dense offsets', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-logdir-roll-'));
+    const partitionDir = join(dataDir, 'rolling-0');
+    let immutable = false;
+    try {
+      const broker = await Broker.start({ dataDir, logLevel: 'silent', config: { 'log.segment.bytes': '20000', 'num.partitions': '1' } });
+      const halted = once(broker, 'error');
+      const acked: string[] = [];
+      try {
+        const kafka = new Kafka({ clientId: 'roll-fail', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 2000 });
+        const producer = kafka.producer({ allowAutoTopicCreation: true });
+        await producer.connect();
+        const filler = 'y'.repeat(300);
+        let i = 0;
+        // ten records per request, up to just before the first roll
+        const send = async () => {
+          const batch = Array.from({ length: 10 }, (_, k) => `m${i}-${k}`);
+          i++;
+          await producer.send({ topic: 'rolling', acks: -1, messages: batch.map((v) => ({ value: `${v}:${filler}` })) });
+          acked.push(...batch);
+        };
+        while (broker.logs.getLog('rolling', 0) === undefined || broker.logs.getLog('rolling', 0)!.activeSegment.size < 20000 - 2 * 3500) await send();
+        assert.equal(broker.logs.getLog('rolling', 0)!.segmentCount, 1);
+        execFileSync('chattr', ['+i', partitionDir]);
+        immutable = true;
+        // the next sends need the roll, which fails with EPERM; none of them is acknowledged
+        const failures: unknown[] = [];
+        for (let k = 0; k < 8; k++) {
+          try {
+            await send();
+          } catch (e) {
+            failures.push(e);
+          }
+        }
+        assert.ok(failures.length > 0);
+        await halted;
+        assert.match(broker.logDirFailure?.errno ?? '', /^EPERM$/);
+        await producer.disconnect().catch(() => undefined);
+      } finally {
+        await broker.close();
+      }
+      execFileSync('chattr', ['-i', partitionDir]);
+      immutable = false;
+      // the restart recovers, a clean one follows, and the segments hold every offset once
+      for (let restart = 0; restart < 2; restart++) {
+        const again = await Broker.start({ dataDir, logLevel: 'silent', config: { 'log.segment.bytes': '20000' } });
+        await again.close();
+        const verify = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'verify', dataDir]);
+        assert.equal(verify.status, 0, `kafkalite verify after restart ${restart + 1}:\n${verify.stdout.toString()}${verify.stderr.toString()}`);
+      }
+      const logs = readdirSync(partitionDir).filter((n) => n.endsWith('.log')).sort().map((n) => join(partitionDir, n));
+      const dump = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'dump-log', '--files', logs.join(','), '--json']);
+      assert.equal(dump.status, 0, dump.stderr.toString());
+      const batches = dump.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as { baseOffset: number; lastOffset: number });
+      let next = 0;
+      for (const b of batches) {
+        assert.equal(b.baseOffset, next, 'offsets are dense, each once');
+        next = b.lastOffset + 1;
+      }
+      assert.equal(next, acked.length, 'every acknowledged record, and nothing more');
+      assert.deepEqual(values(dataDir, 'rolling').map((v) => v.split(':')[0]), acked);
+    } finally {
+      if (immutable) execFileSync('chattr', ['-i', partitionDir]);
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
