@@ -536,10 +536,14 @@ export class PartitionLog {
   }
 
   close(): void {
-    this.localLog.deleteAllPending();
-    // the clean-shutdown snapshot at the log end (Kafka UnifiedLog.close)
-    this.producerStateManager.updateMapEndOffset(this.localLog.logEndOffset);
-    this.producerStateManager.takeSnapshot(true);
+    if (this.resources.logDirFailure.failed === undefined) {
+      this.localLog.deleteAllPending();
+      // the clean-shutdown snapshot at the log end (Kafka UnifiedLog.close)
+      this.producerStateManager.updateMapEndOffset(this.localLog.logEndOffset);
+      this.producerStateManager.takeSnapshot(true);
+    }
+    // offline (log-dir-failure.ts): no snapshot of a state that may be ahead of the files; the
+    // segments close, writing nothing held, and the next start recovers them
     this.localLog.close(); // each segment trims and syncs what changed
   }
 }
