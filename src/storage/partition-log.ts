@@ -154,9 +154,11 @@ export class PartitionLog {
    * `groupEnd`. A crash at any point reopens to the old segments or the new one.
    */
   replaceSegments(cleaned: LogSegment, oldSegments: readonly LogSegment[], groupEnd: bigint): void {
-    this.guarded(() => {
-      this.localLog.replaceSegments(cleaned, oldSegments, groupEnd, this.topicPartition);
-    });
+    this.guarded(() => this.unguardedReplaceSegments(cleaned, oldSegments, groupEnd));
+  }
+
+  private unguardedReplaceSegments(cleaned: LogSegment, oldSegments: readonly LogSegment[], groupEnd: bigint): void {
+    this.localLog.replaceSegments(cleaned, oldSegments, groupEnd, this.topicPartition);
   }
 
   /** Runs an operation on the log's files as Kafka's `maybeHandleIOException` (log-dir-failure.ts). */
@@ -327,17 +329,19 @@ export class PartitionLog {
 
   /** Starts a new active segment at max(expectedNextOffset, LEO) (Kafka `UnifiedLog.roll`). */
   roll(expectedNextOffset?: bigint): LogSegment {
-    return this.guarded(() => {
-      const leo = this.localLog.logEndOffset;
-      const newOffset = expectedNextOffset !== undefined && expectedNextOffset > leo ? expectedNextOffset : leo;
-      const { segment, rolled } = this.localLog.roll(newOffset);
-      if (rolled === undefined) return segment;
-      // a producer snapshot at every segment base (Kafka UnifiedLog.roll)
-      this.producerStateManager.updateMapEndOffset(newOffset);
-      this.producerStateManager.takeSnapshot(false);
-      this.localLog.flushRolled(rolled, newOffset);
-      return segment;
-    });
+    return this.guarded(() => this.unguardedRoll(expectedNextOffset));
+  }
+
+  private unguardedRoll(expectedNextOffset?: bigint): LogSegment {
+    const leo = this.localLog.logEndOffset;
+    const newOffset = expectedNextOffset !== undefined && expectedNextOffset > leo ? expectedNextOffset : leo;
+    const { segment, rolled } = this.localLog.roll(newOffset);
+    if (rolled === undefined) return segment;
+    // a producer snapshot at every segment base (Kafka UnifiedLog.roll)
+    this.producerStateManager.updateMapEndOffset(newOffset);
+    this.producerStateManager.takeSnapshot(false);
+    this.localLog.flushRolled(rolled, newOffset);
+    return segment;
   }
 
   /** Resolves once the background flushes of rolled segments started so far are done. */
@@ -365,31 +369,45 @@ export class PartitionLog {
       into?: ReadTarget;
     },
   ): ReadResult {
-    return this.guarded(() => {
-      const committed = options.isolation === 'read_committed';
-      const bound = committed ? this.lastStableOffset : this.highWatermark;
-      const leo = this.localLog.logEndOffset;
-      const result = (records: Buffer, firstEntryIncomplete = false, abortedTransactions?: AbortedTxn[]): ReadResult => ({
-        records,
-        firstEntryIncomplete,
-        highWatermark: this.highWatermark,
-        lastStableOffset: this.lastStableOffset,
-        logStartOffset: this.startOffset,
-        logEndOffset: leo,
-        ...(committed ? { abortedTransactions: abortedTransactions ?? [] } : {}),
-      });
-      if (fetchOffset < this.startOffset || fetchOffset > leo) {
-        throw new OffsetOutOfRangeError(
-          `Received request for offset ${fetchOffset} for partition ${this.topic}-${this.partition}, but we only have log segments in the range ${this.startOffset} to ${leo}.`,
-        );
-      }
-      if (fetchOffset >= bound) return result(Buffer.alloc(0));
-      const r = this.localLog.read(fetchOffset, options.maxBytes, options.minOneMessage ?? true, options.into);
-      if (r === undefined) return result(Buffer.alloc(0));
-      if (!committed) return result(r.records, r.firstEntryIncomplete);
-      const { records, nextOffset } = batchesBelow(r.records, bound);
-      return result(records, r.firstEntryIncomplete, this.collectAbortedTxns(fetchOffset, nextOffset < bound ? nextOffset : bound));
+    return this.guarded(() => this.unguardedRead(fetchOffset, options));
+  }
+
+  private unguardedRead(
+    fetchOffset: bigint,
+    options: {
+      maxBytes: number;
+      minOneMessage?: boolean;
+      isolation?: IsolationLevel;
+      /**
+       * A reused buffer to read into when large enough (the result's records are then a view of
+       * it), or a function giving the buffer for the bytes to read (file-records.ts ReadTarget).
+       */
+      into?: ReadTarget;
+    },
+  ): ReadResult {
+    const committed = options.isolation === 'read_committed';
+    const bound = committed ? this.lastStableOffset : this.highWatermark;
+    const leo = this.localLog.logEndOffset;
+    const result = (records: Buffer, firstEntryIncomplete = false, abortedTransactions?: AbortedTxn[]): ReadResult => ({
+      records,
+      firstEntryIncomplete,
+      highWatermark: this.highWatermark,
+      lastStableOffset: this.lastStableOffset,
+      logStartOffset: this.startOffset,
+      logEndOffset: leo,
+      ...(committed ? { abortedTransactions: abortedTransactions ?? [] } : {}),
     });
+    if (fetchOffset < this.startOffset || fetchOffset > leo) {
+      throw new OffsetOutOfRangeError(
+        `Received request for offset ${fetchOffset} for partition ${this.topic}-${this.partition}, but we only have log segments in the range ${this.startOffset} to ${leo}.`,
+      );
+    }
+    if (fetchOffset >= bound) return result(Buffer.alloc(0));
+    const r = this.localLog.read(fetchOffset, options.maxBytes, options.minOneMessage ?? true, options.into);
+    if (r === undefined) return result(Buffer.alloc(0));
+    if (!committed) return result(r.records, r.firstEntryIncomplete);
+    const { records, nextOffset } = batchesBelow(r.records, bound);
+    return result(records, r.firstEntryIncomplete, this.collectAbortedTxns(fetchOffset, nextOffset < bound ? nextOffset : bound));
   }
 
   /** Aborted transactions overlapping [fetchOffset, upperBound), from the txn indexes of the segments there. */
@@ -399,15 +417,17 @@ export class PartitionLog {
 
   /** ListOffsets (Kafka UnifiedLog.fetchOffsetByTimestamp): -2 earliest, -1 latest, -3 max timestamp, or the first offset with timestamp >= t. */
   fetchOffsetByTimestamp(timestamp: bigint): TimestampAndOffset | undefined {
-    return this.guarded(() => {
-      if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1n, offset: this.startOffset };
-      if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1n, offset: this.highWatermark };
-      if (timestamp === MAX_TIMESTAMP) return this.maxTimestampOffset();
-      if (timestamp < 0n) return undefined;
-      const segment = this.localLog.segmentList().find((s) => s.largestTimestamp() >= timestamp);
-      const found = segment?.findOffsetByTimestamp(timestamp, this.startOffset);
-      return found !== undefined && found.offset < this.highWatermark ? found : undefined;
-    });
+    return this.guarded(() => this.unguardedFetchOffsetByTimestamp(timestamp));
+  }
+
+  private unguardedFetchOffsetByTimestamp(timestamp: bigint): TimestampAndOffset | undefined {
+    if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1n, offset: this.startOffset };
+    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1n, offset: this.highWatermark };
+    if (timestamp === MAX_TIMESTAMP) return this.maxTimestampOffset();
+    if (timestamp < 0n) return undefined;
+    const segment = this.localLog.segmentList().find((s) => s.largestTimestamp() >= timestamp);
+    const found = segment?.findOffsetByTimestamp(timestamp, this.startOffset);
+    return found !== undefined && found.offset < this.highWatermark ? found : undefined;
   }
 
   private maxTimestampOffset(): TimestampAndOffset | undefined {
@@ -434,26 +454,28 @@ export class PartitionLog {
 
   /** Applies log-start, size and time retention; returns how many segments were deleted. */
   deleteOldSegments(): number {
-    return this.guarded(() => {
-      let deleted = this.deleteSegmentsWhile((s, next) => next !== undefined && next.baseOffset <= this.startOffset);
-      if (!this.config.cleanupPolicy.includes('delete')) return deleted;
-      if (this.config.retentionBytes >= 0) {
-        let diff = this.size - this.config.retentionBytes;
-        if (diff >= 0) {
-          deleted += this.deleteSegmentsWhile((s) => {
-            if (diff - s.size < 0) return false;
-            diff -= s.size;
-            return true;
-          });
-        }
+    return this.guarded(() => this.unguardedDeleteOldSegments());
+  }
+
+  private unguardedDeleteOldSegments(): number {
+    let deleted = this.deleteSegmentsWhile((s, next) => next !== undefined && next.baseOffset <= this.startOffset);
+    if (!this.config.cleanupPolicy.includes('delete')) return deleted;
+    if (this.config.retentionBytes >= 0) {
+      let diff = this.size - this.config.retentionBytes;
+      if (diff >= 0) {
+        deleted += this.deleteSegmentsWhile((s) => {
+          if (diff - s.size < 0) return false;
+          diff -= s.size;
+          return true;
+        });
       }
-      if (this.config.retentionMs >= 0) {
-        const now = BigInt(this.time());
-        const limit = BigInt(this.config.retentionMs);
-        deleted += this.deleteSegmentsWhile((s) => now - s.largestTimestamp() > limit);
-      }
-      return deleted;
-    });
+    }
+    if (this.config.retentionMs >= 0) {
+      const now = BigInt(this.time());
+      const limit = BigInt(this.config.retentionMs);
+      deleted += this.deleteSegmentsWhile((s) => now - s.largestTimestamp() > limit);
+    }
+    return deleted;
   }
 
   private deleteSegmentsWhile(predicate: (segment: LogSegment, next: LogSegment | undefined) => boolean): number {
@@ -482,57 +504,67 @@ export class PartitionLog {
 
   /** Physically removes `.deleted` files whose `file.delete.delay.ms` has passed. */
   deleteDueFiles(): void {
-    this.guarded(() => {
-      this.localLog.deleteDueFiles();
-    });
+    this.guarded(() => this.unguardedDeleteDueFiles());
+  }
+
+  private unguardedDeleteDueFiles(): void {
+    this.localLog.deleteDueFiles();
   }
 
   /** DeleteRecords: raises the log start offset (never beyond the high watermark). */
   deleteRecordsBefore(offset: bigint): bigint {
     this.resources.logDirFailure.checkBeforeChange();
-    return this.guarded(() => {
-      if (offset > this.highWatermark) {
-        throw new OffsetOutOfRangeError(`Cannot increment the log start offset to ${offset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this.highWatermark}`);
-      }
-      if (offset > this.startOffset) {
-        this.startOffset = offset;
-        this.leaderEpochCache.truncateFromStart(offset);
-        this.producerStateManager.onLogStartOffsetIncremented(offset);
-        this.deleteOldSegments();
-      }
-      return this.startOffset;
-    });
+    return this.guarded(() => this.unguardedDeleteRecordsBefore(offset));
+  }
+
+  private unguardedDeleteRecordsBefore(offset: bigint): bigint {
+    if (offset > this.highWatermark) {
+      throw new OffsetOutOfRangeError(`Cannot increment the log start offset to ${offset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this.highWatermark}`);
+    }
+    if (offset > this.startOffset) {
+      this.startOffset = offset;
+      this.leaderEpochCache.truncateFromStart(offset);
+      this.producerStateManager.onLogStartOffsetIncremented(offset);
+      this.deleteOldSegments();
+    }
+    return this.startOffset;
   }
 
   /** Removes everything from `targetOffset` on (Kafka `UnifiedLog.truncateTo`). */
   truncateTo(targetOffset: bigint): void {
     this.resources.logDirFailure.checkBeforeChange();
-    this.guarded(() => {
-      if (targetOffset < 0n) throw new OffsetOutOfRangeError(`Cannot truncate partition ${this.topic}-${this.partition} to a negative offset ${targetOffset}`);
-      if (targetOffset >= this.localLog.logEndOffset) return;
-      if (this.localLog.truncateTo(targetOffset)) this.startOffset = targetOffset;
-      this.leaderEpochCache.truncateFromEnd(targetOffset);
-      // producer state from the nearest snapshot plus the log up to the new end (Kafka truncateTo)
-      const state = this.producerStateManager;
-      reloadProducerState(this.localLog.segmentList(), state, this.startOffset, targetOffset, this.time());
-      state.onHighWatermarkUpdated(this.highWatermark);
-    });
+    this.guarded(() => this.unguardedTruncateTo(targetOffset));
+  }
+
+  private unguardedTruncateTo(targetOffset: bigint): void {
+    if (targetOffset < 0n) throw new OffsetOutOfRangeError(`Cannot truncate partition ${this.topic}-${this.partition} to a negative offset ${targetOffset}`);
+    if (targetOffset >= this.localLog.logEndOffset) return;
+    if (this.localLog.truncateTo(targetOffset)) this.startOffset = targetOffset;
+    this.leaderEpochCache.truncateFromEnd(targetOffset);
+    // producer state from the nearest snapshot plus the log up to the new end (Kafka truncateTo)
+    const state = this.producerStateManager;
+    reloadProducerState(this.localLog.segmentList(), state, this.startOffset, targetOffset, this.time());
+    state.onHighWatermarkUpdated(this.highWatermark);
   }
 
   // ---- durability (flush.messages, flush.ms) -------------------------------------------------
 
   /** fsyncs every segment holding offsets below `upTo` (default LEO) and advances the recovery point. */
   flush(upTo: bigint = this.localLog.logEndOffset): void {
-    this.guarded(() => {
-      this.localLog.flush(upTo);
-    });
+    this.guarded(() => this.unguardedFlush(upTo));
+  }
+
+  private unguardedFlush(upTo: bigint = this.localLog.logEndOffset): void {
+    this.localLog.flush(upTo);
   }
 
   /** `flush.ms`: flush when that long has passed since the last flush (called by a scheduler). */
   maybeFlushByTime(): void {
-    this.guarded(() => {
-      if (BigInt(this.localLog.timeSinceLastFlush()) >= this.config.flushMs) this.flush();
-    });
+    this.guarded(() => this.unguardedMaybeFlushByTime());
+  }
+
+  private unguardedMaybeFlushByTime(): void {
+    if (BigInt(this.localLog.timeSinceLastFlush()) >= this.config.flushMs) this.flush();
   }
 
   close(): void {
