@@ -16,7 +16,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch, readRecordBatches } from '../../src/index.js';
 import { formatProblem, verifyPath } from '../../src/cli/verify.js';
-import { KafkaliteError } from '../../src/errors.js';
+import { KafkaliteError, StorageError } from '../../src/errors.js';
+import { LogDirFailureChannel } from '../../src/storage/log-dir-failure.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../src/storage/log-config.js';
 import { LogSegment } from '../../src/storage/log-segment.js';
 import { PartitionLog } from '../../src/storage/partition-log.js';
@@ -165,5 +166,47 @@ describe('recovery that cuts a segment', () => {
     again.close();
     assert.deepEqual(verifyErrors(dir), []);
     assert.deepEqual(offsetsOnDisk(dir), Array.from({ length: 10 }, (_, i) => BigInt(i)));
+  });
+});
+
+describe('LogDirFailureChannel', () => {
+  const ioError = (code: string) => Object.assign(new Error(`${code}: failed, write`), { code, syscall: 'write' });
+
+  it('takes the directory offline at the first I/O error only, and tells its listeners once', () => {
+    const channel = new LogDirFailureChannel('/data');
+    const heard: string[] = [];
+    channel.onFailure((f) => heard.push(`${f.errno} ${f.path}`));
+    // errors that are not I/O errors (validation, offsets) pass through and change nothing
+    const invalid = new RangeError('not an I/O error');
+    assert.throws(() => channel.guard('/data/t-0', () => { throw invalid; }), (e) => e === invalid);
+    const failure = () => channel.failed;
+    assert.equal(failure(), undefined);
+    assert.equal(channel.guard('/data/t-0', () => 7), 7);
+    // an I/O error, directly or as the cause of a StorageError, takes it offline
+    assert.throws(() => channel.guard('/data/t-0', () => { throw new StorageError('cannot append', { cause: ioError('ENOSPC') }); }), isStorageError);
+    assert.equal(failure()?.errno, 'ENOSPC');
+    assert.equal(failure()?.path, '/data/t-0');
+    // from then on nothing runs, and a later failure is not a new one
+    let ran = false;
+    assert.throws(() => channel.guard('/data/t-1', () => (ran = true)), isStorageError);
+    assert.equal(ran, false);
+    channel.fail('/data/other', ioError('EIO'));
+    assert.deepEqual(heard, ['ENOSPC /data/t-0']);
+    // a listener added afterwards hears of it at once
+    channel.onFailure((f) => heard.push(`late ${f.errno}`));
+    assert.deepEqual(heard, ['ENOSPC /data/t-0', 'late ENOSPC']);
+  });
+
+  it('writes what is pending before a change that is not an append, and refuses the change when that write fails', () => {
+    const channel = new LogDirFailureChannel('/data');
+    let written = 0;
+    channel.writesPending = () => written++;
+    channel.checkBeforeChange();
+    assert.equal(written, 1);
+    channel.writesPending = () => {
+      throw ioError('EPERM');
+    };
+    assert.throws(() => channel.checkBeforeChange(), isStorageError);
+    assert.equal(channel.failed?.errno, 'EPERM');
   });
 });
