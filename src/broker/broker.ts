@@ -3,6 +3,7 @@
  * the topics, the API handlers and the periodic log tasks (retention, flush, checkpoints), as
  * Kafka's `BrokerServer` + `LogManager` schedulers do on one node.
  */
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,8 @@ import type { Timer } from './timer.js';
 import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
 import { ConnectionQuotas } from './connection-quotas.js';
 import { QueuedBytes, type QueuedBytesStats } from './queued-bytes.js';
+import type { LogDirFailure } from '../storage/log-dir-failure.js';
+import { logDirFailureLine } from './log-dir-failure.js';
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
@@ -59,14 +62,18 @@ export interface BrokerOptions {
   timer?: Timer;
 }
 
-export class Broker {
+/**
+ * Emits `'error'` (a StorageError) when its log directory failed and it halted (log-dir-failure.ts):
+ * as with any EventEmitter, an `'error'` nobody listens to is thrown, which ends the process.
+ */
+export class Broker extends EventEmitter {
   readonly config: BrokerConfig;
   readonly logger: Logger;
   readonly logs: LogManager;
   readonly topics: TopicRegistry;
   readonly appends = new AppendNotifier();
   /** Produce appends whose file writes wait until an answer is about to leave (held-appends.ts, connection.ts). */
-  readonly heldAppends = new HeldAppends();
+  readonly heldAppends: HeldAppends;
   /** Where connections copy request frames that span socket reads (see FRAME_POOL_BYTES). */
   readonly framePool = new BufferPool(FRAME_POOL_BYTES);
   /** Bounds the frame bytes connections allocate ahead of their arrival (framing.ts in-place assembly). */
@@ -97,6 +104,7 @@ export class Broker {
     private readonly ownsDataDir: boolean,
     options: BrokerOptions,
   ) {
+    super();
     // the coordinator's properties (offsets.*, group.*) are parsed by the coordinator
     const { group: groupProps, rest: props } = takeGroupProperties(options.config ?? {});
     this.config = brokerConfigFromProperties(props, {
@@ -121,6 +129,9 @@ export class Broker {
       indexCacheBudgetBytes: this.config.indexCacheBudgetBytes,
       backgroundFlush: this.config.backgroundFlush,
     });
+    const logDirFailure = this.logs.resources.logDirFailure;
+    this.heldAppends = new HeldAppends(undefined, logDirFailure);
+    logDirFailure.onFailure((failure) => this.halt(failure));
     this.topics = new TopicRegistry(dataDir, () => this.config.logConfig);
     this.topics.load(this.logs);
     let maxPid = -1n;
@@ -301,6 +312,26 @@ export class Broker {
   }
 
   /**
+   * The log directory failed (log-dir-failure.ts): one line with the file and the errno, then the
+   * halt once the current event-loop turn has answered what it handled (storage errors), then
+   * `'error'`. Kafka halts at once; answering first tells the clients why.
+   */
+  private halt(failure: LogDirFailure): void {
+    this.logger.error(logDirFailureLine(this.dataDir, failure));
+    setImmediate(() => {
+      void this.close().then(
+        () => this.emit('error', failure.error),
+        (e: unknown) => this.emit('error', e),
+      );
+    });
+  }
+
+  /** The log directory's failure, once it failed (the broker then halts). */
+  get logDirFailure(): LogDirFailure | undefined {
+    return this.logs.resources.logDirFailure.failed;
+  }
+
+  /**
    * Graceful shutdown: stop accepting, let each connection finish its request in progress, then
    * flush every log and write the checkpoints and the clean-shutdown marker.
    */
@@ -321,11 +352,11 @@ export class Broker {
     await Promise.all([...this.connections.keys()].map((c) => c.close()));
     for (const c of this.connections.keys()) c.destroy();
     await serverClosed;
-    const failed = this.heldAppends.failed;
+    const failed = this.logDirFailure;
     if (failed !== undefined) {
-      // a log is ahead of its file: no clean-shutdown marker, so the next start recovers it
+      // a log may be ahead of its files: no clean-shutdown marker, so the next start recovers it
       this.logs.closeUnclean();
-      this.logger.error(`kafkalite broker ${this.config.nodeId} stopped without the clean-shutdown marker: ${failed.message}`);
+      this.logger.error(`kafkalite broker ${this.config.nodeId} stopped without the clean-shutdown marker: ${failed.error.message}`);
     } else {
       this.logs.close();
       this.logger.info(`kafkalite broker ${this.config.nodeId} stopped`);

@@ -32,6 +32,7 @@ import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestCont
 import { errorMessageOf } from './api-error.js';
 import { startReads } from './socket-reads.js';
 import type { QueuedBytes } from './queued-bytes.js';
+import { storageErrorFrame } from './log-dir-failure.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -79,6 +80,11 @@ export class Connection {
    * Produce frame given back to the pool may still be the bytes of a held append.
    */
   private heldReleases: (() => void)[] = [];
+  /**
+   * Per held answer, in order: how many of `held` are its chunks, and its KAFKA_STORAGE_ERROR form
+   * when it was computed while Produce appends were held (sent instead if their write fails).
+   */
+  private readonly heldAnswers: { chunks: number; storageError: (() => Buffer[] | undefined) | undefined }[] = [];
   /** A flushAnswers is scheduled for the end of this event-loop turn. */
   private flushScheduled = false;
   private readonly socket: Socket;
@@ -401,12 +407,18 @@ export class Connection {
       this.destroy();
       return;
     }
-    this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body), releases);
+    const holding = this.broker.heldAppends.holding;
+    this.write(
+      encodeResponseFrame(apiKey, responseVersion, correlationId, body),
+      releases,
+      holding ? () => storageErrorFrame(handler, apiKey, responseVersion, correlationId, response, 'The log directory failed before this answer was sent') : undefined,
+    );
   }
 
   /** Holds an answer; its request's releases now wait for the socket (taken out of `releases`). */
-  private write(chunks: Buffer[], releases: (() => void)[]): void {
+  private write(chunks: Buffer[], releases: (() => void)[], storageError?: () => Buffer[] | undefined): void {
     if (this.closed) return;
+    this.heldAnswers.push({ chunks: chunks.length, storageError });
     for (const c of chunks) {
       this.held.push(c);
       this.heldBytes += c.length;
@@ -418,10 +430,17 @@ export class Connection {
   /**
    * Hands the held answers to the socket in one write; their releases run once it took them. The
    * Produce appends they acknowledge are written first (Kafka answers after the append): when that
-   * write fails this throws, and neither the answers leave nor the releases run.
+   * write fails (the log directory failed), the answers computed while it was pending go out as
+   * KAFKA_STORAGE_ERROR instead and the releases never run (answerStorageError).
    */
   private flushAnswers(): void {
-    this.broker.heldAppends.writeAll();
+    try {
+      this.broker.heldAppends.writeAll();
+    } catch {
+      this.answerStorageError();
+      return;
+    }
+    this.heldAnswers.length = 0;
     const releases = this.heldReleases;
     this.heldReleases = [];
     if (this.held.length === 0) {
@@ -445,6 +464,36 @@ export class Connection {
   }
 
   /**
+   * The held appends could not be written (the log directory failed, log-dir-failure.ts): the
+   * answers computed while they were held go out as KAFKA_STORAGE_ERROR, the others as they were.
+   * The releases are dropped: a frame may still be the bytes of an append never written.
+   */
+  private answerStorageError(): void {
+    const out: Buffer[] = [];
+    let at = 0;
+    for (const a of this.heldAnswers) {
+      let instead: Buffer[] | undefined;
+      try {
+        instead = a.storageError?.();
+      } catch (e) {
+        this.broker.logger.error(`storage error answer to ${this.remote} cannot be encoded: ${errorMessageOf(e)}`);
+      }
+      out.push(...(instead ?? this.held.slice(at, at + a.chunks)));
+      at += a.chunks;
+    }
+    this.heldAnswers.length = 0;
+    this.held.length = 0;
+    this.heldBytes = 0;
+    this.heldReleases = [];
+    if (this.closed || out.length === 0) return;
+    this.socket.cork();
+    for (let i = 0; i < out.length - 1; i++) this.socket.write(out[i]!);
+    this.socket.write(out[out.length - 1]!, () => this.onAnswersWritten([]));
+    this.socket.uncork();
+    this.countAnswerBytes();
+  }
+
+  /**
    * Runs the held releases without an answer (the connection is closing): after the held appends
    * are written; when that write fails they are dropped, and the garbage collector frees what they
    * would have given back (a frame may still be the bytes of an append never written).
@@ -463,6 +512,7 @@ export class Connection {
 
   destroy(): void {
     this.decoder.dispose();
+    this.heldAnswers.length = 0;
     this.held.length = 0;
     this.heldBytes = 0;
     this.releaseHeld();

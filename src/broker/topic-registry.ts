@@ -68,7 +68,7 @@ export class TopicRegistry {
       for (let p = 0; p < t.partitions; p++) logs.getOrCreateLog(name, p, this.topics.get(name)!.config);
     }
     for (const [name, n] of counts) if (!this.topics.has(name)) this.put(name, n, {}, logs);
-    this.persist();
+    this.persist(logs);
   }
 
   private put(name: string, partitions: number, overrides: Record<string, string>, logs: LogManager): TopicInfo {
@@ -127,25 +127,29 @@ export class TopicRegistry {
 
   create(name: string, partitions: number, configs: Record<string, string>, logs: LogManager): TopicInfo {
     const config = this.validateCreate(name, partitions, -1, configs);
+    // an offline log directory takes no change (KAFKA_STORAGE_ERROR), and a failure midway takes it offline
+    logs.checkOnline();
     for (let p = 0; p < partitions; p++) logs.getOrCreateLog(name, p, config);
     const info = this.put(name, partitions, configs, logs);
-    this.persist();
+    this.persist(logs);
     return info;
   }
 
   delete(name: string, logs: LogManager): boolean {
     const info = this.topics.get(name);
     if (info === undefined) return false;
+    logs.checkOnline();
     this.topics.delete(name);
-    this.persist();
+    this.persist(logs);
     for (let p = 0; p < info.partitions; p++) logs.deleteLog(name, p);
     return true;
   }
 
-  private persist(): void {
+  private persist(logs: LogManager): void {
     const out: Record<string, StoredTopic> = {};
     for (const t of this.all()) out[t.name] = { partitions: t.partitions, configs: { ...t.overrides } };
-    atomicWriteFileSync(join(this.dataDir, TOPICS_FILE), `${JSON.stringify({ version: 1, topics: out }, null, 1)}\n`);
+    const path = join(this.dataDir, TOPICS_FILE);
+    logs.resources.logDirFailure.guard(path, () => atomicWriteFileSync(path, `${JSON.stringify({ version: 1, topics: out }, null, 1)}\n`));
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * `kafkalite serve`: a single-node Kafka broker on a data directory, until SIGINT/SIGTERM, which
- * shut it down cleanly (flush, checkpoints, clean-shutdown marker).
+ * shut it down cleanly (flush, checkpoints, clean-shutdown marker), or until its log directory
+ * fails, which halts it with exit status 1.
  */
 import { Broker } from '../broker/broker.js';
 import { createLogger, isLogLevel, type LogLevel } from '../broker/logger.js';
@@ -94,6 +95,9 @@ export async function serve(o: ServeOptions): Promise<number> {
         },
       );
     };
+    // the log directory failed and the broker halted (broker/log-dir-failure.ts): a non-zero exit,
+    // so that a supervisor restarts it and recovery runs, as Kafka's Exit.halt(1)
+    broker.once('error', () => resolve(1));
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });

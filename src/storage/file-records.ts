@@ -155,7 +155,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
 
   close(): void {
     if (this.closed) return;
-    // after a failed held write nothing more is written: recovery cuts the log back to the file
+    // after a failed held write, here or anywhere in the log directory (log-dir-failure.ts), nothing
+    // more is written: those appends were never acknowledged, and recovery cuts the log to the file
     if (this.writeFailure === undefined) this.writeHeld();
     this.closed = true;
     closeSync(this.fd);
@@ -184,8 +185,21 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
     this.size = position + bytes.length;
     this.dirty = true;
     this.changes++;
-    if (heldAppends === undefined) this.startWriteback();
-    else heldAppends.hold(this, bytes.length);
+    if (heldAppends === undefined) {
+      this.startWriteback();
+      return position;
+    }
+    try {
+      heldAppends.hold(this, bytes.length);
+    } catch (e) {
+      // the write of everything held (past the bound) failed, on another file or this one: an
+      // append still held here is taken back, so the file ends where the log does
+      if (this.held[this.held.length - 1] === bytes) {
+        this.held.pop();
+        this.size = position;
+      }
+      throw e;
+    }
     return position;
   }
 
@@ -193,6 +207,13 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
   writeHeld(): void {
     if (this.writeFailure !== undefined) throw this.writeFailure;
     if (this.held.length === 0) return;
+    if (this.resources.logDirFailure.failed !== undefined) {
+      // the log directory is offline (log-dir-failure.ts): what is held was never acknowledged and
+      // is never written; the file ends where its writes did
+      this.held = [];
+      this.size = this.heldFrom;
+      return;
+    }
     const held = this.held;
     this.held = [];
     try {

@@ -17,11 +17,13 @@
  * When a held write fails, the records were already given offsets: the log's in-memory state is
  * ahead of its file. Kafka takes a log directory offline on such an I/O error and halts a broker
  * whose only log directory failed (`LogDirFailureChannel`, `ReplicaManager.handleLogDirFailure`).
- * kafkalite does the equivalent for what it acknowledges: from then on `writeAll` throws, so no
- * answer leaves this broker again (each connection closes at its next answer) until it is restarted
- * and recovery has cut the log back to what its files hold.
+ * The failure goes to the data directory's channel (log-dir-failure.ts), the same one every other
+ * I/O error of its logs goes to: from then on `writeAll` throws, so nothing held is acknowledged,
+ * and the broker answers what is in flight with KAFKA_STORAGE_ERROR and halts; the restart's
+ * recovery cuts the log back to what its files hold.
  */
 import { StorageError } from '../errors.js';
+import type { LogDirFailureChannel } from './log-dir-failure.js';
 
 /** A file holding appends not yet written (FileRecords). */
 export interface HeldAppendsFile {
@@ -43,7 +45,14 @@ export class HeldAppends {
   private heldBytes = 0;
   private failure: StorageError | undefined;
 
-  constructor(private readonly maxHeldBytes = MAX_HELD_BYTES) {}
+  constructor(
+    private readonly maxHeldBytes = MAX_HELD_BYTES,
+    /** The data directory's failure channel, told of a failed write. */
+    private readonly logDirFailure?: LogDirFailureChannel,
+  ) {
+    // changes other than appends write what is held first (LogDirFailureChannel.checkBeforeChange)
+    if (logDirFailure !== undefined) logDirFailure.writesPending = () => this.writeAll();
+  }
 
   /** `file` holds `bytes` more for the next `writeAll`, which runs now once they reach the bound. */
   hold(file: HeldAppendsFile, bytes: number): void {
@@ -67,17 +76,21 @@ export class HeldAppends {
    * that nothing written after the failure is acknowledged either.
    */
   writeAll(): void {
+    // another log of the directory failed: nothing more is written or acknowledged
+    this.failure ??= this.logDirFailure?.failed?.error;
     if (this.failure !== undefined) throw this.failure;
     if (this.files.size === 0) return;
     for (const file of this.files) {
       try {
         file.writeHeld();
       } catch (cause) {
-        this.failure = new StorageError(
+        const failure = new StorageError(
           `Writing the appends held for ${file.path} failed; this broker acknowledges nothing more until it is restarted (as Kafka halts a broker whose log directory failed)`,
           { cause },
         );
-        throw this.failure;
+        this.failure = failure;
+        this.logDirFailure?.fail(file.path, failure);
+        throw failure;
       }
     }
     this.files.clear();

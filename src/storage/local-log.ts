@@ -151,8 +151,20 @@ export class LocalLog {
     if (newOffset < active.baseOffset) {
       throw new StorageError(`Trying to roll a new log segment with start offset ${newOffset} below the active segment ${active.baseOffset}`);
     }
-    active.onBecomeInactiveSegment();
+    // the new segment first (Kafka makes the old one inactive first): when its files cannot be
+    // created (EPERM, ENOSPC) the active segment is untouched, its indexes still at full size, so a
+    // failed roll changes nothing and the next append cannot land in a trimmed segment
     const segment = this.newSegment(newOffset);
+    try {
+      active.onBecomeInactiveSegment();
+    } catch (e) {
+      try {
+        segment.deleteFiles();
+      } catch {
+        // best effort: the directory is failing already, and the error that matters is `e`
+      }
+      throw e;
+    }
     this.segments.push(segment);
     return { segment, rolled: active };
   }
@@ -161,8 +173,8 @@ export class LocalLog {
    * Kafka flushes the rolled segment in the background and moves the recovery point to the new
    * segment's base once that is done (UnifiedLog.roll's "flush-log" task). Without the native addon
    * the flush is inline, as it was. A failed background flush leaves the recovery point where it
-   * was (recovery after a crash then checks those segments) and the files dirty, so the next
-   * flush() or close() syncs them again inline.
+   * was (recovery after a crash then checks those segments) and takes the log directory offline
+   * (log-dir-failure.ts), as Kafka does on a failed flush.
    */
   flushRolled(rolled: LogSegment, upTo: bigint): void {
     const flushed = rolled.flushInBackground();
@@ -175,6 +187,9 @@ export class LocalLog {
       () => true,
       (e: unknown) => {
         this.logger?.('warn', `Background flush of ${rolled.log.path} failed, the recovery point stays at ${this.recoveryPointOffset}: ${(e as Error).message}`);
+        // a failed fsync may have dropped the dirty pages it was to write: Kafka takes the log
+        // directory offline on it as on any IOException of the flush (UnifiedLog.flush)
+        this.resources.logDirFailure.fail(rolled.log.path, e);
         return false;
       },
     );

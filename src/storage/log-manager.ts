@@ -65,7 +65,7 @@ export class LogManager {
     readonly dir: string,
     private readonly options: LogManagerOptions,
   ) {
-    this.resources = createLogResources(options);
+    this.resources = createLogResources({ ...options, logDir: dir });
     mkdirSync(dir, { recursive: true });
     const warn = (message: string) => options.logger?.('warn', message);
     this.dirLock = lockDataDir(dir, 'lockAddon' in options ? { addon: options.lockAddon, warn } : { warn });
@@ -142,6 +142,10 @@ export class LogManager {
     if (!Number.isInteger(partition) || partition < 0) throw new StorageError(`Invalid partition ${partition}`);
     const existing = this.getLog(topic, partition);
     if (existing) return existing;
+    return this.resources.logDirFailure.guard(join(this.dir, partitionDirName(topic, partition)), () => this.createLog(topic, partition, config));
+  }
+
+  private createLog(topic: string, partition: number, config?: LogConfig): PartitionLog {
     const path = join(this.dir, partitionDirName(topic, partition));
     mkdirSync(path, { recursive: true });
     // every partition of a topic shares the topic id (Kafka writes partition.metadata before data)
@@ -174,6 +178,11 @@ export class LogManager {
   deleteLog(topic: string, partition: number): boolean {
     const log = this.getLog(topic, partition);
     if (log === undefined) return false;
+    this.resources.logDirFailure.checkBeforeChange();
+    return this.resources.logDirFailure.guard(log.dir, () => this.deleteLogFiles(log, topic, partition));
+  }
+
+  private deleteLogFiles(log: PartitionLog, topic: string, partition: number): boolean {
     this.logs.delete(key(topic, partition));
     log.close();
     const target = join(this.dir, deleteDirName(topic, partition));
@@ -189,6 +198,15 @@ export class LogManager {
 
   /** Writes the recovery-point, log-start-offset and high-watermark checkpoints. */
   checkpoint(): void {
+    this.resources.logDirFailure.guard(this.dir, () => this.writeCheckpoints());
+  }
+
+  /** Refuses (KAFKA_STORAGE_ERROR) once the directory is offline: for changes to it made outside its logs. */
+  checkOnline(): void {
+    this.resources.logDirFailure.checkBeforeChange();
+  }
+
+  private writeCheckpoints(): void {
     const logs = this.allLogs();
     writeOffsetCheckpoint(
       join(this.dir, RECOVERY_POINT_CHECKPOINT),
@@ -220,7 +238,15 @@ export class LogManager {
 
   /** Closes files without the clean-shutdown marker, as a crash would leave things (tests; a broker whose held write failed). */
   closeUnclean(): void {
-    for (const log of this.allLogs()) log.close();
+    for (const log of this.allLogs()) {
+      try {
+        log.close();
+      } catch (e) {
+        // a failed directory (log-dir-failure.ts) may refuse the close's writes: the files are left
+        // as they are, which the next start's recovery handles
+        this.options.logger?.('warn', `Closing ${log.dir} after the log directory failed: ${(e as Error).message}`);
+      }
+    }
     this.unlock();
   }
 

@@ -2,7 +2,7 @@
  * What the files of one data directory share: the page-cache budget, the index-cache budget, the
  * buffer whole batches are read into, and whether rolled segments are flushed in the background.
  *
- * Kafka's `LogManager` hands such things (its scheduler, `LogDirFailureChannel`) to every
+ * Kafka's `LogManager` hands such things (its scheduler, `LogDirFailureChannel`: here `logDirFailure`) to every
  * `UnifiedLog` it opens. Here they belong to a `LogManager` (and so to one broker), never to
  * the process: two brokers, or two data directories, in one process keep separate budgets. A log,
  * segment or file opened on its own (tests, the CLI) gets resources of its own.
@@ -11,6 +11,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { backgroundSyncSupported } from './background-sync.js';
 import { DEFAULT_INDEX_CACHE_BUDGET, IndexCacheBudget } from './index-cache-budget.js';
 import { DEFAULT_PAGE_CACHE_BUDGET, PageCacheBudget } from './page-cache-budget.js';
+import { LogDirFailureChannel } from './log-dir-failure.js';
 
 export interface LogResourceOptions {
   /** Recently appended bytes kept in the page cache (page-cache-budget.ts); 0 leaves it to the OS. Default 64 MiB. */
@@ -19,6 +20,8 @@ export interface LogResourceOptions {
   indexCacheBudgetBytes?: number;
   /** Flush rolled segments on libuv's thread pool (background-sync.ts); false flushes inline. Default true. */
   backgroundFlush?: boolean;
+  /** The data directory, named by its failure channel (log-dir-failure.ts). */
+  logDir?: string;
 }
 
 export interface LogResources {
@@ -30,6 +33,8 @@ export interface LogResources {
   readonly batchScratch: ScratchBuffer;
   /** Where FileRecords `scan()` reads its windows (whole-file reads: verify, dump-log). */
   readonly scanWindow: ScratchBuffer;
+  /** Takes the directory offline at the first I/O error of any of its logs (Kafka's LogDirFailureChannel). */
+  readonly logDirFailure: LogDirFailureChannel;
 }
 
 /**
@@ -56,6 +61,7 @@ export function createLogResources(options: LogResourceOptions = {}): LogResourc
     backgroundFlush: backgroundFlush && backgroundSyncSupported(),
     batchScratch: new ScratchBuffer(),
     scanWindow: new ScratchBuffer(),
+    logDirFailure: new LogDirFailureChannel(options.logDir ?? '(a log opened on its own)'),
   };
 }
 

@@ -8,7 +8,7 @@
  * max timestamp so far with the last offset of the batch that holds it.
  */
 import { rmSync, statSync } from 'node:fs';
-import { InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
+import { CorruptRecordError, InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
 import { RecordLayout } from '../record/record-layout.js';
 import {
@@ -105,10 +105,33 @@ export class LogSegment {
       resources,
     });
     const indexOptions = { maxIndexSize: config.segmentIndexBytes, writable: true, resources };
-    const offsetIndex = OffsetIndex.open(offsetIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
-    const timeIndex = TimeIndex.open(timeIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
-    const txnIndex = TransactionIndex.open(txnIndexPath(dir, baseOffset, suffix), baseOffset, resources);
-    return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, config, options.rollJitterMs ?? 0, options.time ?? Date.now);
+    let offsetIndex: OffsetIndex | undefined;
+    let timeIndex: TimeIndex | undefined;
+    try {
+      offsetIndex = OffsetIndex.open(offsetIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
+      timeIndex = TimeIndex.open(timeIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
+      const txnIndex = TransactionIndex.open(txnIndexPath(dir, baseOffset, suffix), baseOffset, resources);
+      return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, config, options.rollJitterMs ?? 0, options.time ?? Date.now);
+    } catch (e) {
+      // a segment whose files could not all be opened (a failing directory): nothing stays open,
+      // and a new one leaves no file behind that a later roll or the loader would take for a segment
+      for (const f of [timeIndex, offsetIndex]) {
+        try {
+          if (f === undefined) continue;
+          if (options.create) f.deleteIfExists();
+          else f.close();
+        } catch {
+          // best effort: `e` is the error that matters
+        }
+      }
+      try {
+        log.close();
+        if (options.create) rmSync(log.path, { force: true });
+      } catch {
+        // best effort, as above
+      }
+      throw e;
+    }
   }
 
   get size(): number {
@@ -138,11 +161,18 @@ export class LogSegment {
     }
     // known before the append (a first call scans the file, which would write a held append at once)
     const max = this.maxTimestampAndOffset();
+    // the index entries this append adds must fit before its bytes are written: an index that
+    // refused them after the write would leave batches on disk with no log end offset past them,
+    // and the next append would write the same offsets again
+    const indexEntryDue = this.bytesSinceLastIndexEntry > this.config.indexIntervalBytes;
+    if (indexEntryDue && (this.offsetIndex.isFull() || this.timeIndex.isFull())) {
+      throw new StorageError(`The indexes of segment ${this.log.path} are full: appending at offset ${largestOffset} needs a roll first`);
+    }
     const physicalPosition = this.log.append(records, heldAppends);
     if (largestTimestamp > max.timestamp) {
       this.maxTimestampSoFar = { timestamp: largestTimestamp, offset: shallowOffsetOfMaxTimestamp };
     }
-    if (this.bytesSinceLastIndexEntry > this.config.indexIntervalBytes) {
+    if (indexEntryDue) {
       this.offsetIndex.append(largestOffset, physicalPosition);
       const m = this.maxTimestampAndOffset();
       this.timeIndex.maybeAppend(m.timestamp, m.offset);
@@ -315,6 +345,14 @@ export class LogSegment {
    * Rebuilds the indexes from the log and truncates at the first invalid or torn batch (Kafka
    * `LogSegment.recover`). Returns the bytes truncated. `onBatch` sees every valid batch (leader
    * epochs, producer state).
+   *
+   * A batch whose offsets do not follow the previous batch's is invalid too, and cut with what
+   * follows it: such a file was written twice at the same offsets. Kafka finds this only when an
+   * index entry falls on it (the offset index refuses the offset, InvalidOffsetException) and then
+   * empties the whole segment (`LogLoader.recoverLog`); cutting at the batch keeps what is sound.
+   * The segment's maximum timestamp and the index entries come only from the batches kept: when a
+   * cut is made, both indexes are built again over what remains, so no entry names an offset, a
+   * position or a timestamp that is gone.
    */
   recover(onBatch?: (batch: import('../record/batches.js').AnyRecordBatch, position: number) => void): number {
     this.offsetIndex.reset();
@@ -323,19 +361,27 @@ export class LogSegment {
     let validBytes = 0;
     let lastIndexEntry = 0;
     let max: TimestampAndOffset = { timestamp: -1n, offset: this.baseOffset };
+    let lastOffset = this.baseOffset - 1n;
     try {
       for (const { batch, position, sizeInBytes } of this.log.batches()) {
         batch.ensureValid();
         if (!this.canConvertToRelativeOffset(batch.lastOffset)) {
           throw new StorageError(`Offset ${batch.lastOffset} does not fit segment ${this.baseOffset}`, { position });
         }
-        if (batch.maxTimestamp > max.timestamp) max = { timestamp: batch.maxTimestamp, offset: batch.lastOffset };
+        // a legacy wrapper names its last offset only, which must still move forward
+        const first = batch.kind === 'v2' ? batch.baseOffset : batch.lastOffset;
+        if (first <= lastOffset || batch.lastOffset < first) {
+          throw new CorruptRecordError(`The batch at byte ${position} of ${this.log.path} holds offsets ${first}-${batch.lastOffset}, not after offset ${lastOffset} of the batch before it`, { position });
+        }
+        const batchMax = batch.maxTimestamp > max.timestamp ? { timestamp: batch.maxTimestamp, offset: batch.lastOffset } : max;
         if (validBytes - lastIndexEntry > this.config.indexIntervalBytes) {
           this.offsetIndex.append(batch.lastOffset, validBytes);
-          this.timeIndex.maybeAppend(max.timestamp, max.offset);
+          this.timeIndex.maybeAppend(batchMax.timestamp, batchMax.offset);
           lastIndexEntry = validBytes;
         }
         onBatch?.(batch, position);
+        max = batchMax;
+        lastOffset = batch.lastOffset;
         validBytes += sizeInBytes;
       }
     } catch (err) {
@@ -343,13 +389,38 @@ export class LogSegment {
       // corrupt or unreadable batch: everything from here on is dropped (LogSegment.recover)
     }
     const truncated = this.log.sizeInBytes - validBytes;
-    if (truncated > 0) this.log.truncateTo(validBytes);
+    if (truncated > 0) {
+      this.log.truncateTo(validBytes);
+      // entries may have been added for the batch that was cut (its index entry came before
+      // `onBatch` refused it): build both indexes again over the batches kept
+      lastIndexEntry = this.rebuildIndexes(validBytes);
+      this.txnIndex.truncateTo(lastOffset + 1n);
+    }
     this.maxTimestampSoFar = max;
     this.offsetIndex.trimToValidSize();
     this.timeIndex.maybeAppend(max.timestamp, max.offset, true);
     this.timeIndex.trimToValidSize();
     this.bytesSinceLastIndexEntry = validBytes - lastIndexEntry;
     return truncated;
+  }
+
+  /** Both indexes from scratch over the (already checked) batches below `end`; returns the last entry's position. */
+  private rebuildIndexes(end: number): number {
+    this.offsetIndex.reset();
+    this.timeIndex.reset();
+    let position = 0;
+    let lastIndexEntry = 0;
+    let max: TimestampAndOffset = { timestamp: -1n, offset: this.baseOffset };
+    for (const { batch, sizeInBytes } of this.log.batches(0, end)) {
+      if (batch.maxTimestamp > max.timestamp) max = { timestamp: batch.maxTimestamp, offset: batch.lastOffset };
+      if (position - lastIndexEntry > this.config.indexIntervalBytes) {
+        this.offsetIndex.append(batch.lastOffset, position);
+        this.timeIndex.maybeAppend(max.timestamp, max.offset);
+        lastIndexEntry = position;
+      }
+      position += sizeInBytes;
+    }
+    return lastIndexEntry;
   }
 
   /**

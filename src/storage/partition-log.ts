@@ -154,7 +154,16 @@ export class PartitionLog {
    * `groupEnd`. A crash at any point reopens to the old segments or the new one.
    */
   replaceSegments(cleaned: LogSegment, oldSegments: readonly LogSegment[], groupEnd: bigint): void {
+    this.guarded(() => this.unguardedReplaceSegments(cleaned, oldSegments, groupEnd));
+  }
+
+  private unguardedReplaceSegments(cleaned: LogSegment, oldSegments: readonly LogSegment[], groupEnd: bigint): void {
     this.localLog.replaceSegments(cleaned, oldSegments, groupEnd, this.topicPartition);
+  }
+
+  /** Runs an operation on the log's files as Kafka's `maybeHandleIOException` (log-dir-failure.ts). */
+  private guarded<T>(fn: () => T): T {
+    return this.resources.logDirFailure.guard(this.dir, fn);
   }
 
   // ---- append (Kafka UnifiedLog.append) --------------------------------------------------------
@@ -171,6 +180,27 @@ export class PartitionLog {
   append(
     records: Buffer,
     options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; heldAppends?: HeldAppends } = {},
+  ): AppendResult {
+    // Kafka's maybeHandleIOException, inlined on this hot path: see log-dir-failure.ts
+    const failures = this.resources.logDirFailure;
+    failures.check();
+    try {
+      return this.appendToLog(records, options);
+    } catch (e) {
+      throw failures.caught(this.dir, e);
+    }
+  }
+
+  /**
+   * `append` itself. Nothing changes before the roll and the segment append have succeeded (the
+   * roll opens the new segment before it touches the old one, and the segment checks its indexes
+   * before it writes), so a failure leaves the log end offset, the segments, their indexes, the
+   * leader-epoch cache and the producer state as they were: a later append never reuses offsets
+   * already written.
+   */
+  private appendToLog(
+    records: Buffer,
+    options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; heldAppends?: HeldAppends },
   ): AppendResult {
     const leo = this.localLog.logEndOffset;
     if (records.length === 0) {
@@ -222,7 +252,12 @@ export class PartitionLog {
       const txn = info.append(batch as RecordBatch);
       if (txn) (completed ??= []).push(txn);
     }
-    // leader epoch cache: every v2 batch assigns its epoch; legacy data clears it (Kafka UnifiedLog.append)
+    const segment = this.maybeRoll(bytes.length, validated, now);
+    // held only when the bytes are the caller's (in place): a rebuilt batch may sit in a reused scratch
+    const held = options.heldAppends !== undefined && options.mutateInput === true && within(bytes, records) ? options.heldAppends : undefined;
+    segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes, held);
+    // leader epoch cache: every v2 batch assigns its epoch; legacy data clears it (Kafka UnifiedLog.append).
+    // After the segment append, so that a failed append leaves it as it was
     for (const batch of batches) {
       if (batch.kind === 'v2') {
         if (batch.partitionLeaderEpoch >= 0) this.leaderEpochCache.assign(batch.partitionLeaderEpoch, batch.baseOffset);
@@ -230,10 +265,6 @@ export class PartitionLog {
         this.leaderEpochCache.clear();
       }
     }
-    const segment = this.maybeRoll(bytes.length, validated, now);
-    // held only when the bytes are the caller's (in place): a rebuilt batch may sit in a reused scratch
-    const held = options.heldAppends !== undefined && options.mutateInput === true && within(bytes, records) ? options.heldAppends : undefined;
-    segment.append(validated.lastOffset, validated.maxTimestamp, validated.shallowOffsetOfMaxTimestamp, bytes, held);
     const newLeo = validated.lastOffset + 1n;
     this.localLog.updateLogEndOffset(newLeo);
     if (infos !== undefined) for (const info of infos.values()) state.update(info);
@@ -298,6 +329,10 @@ export class PartitionLog {
 
   /** Starts a new active segment at max(expectedNextOffset, LEO) (Kafka `UnifiedLog.roll`). */
   roll(expectedNextOffset?: bigint): LogSegment {
+    return this.guarded(() => this.unguardedRoll(expectedNextOffset));
+  }
+
+  private unguardedRoll(expectedNextOffset?: bigint): LogSegment {
     const leo = this.localLog.logEndOffset;
     const newOffset = expectedNextOffset !== undefined && expectedNextOffset > leo ? expectedNextOffset : leo;
     const { segment, rolled } = this.localLog.roll(newOffset);
@@ -322,6 +357,22 @@ export class PartitionLog {
    * stable offset and lists the aborted transactions the consumer must drop.
    */
   read(
+    fetchOffset: bigint,
+    options: {
+      maxBytes: number;
+      minOneMessage?: boolean;
+      isolation?: IsolationLevel;
+      /**
+       * A reused buffer to read into when large enough (the result's records are then a view of
+       * it), or a function giving the buffer for the bytes to read (file-records.ts ReadTarget).
+       */
+      into?: ReadTarget;
+    },
+  ): ReadResult {
+    return this.guarded(() => this.unguardedRead(fetchOffset, options));
+  }
+
+  private unguardedRead(
     fetchOffset: bigint,
     options: {
       maxBytes: number;
@@ -366,6 +417,10 @@ export class PartitionLog {
 
   /** ListOffsets (Kafka UnifiedLog.fetchOffsetByTimestamp): -2 earliest, -1 latest, -3 max timestamp, or the first offset with timestamp >= t. */
   fetchOffsetByTimestamp(timestamp: bigint): TimestampAndOffset | undefined {
+    return this.guarded(() => this.unguardedFetchOffsetByTimestamp(timestamp));
+  }
+
+  private unguardedFetchOffsetByTimestamp(timestamp: bigint): TimestampAndOffset | undefined {
     if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1n, offset: this.startOffset };
     if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1n, offset: this.highWatermark };
     if (timestamp === MAX_TIMESTAMP) return this.maxTimestampOffset();
@@ -399,6 +454,10 @@ export class PartitionLog {
 
   /** Applies log-start, size and time retention; returns how many segments were deleted. */
   deleteOldSegments(): number {
+    return this.guarded(() => this.unguardedDeleteOldSegments());
+  }
+
+  private unguardedDeleteOldSegments(): number {
     let deleted = this.deleteSegmentsWhile((s, next) => next !== undefined && next.baseOffset <= this.startOffset);
     if (!this.config.cleanupPolicy.includes('delete')) return deleted;
     if (this.config.retentionBytes >= 0) {
@@ -445,11 +504,20 @@ export class PartitionLog {
 
   /** Physically removes `.deleted` files whose `file.delete.delay.ms` has passed. */
   deleteDueFiles(): void {
+    this.guarded(() => this.unguardedDeleteDueFiles());
+  }
+
+  private unguardedDeleteDueFiles(): void {
     this.localLog.deleteDueFiles();
   }
 
   /** DeleteRecords: raises the log start offset (never beyond the high watermark). */
   deleteRecordsBefore(offset: bigint): bigint {
+    this.resources.logDirFailure.checkBeforeChange();
+    return this.guarded(() => this.unguardedDeleteRecordsBefore(offset));
+  }
+
+  private unguardedDeleteRecordsBefore(offset: bigint): bigint {
     if (offset > this.highWatermark) {
       throw new OffsetOutOfRangeError(`Cannot increment the log start offset to ${offset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this.highWatermark}`);
     }
@@ -464,6 +532,11 @@ export class PartitionLog {
 
   /** Removes everything from `targetOffset` on (Kafka `UnifiedLog.truncateTo`). */
   truncateTo(targetOffset: bigint): void {
+    this.resources.logDirFailure.checkBeforeChange();
+    this.guarded(() => this.unguardedTruncateTo(targetOffset));
+  }
+
+  private unguardedTruncateTo(targetOffset: bigint): void {
     if (targetOffset < 0n) throw new OffsetOutOfRangeError(`Cannot truncate partition ${this.topic}-${this.partition} to a negative offset ${targetOffset}`);
     if (targetOffset >= this.localLog.logEndOffset) return;
     if (this.localLog.truncateTo(targetOffset)) this.startOffset = targetOffset;
@@ -478,19 +551,31 @@ export class PartitionLog {
 
   /** fsyncs every segment holding offsets below `upTo` (default LEO) and advances the recovery point. */
   flush(upTo: bigint = this.localLog.logEndOffset): void {
+    this.guarded(() => this.unguardedFlush(upTo));
+  }
+
+  private unguardedFlush(upTo: bigint = this.localLog.logEndOffset): void {
     this.localLog.flush(upTo);
   }
 
   /** `flush.ms`: flush when that long has passed since the last flush (called by a scheduler). */
   maybeFlushByTime(): void {
+    this.guarded(() => this.unguardedMaybeFlushByTime());
+  }
+
+  private unguardedMaybeFlushByTime(): void {
     if (BigInt(this.localLog.timeSinceLastFlush()) >= this.config.flushMs) this.flush();
   }
 
   close(): void {
-    this.localLog.deleteAllPending();
-    // the clean-shutdown snapshot at the log end (Kafka UnifiedLog.close)
-    this.producerStateManager.updateMapEndOffset(this.localLog.logEndOffset);
-    this.producerStateManager.takeSnapshot(true);
+    if (this.resources.logDirFailure.failed === undefined) {
+      this.localLog.deleteAllPending();
+      // the clean-shutdown snapshot at the log end (Kafka UnifiedLog.close)
+      this.producerStateManager.updateMapEndOffset(this.localLog.logEndOffset);
+      this.producerStateManager.takeSnapshot(true);
+    }
+    // offline (log-dir-failure.ts): no snapshot of a state that may be ahead of the files; the
+    // segments close, writing nothing held, and the next start recovers them
     this.localLog.close(); // each segment trims and syncs what changed
   }
 }

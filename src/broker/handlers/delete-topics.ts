@@ -4,6 +4,7 @@
  */
 import { DeleteTopics, type DeletableTopicResult, type DeleteTopicsRequest, type DeleteTopicsResponse } from '../../protocol/schemas/delete-topics.js';
 import type { ApiHandler } from '../handler.js';
+import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 const ZERO_ID = Buffer.alloc(16);
@@ -28,7 +29,14 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
         out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         continue;
       }
-      broker.topics.delete(t.name, broker.logs);
+      try {
+        broker.topics.delete(t.name, broker.logs);
+      } catch (e) {
+        // an offline log directory (KAFKA_STORAGE_ERROR): the answer says so
+        out.errorCode = errorCodeOf(e);
+        out.errorMessage = errorMessageOf(e);
+        continue;
+      }
       broker.appends.notify();
       broker.logger.info(`deleted topic ${t.name}`);
     }
