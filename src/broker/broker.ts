@@ -21,6 +21,8 @@ import { AppendNotifier } from './append-notifier.js';
 import { HeldAppends } from '../storage/held-appends.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
 import { GroupCoordinator } from './group/coordinator.js';
+import { takeTransactionProperties, transactionConfigFromProperties } from './txn/config.js';
+import { TransactionCoordinator } from './txn/coordinator.js';
 import type { Timer } from './timer.js';
 import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
 
@@ -76,6 +78,8 @@ export class Broker {
   readonly cleaner: LogCleaner;
   /** The group coordinator (consumer groups, committed offsets in __consumer_offsets). */
   readonly groups: GroupCoordinator;
+  /** The transaction coordinator (transactional ids in __transaction_state, markers). */
+  readonly transactions: TransactionCoordinator;
   private readonly handlers = new Map<number, AnyApiHandler>();
   private readonly caps = new Map<number, number>();
   private readonly connections = new Set<Connection>();
@@ -90,7 +94,8 @@ export class Broker {
     options: BrokerOptions,
   ) {
     // the coordinator's properties (offsets.*, group.*) are parsed by the coordinator
-    const { group: groupProps, rest: props } = takeGroupProperties(options.config ?? {});
+    const { group: groupProps, rest: nonGroupProps } = takeGroupProperties(options.config ?? {});
+    const { txn: txnProps, rest: props } = takeTransactionProperties(nonGroupProps);
     this.config = brokerConfigFromProperties(props, {
       ...DEFAULT_BROKER_CONFIG,
       port: options.port ?? 0,
@@ -122,6 +127,7 @@ export class Broker {
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
     });
     this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs), options.timer);
+    this.transactions = new TransactionCoordinator(this, transactionConfigFromProperties(txnProps, this.config.transactionMaxTimeoutMs), options.timer);
   }
 
   /** Opens the data directory and starts listening. */
@@ -138,8 +144,10 @@ export class Broker {
     }
     try {
       broker.groups.start();
+      broker.transactions.start();
       await broker.listen();
     } catch (e) {
+      broker.transactions.close();
       broker.groups.close();
       broker.logs.close();
       throw e;
@@ -274,6 +282,7 @@ export class Broker {
     this.appends.wakeAll();
     // waiting JoinGroup/SyncGroup answers must complete before connections can finish
     this.groups.close();
+    this.transactions.close();
     await Promise.all([...this.connections].map((c) => c.close()));
     for (const c of this.connections) c.destroy();
     await serverClosed;
