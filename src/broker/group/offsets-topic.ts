@@ -64,8 +64,9 @@ export class OffsetsTopic {
     if (records.length === 0) return;
     this.ensureTopic();
     const now = Date.now();
-    // a TxnOffsetCommit's records go in a transactional batch of its producer (Kafka's CoordinatorRuntime), no sequence
-    const txn = transactional === undefined ? undefined : { isTransactional: true, producerId: transactional.producerId, producerEpoch: transactional.producerEpoch, baseSequence: -1 };
+    // a TxnOffsetCommit's records go in a transactional batch of its producer (Kafka's CoordinatorRuntime); a
+    // transactional batch needs a sequence (MemoryRecordsBuilder), which the coordinator origin does not check
+    const txn = transactional === undefined ? undefined : { isTransactional: true, producerId: transactional.producerId, producerEpoch: transactional.producerEpoch, baseSequence: 0 };
     const batch = encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp: now })), txn);
     this.log(this.partitionFor(groupId)).append(batch, { origin: 'coordinator' });
     this.onAppend();
