@@ -85,6 +85,8 @@ def ctp(cfg):
         positions = consumer.position(consumer.assignment())
         producer.send_offsets_to_transaction(positions, consumer.consumer_group_metadata(), 20)
         if batch_index in aborts:
+            # the records reach the log first (abort_transaction would purge unsent ones), so the abort has data to hide
+            producer.flush(20)
             producer.abort_transaction(20)
             aborted_batches.append([m.offset() for m in msgs])
             consumer.seek(TopicPartition('input', 0, msgs[0].offset()))
@@ -95,7 +97,7 @@ def ctp(cfg):
         batch_index += 1
     consumer.close()
     output = read_all(b, 'output', 1, count)
-    uncommitted = read_all(b, 'output', 1, 0, isolation='read_uncommitted')
+    uncommitted = read_all(b, 'output', 1, count + sum(len(x) for x in aborted_batches), isolation='read_uncommitted')
     checker = Consumer({'bootstrap.servers': b, 'group.id': group, 'enable.auto.commit': False})
     committed = checker.committed([TopicPartition('input', 0)], 10)
     checker.close()
