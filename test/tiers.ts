@@ -50,6 +50,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/platformatic': ['node22'],
   'interop/broker/transactions-confluent': ['confluent-kafka'],
   'interop/broker/transactions-kcat': ['kcat'],
+  'interop/broker/transactions-platformatic': ['node22'],
   'interop/kafka-python': ['python'],
   'interop/legacy-kafka-python': ['python'],
   'interop/librdkafka': ['confluent-kafka'],
