@@ -23,6 +23,7 @@ import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { verifyTransactionalProduce } from '../txn/verification.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
 const MAGIC_OFFSET = 16;
@@ -68,6 +69,12 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
               out.errorMessage = invalid;
               continue;
             }
+          }
+          const unverified = verifyTransactionalProduce(broker.transactions, request.transactionalId ?? null, topic.name, p.index, p.records, log);
+          if (unverified !== ErrorCode.NONE) {
+            out.errorCode = unverified;
+            out.errorMessage = `Transactional records for ${topic.name}-${p.index} are not part of an ongoing transaction of ${request.transactionalId}`;
+            continue;
           }
           // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as
           // Kafka does, and the write may wait for the answer (the connection keeps the frame until then)
