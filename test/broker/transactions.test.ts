@@ -283,4 +283,39 @@ describe('transaction coordinator', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  test('DescribeTransactions and ListTransactions: states, partitions, filters by state, producer id and duration', async () => {
+    const timer = new ManualTimer();
+    await withBroker({ timer }, async (broker) => {
+      const c = await client(broker);
+      await createTopic(c, 'out', 2);
+      const a = await init(c, 'a');
+      const b = await init(c, 'b');
+      await addPartitions(c, 'a', a.producerId, a.producerEpoch, [['out', [1, 0]]]);
+      timer.advance(10_000);
+      const d = await c.request(65, 0, { transactionalIds: ['a', 'b', 'nope', ''] });
+      assert.deepEqual(
+        d.transactionStates.map((t: Msg) => [t.transactionalId, name(t.errorCode), t.transactionState, t.producerId, t.topics.map((x: Msg) => [x.topic, x.partitions])]),
+        [
+          ['a', 'NONE', 'Ongoing', a.producerId, [['out', [0, 1]]]],
+          ['b', 'NONE', 'Empty', b.producerId, []],
+          ['nope', 'TRANSACTIONAL_ID_NOT_FOUND', '', -1n, []],
+          ['', 'INVALID_REQUEST', '', -1n, []],
+        ],
+      );
+      assert.equal(d.transactionStates[0].transactionStartTimeMs, BigInt(timer.now() - 10_000));
+      assert.equal(d.transactionStates[1].transactionStartTimeMs, -1n);
+      const list = async (body: Msg, version = 1): Promise<Msg> => c.request(66, version, { stateFilters: [], producerIdFilters: [], durationFilter: -1n, ...body });
+      const ids = (r: Msg): string[] => r.transactionStates.map((t: Msg) => t.transactionalId).sort();
+      assert.deepEqual(ids(await list({})), ['a', 'b']);
+      const byState = await list({ stateFilters: ['Ongoing', 'Bogus'] });
+      assert.deepEqual([ids(byState), byState.unknownStateFilters], [['a'], ['Bogus']]);
+      assert.deepEqual(ids(await list({ producerIdFilters: [b.producerId] })), ['b']);
+      // open longer than 5 s: a (and b, which has no transaction: Kafka lets Empty ids pass)
+      assert.deepEqual(ids(await list({ durationFilter: 5000n })), ['a', 'b']);
+      assert.deepEqual(ids(await list({ durationFilter: 20_000n, stateFilters: ['Ongoing'] })), []);
+      assert.deepEqual(ids(await list({ stateFilters: ['Ongoing'] }, 0)), ['a']);
+      c.destroy();
+    });
+  });
 });

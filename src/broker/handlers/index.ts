@@ -29,6 +29,8 @@ import { addOffsetsToTxnHandler } from './add-offsets-to-txn.js';
 import { endTxnHandler } from './end-txn.js';
 import { writeTxnMarkersHandler } from './write-txn-markers.js';
 import { txnOffsetCommitHandler } from './txn-offset-commit.js';
+import { describeTransactionsHandler } from './describe-transactions.js';
+import { listTransactionsHandler } from './list-transactions.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -57,4 +59,6 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   endTxnHandler,
   writeTxnMarkersHandler,
   txnOffsetCommitHandler,
+  describeTransactionsHandler,
+  listTransactionsHandler,
 ];

@@ -403,7 +403,7 @@ export class TransactionCoordinator {
    * matches all; unknown state names are reported and match nothing; the duration filter keeps
    * transactions started more than that long ago (Empty ones always pass, as in Kafka).
    */
-  list(filter: { states: readonly string[]; producerIds: readonly bigint[]; durationMs: bigint; pattern: RegExp | null }): {
+  list(filter: { states: readonly string[]; producerIds: readonly bigint[]; durationMs: bigint }): {
     errorCode: number;
     unknownStates: string[];
     transactions: { transactionalId: string; producerId: bigint; state: TxnState }[];
@@ -421,7 +421,6 @@ export class TransactionCoordinator {
       if (states.size > 0 && !states.has(txn.state)) continue;
       if (pids.size > 0 && !pids.has(txn.producerId)) continue;
       if (filter.durationMs >= 0n && txn.txnStartTimestamp >= 0 && now - BigInt(txn.txnStartTimestamp) <= filter.durationMs) continue;
-      if (filter.pattern !== null && !filter.pattern.test(txn.transactionalId)) continue;
       transactions.push({ transactionalId: txn.transactionalId, producerId: txn.producerId, state: txn.state });
     }
     return { errorCode: ErrorCode.NONE, unknownStates, transactions };
