@@ -170,8 +170,12 @@ describe('transaction coordinator', () => {
       assert.equal(name(added.errorCode), 'NONE');
       assert.equal(await commit(3n), 'NONE');
       assert.equal(await fetchOffset(c, 'g', 'in', 0), -1n, 'pending offsets are not visible');
+      const stable = await c.request(9, 7, { groupId: 'g', topics: [{ name: 'in', partitionIndexes: [0] }], requireStable: true });
+      assert.equal(name(stable.topics[0].partitions[0].errorCode), 'UNSTABLE_OFFSET_COMMIT');
       assert.equal(await endTxn(c, 'tx', pid, epoch, true), 'NONE');
       assert.equal(await fetchOffset(c, 'g', 'in', 0), 3n);
+      const settled = await c.request(9, 7, { groupId: 'g', topics: [{ name: 'in', partitionIndexes: [0] }], requireStable: true });
+      assert.deepEqual([name(settled.topics[0].partitions[0].errorCode), settled.topics[0].partitions[0].committedOffset], ['NONE', 3n]);
       assert.equal(name((await c.request(25, 1, { transactionalId: 'tx', producerId: pid, producerEpoch: epoch, groupId: 'g' })).errorCode), 'NONE');
       assert.equal(await commit(8n), 'NONE');
       assert.equal(await endTxn(c, 'tx', pid, epoch, false), 'NONE');
