@@ -24,6 +24,10 @@ export interface TransactionMetadataValue {
   startTimestampMs: bigint;
   /** The TransactionState id as stored. */
   stateId: number;
+  /** v1 tagged fields (their defaults when absent or v0). */
+  previousProducerId: bigint;
+  nextProducerId: bigint;
+  clientTransactionVersion: number;
 }
 
 /** The key Kafka writes (TransactionLogKey v0, `TransactionLog.keyToBytes`). */
@@ -40,11 +44,15 @@ export interface TransactionLogValueInput {
   partitions: { topic: string; partitionIds: number[] }[] | null;
   lastUpdateTimestampMs: number;
   startTimestampMs: number;
+  /** Tagged fields of v1, written only when not their default (-1, -1, 0). */
+  previousProducerId?: bigint;
+  nextProducerId?: bigint;
+  clientTransactionVersion?: number;
 }
 
 /**
  * The value Kafka 4 writes (TransactionLogValue v1, flexible: `TransactionLog.valueToBytes` at
- * transaction.version 1+); the tagged fields stay at their defaults, so they are not written.
+ * transaction.version 1+); a tagged field is written only when it is not its default.
  */
 export function transactionLogValue(v: TransactionLogValueInput): Buffer {
   return encodeVersionPrefixed(TransactionLogValue, 1, {
@@ -55,6 +63,9 @@ export function transactionLogValue(v: TransactionLogValueInput): Buffer {
     transactionPartitions: v.partitions,
     transactionLastUpdateTimestampMs: BigInt(v.lastUpdateTimestampMs),
     transactionStartTimestampMs: BigInt(v.startTimestampMs),
+    previousProducerId: v.previousProducerId ?? -1n,
+    nextProducerId: v.nextProducerId ?? -1n,
+    clientTransactionVersion: v.clientTransactionVersion ?? 0,
   });
 }
 
@@ -73,6 +84,9 @@ export function decodeTransactionLogValue(value: Buffer): TransactionMetadataVal
     transactionLastUpdateTimestampMs: bigint;
     transactionTimeoutMs: number;
     transactionStartTimestampMs: bigint;
+    nextProducerId?: bigint;
+    previousProducerId?: bigint;
+    clientTransactionVersion?: number;
   }>(TransactionLogValue, value, '__transaction_state value');
   const state = TRANSACTION_STATES[v.transactionStatus];
   if (state === undefined) undecodable('__transaction_state value', new Error(`unknown transaction status ${v.transactionStatus}`));
@@ -85,5 +99,8 @@ export function decodeTransactionLogValue(value: Buffer): TransactionMetadataVal
     timeoutMs: v.transactionTimeoutMs,
     startTimestampMs: v.transactionStartTimestampMs,
     stateId: v.transactionStatus,
+    previousProducerId: v.previousProducerId ?? -1n,
+    nextProducerId: v.nextProducerId ?? -1n,
+    clientTransactionVersion: v.clientTransactionVersion ?? 0,
   };
 }

@@ -322,4 +322,48 @@ describe('transaction coordinator', () => {
       c.destroy();
     });
   });
+
+  test('EndTxn v5 (transaction version 2): an epoch bump at every EndTxn, retries by the previous epoch, empty aborts, producer id rotation at the last epoch', async () => {
+    await withBroker({}, async (broker) => {
+      const c = await client(broker);
+      await createTopic(c, 'out');
+      const end5 = async (tid: string, pid: bigint, epoch: number, committed: boolean): Promise<[string, bigint, number]> => {
+        const r = await c.request(26, 5, { transactionalId: tid, producerId: pid, producerEpoch: epoch, committed });
+        return [name(r.errorCode), r.producerId, r.producerEpoch];
+      };
+      const { producerId: pid, producerEpoch: e } = await init(c, 'tv2');
+      await addPartitions(c, 'tv2', pid, e, [['out', [0]]]);
+      assert.equal(await produce(c, 'tv2', 'out', 0, pid, e, 0, ['x']), 'NONE');
+      assert.deepEqual(await end5('tv2', pid, e, true), ['NONE', pid, e + 1]);
+      const marker = storedBatches(broker.dataDir, 'out', 0).find((b) => b.isControl)!;
+      assert.equal(marker.producerId, pid);
+      assert.equal(broker.logs.getLog('out', 0)!.producerStateManager.activeProducers().get(pid)?.producerEpoch, e + 1, 'the marker carries the bumped epoch');
+      assert.deepEqual(await end5('tv2', pid, e, true), ['NONE', pid, e + 1], 'a retry with the previous epoch');
+      assert.deepEqual(await end5('tv2', pid, e, false), ['INVALID_TXN_STATE', -1n, -1]);
+      assert.deepEqual(await end5('tv2', pid, e + 5, true), ['PRODUCER_FENCED', -1n, -1]);
+      // abort with nothing open: allowed, bumps, writes no marker
+      assert.deepEqual(await end5('tv2', pid, e + 1, false), ['NONE', pid, e + 2]);
+      assert.equal(broker.transactions.describe('tv2').txn?.state, 'CompleteAbort');
+      assert.deepEqual(markers(broker, 'out'), ['COMMIT']);
+      assert.deepEqual(await end5('tv2', pid, e + 1, false), ['NONE', pid, e + 2], 'a retried abort');
+      assert.deepEqual(await end5('tv2', pid, e + 2, true), ['INVALID_TXN_STATE', -1n, -1]);
+      // the next transaction at the returned epoch
+      await addPartitions(c, 'tv2', pid, e + 2, [['out', [0]]]);
+      assert.equal(await produce(c, 'tv2', 'out', 0, pid, e + 2, 0, ['y']), 'NONE');
+      assert.deepEqual(await end5('tv2', pid, e + 2, false), ['NONE', pid, e + 3]);
+      assert.deepEqual(markers(broker, 'out'), ['COMMIT', 'ABORT']);
+      const log = broker.logs.getLog('out', 0)!;
+      assert.equal(log.lastStableOffset, log.logEndOffset);
+
+      // the last usable epoch (32766): Complete moves to a new producer id at epoch 0
+      const ov = await init(c, 'ov');
+      broker.transactions.txns.get('ov')!.producerEpoch = 32766;
+      await addPartitions(c, 'ov', ov.producerId, 32766, [['out', [0]]]);
+      const [code, nextPid, nextEpoch] = await end5('ov', ov.producerId, 32766, true);
+      assert.deepEqual([code, nextEpoch], ['NONE', 0]);
+      assert.notEqual(nextPid, ov.producerId);
+      assert.deepEqual(await end5('ov', ov.producerId, 32766, true), ['NONE', nextPid, 0], 'a retry after the rotation');
+      c.destroy();
+    });
+  });
 });

@@ -23,6 +23,9 @@ describe('__transaction_state records', () => {
       timeoutMs: 60000,
       startTimestampMs: 1200n,
       stateId: 1,
+      previousProducerId: -1n,
+      nextProducerId: -1n,
+      clientTransactionVersion: 0,
     });
     assert.equal(decodeTransactionLogValue(value(7)).state, 'PrepareEpochFence');
   });
@@ -46,7 +49,15 @@ describe('__transaction_state records', () => {
       timeoutMs: 60000,
       startTimestampMs: 1200n,
       stateId: 2,
+      previousProducerId: -1n,
+      nextProducerId: -1n,
+      clientTransactionVersion: 0,
     });
+    // tagged fields in ascending tag order, each uvarint tag, uvarint size, value; then read back
+    const tagged = transactionLogValue({ producerId: 9n, producerEpoch: 0, timeoutMs: 60000, stateId: 4, partitions: [], lastUpdateTimestampMs: 1, startTimestampMs: 5, previousProducerId: 8n, clientTransactionVersion: 2 });
+    assert.deepEqual(tagged.subarray(tagged.length - 15), cat(i8(2), i8(0), i8(8), i64(8n), i8(2), i8(2), i16(2)));
+    const back = decodeTransactionLogValue(tagged);
+    assert.deepEqual([back.previousProducerId, back.nextProducerId, back.clientTransactionVersion], [8n, -1n, 2]);
     // Empty writes null partitions (compact 0), Complete an empty array (compact 1)
     const empty = transactionLogValue({ producerId: 9n, producerEpoch: 3, timeoutMs: 60000, stateId: 0, partitions: null, lastUpdateTimestampMs: 1, startTimestampMs: -1 });
     assert.equal(empty[2 + 8 + 2 + 4 + 1], 0);

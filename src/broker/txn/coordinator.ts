@@ -10,8 +10,11 @@
  * retry (CONCURRENT_TRANSACTIONS meanwhile). EndTxn answers after the markers, not before as
  * Kafka does: a committed transaction is visible once the client's commit returns.
  *
- * Transaction version 1 rules (EndTxn up to v4): the epoch is bumped by InitProducerId and by the
- * broker's fence, not at every EndTxn (TV2, EndTxn v5, is not served). The coordinator epoch of the
+ * EndTxn up to v4 follows transaction version 1 (the epoch is bumped by InitProducerId and by the
+ * broker's fence); EndTxn v5 follows TV2 (KIP-890 part 2: every commit or abort bumps the epoch,
+ * retries are recognised by the previous epoch, an abort is allowed with no transaction open, an
+ * exhausted epoch rotates the producer id at Complete). Aborts the broker starts (timeouts,
+ * InitProducerId fencing) use the TV1 fence, as a broker at transaction.version 1 does. The coordinator epoch of the
  * markers is 0: one node's `__transaction_state` partitions never change leader, and the
  * partitions refuse only a decreasing one.
  */
@@ -93,6 +96,9 @@ export class TransactionCoordinator {
       const txn = new TransactionMetadata(id, v.producerId, v.producerEpoch, v.timeoutMs, Number(v.lastUpdateTimestampMs));
       txn.state = state;
       txn.txnStartTimestamp = Number(v.startTimestampMs);
+      txn.prevProducerId = v.previousProducerId;
+      txn.nextProducerId = v.nextProducerId;
+      txn.clientTransactionVersion = v.clientTransactionVersion;
       if (state !== 'Empty') for (const t of v.partitions) for (const p of t.partitionIds) txn.partitions.add(tpKey(t.topic, p));
       this.txns.set(id, txn);
       if (state === 'PrepareCommit' || state === 'PrepareAbort') toComplete.push(txn);
@@ -150,6 +156,9 @@ export class TransactionCoordinator {
       partitions,
       lastUpdateTimestampMs: t.txnLastUpdateTimestamp,
       startTimestampMs: t.txnStartTimestamp,
+      previousProducerId: t.prevProducerId,
+      nextProducerId: t.nextProducerId,
+      clientTransactionVersion: t.clientTransactionVersion,
     });
     try {
       this.store.append(txn.transactionalId, transactionLogKey(txn.transactionalId), value, this.timer.now());
@@ -304,14 +313,73 @@ export class TransactionCoordinator {
     }
   }
 
+  // ---- EndTxn v5+ (endTransaction with TV2) ------------------------------------------------
+
+  endTransactionV2(transactionalId: string, producerId: bigint, producerEpoch: number, commit: boolean): ProducerIdAndEpoch {
+    const fail = (errorCode: number): ProducerIdAndEpoch => ({ errorCode, producerId: -1n, producerEpoch: -1 });
+    if (transactionalId === '') return fail(ErrorCode.INVALID_REQUEST);
+    const se = this.stateError();
+    if (se !== ErrorCode.NONE) return fail(se);
+    const txn = this.txns.get(transactionalId);
+    if (txn === undefined) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (txn.pendingState !== undefined && txn.pendingState !== 'PrepareEpochFence') return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    // a retry of an EndTxn that completed: the previous epoch, or the last epoch of a rotated producer id
+    const retryOnOverflow = producerId === txn.prevProducerId && producerEpoch === 32766 && txn.producerEpoch === 0;
+    const retry = retryOnOverflow || (producerId === txn.producerId && producerEpoch === txn.producerEpoch - 1);
+    if (producerId !== txn.producerId && !retryOnOverflow) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    const current = producerId === txn.producerId && producerEpoch === txn.producerEpoch;
+    const validEpoch =
+      txn.state === 'Ongoing' || txn.state === 'Empty' ? current : txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort' ? retry : retry || current;
+    if (!validEpoch) return fail(ErrorCode.PRODUCER_FENCED);
+    const ok = (): ProducerIdAndEpoch => ({ errorCode: ErrorCode.NONE, producerId: txn.producerId, producerEpoch: txn.producerEpoch });
+    const now = this.timer.now();
+    // PrepareX at epoch + 1; an exhausted epoch gets the next producer id for Complete (`prepareAbortOrCommit`)
+    const prepare = (state: 'PrepareCommit' | 'PrepareAbort', changes: Partial<TxnTransit>): ProducerIdAndEpoch => {
+      const target = txn.transit(state, now, {
+        ...changes,
+        producerEpoch: txn.producerEpoch + 1,
+        lastProducerEpoch: txn.producerEpoch,
+        nextProducerId: isEpochExhausted(txn.producerEpoch) ? this.host.producerIds.generate() : -1n,
+        clientTransactionVersion: 2,
+      });
+      const code = this.transitTo(txn, target);
+      if (code !== ErrorCode.NONE) return fail(code);
+      const complete = this.completeTransaction(txn, state === 'PrepareCommit');
+      return { errorCode: ErrorCode.NONE, producerId: complete.producerId, producerEpoch: complete.producerEpoch };
+    };
+    // an abort with no transaction open: PrepareAbort with no partitions, so Complete follows at once
+    const emptyAbort = (): ProducerIdAndEpoch => prepare('PrepareAbort', { partitions: new Set(), txnStartTimestamp: now });
+    switch (txn.state) {
+      case 'Ongoing':
+        return prepare(commit ? 'PrepareCommit' : 'PrepareAbort', {});
+      case 'PrepareCommit':
+        return fail(commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
+      case 'PrepareAbort':
+        return fail(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
+      case 'CompleteCommit':
+        if (commit) return retry ? ok() : fail(ErrorCode.INVALID_TXN_STATE);
+        return retry ? fail(ErrorCode.INVALID_TXN_STATE) : emptyAbort();
+      case 'CompleteAbort':
+        if (commit) return fail(ErrorCode.INVALID_TXN_STATE);
+        return retry ? ok() : emptyAbort();
+      case 'Empty':
+        return commit ? fail(ErrorCode.INVALID_TXN_STATE) : emptyAbort();
+      default:
+        return fail(ErrorCode.INVALID_TXN_STATE);
+    }
+  }
+
   // ---- markers, then Complete (sendTxnMarkersCallback, TransactionMarkerChannelManager) --------
 
   /** After PrepareX is written: CompleteX becomes pending, the markers are written, then CompleteX. */
-  private completeTransaction(txn: TransactionMetadata, commit: boolean): void {
-    const target = txn.transit(commit ? 'CompleteCommit' : 'CompleteAbort', this.timer.now(), { partitions: new Set() });
+  private completeTransaction(txn: TransactionMetadata, commit: boolean): TxnTransit {
+    // TV2 epoch overflow: Complete moves to the new producer id at epoch 0 (`prepareComplete`)
+    const rotation = txn.nextProducerId === -1n ? {} : { producerId: txn.nextProducerId, producerEpoch: 0, prevProducerId: txn.producerId, nextProducerId: -1n };
+    const target = txn.transit(commit ? 'CompleteCommit' : 'CompleteAbort', this.timer.now(), { partitions: new Set(), ...rotation });
     txn.pendingState = target.state;
     const marker: TxnMarker = { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: this.coordinatorEpoch };
     this.sendMarkers(txn, [...txn.partitions], marker, target);
+    return target;
   }
 
   private sendMarkers(txn: TransactionMetadata, partitions: string[], marker: TxnMarker, target: TxnTransit): void {

@@ -15,12 +15,15 @@ export function txnStateId(s: TxnState): number {
   return TXN_STATES.indexOf(s);
 }
 
-/** Valid previous states (`TransactionState.validPreviousStates`, TV1 rules). */
+/**
+ * Valid previous states (`TransactionState.validPreviousStates`). PrepareAbort from Empty and the
+ * Complete states is only reached by a TV2 EndTxn(abort) with no transaction open.
+ */
 const VALID_PREVIOUS: Readonly<Record<TxnState, readonly TxnState[]>> = {
   Empty: ['Empty', 'CompleteCommit', 'CompleteAbort'],
   Ongoing: ['Ongoing', 'Empty', 'CompleteCommit', 'CompleteAbort'],
   PrepareCommit: ['Ongoing'],
-  PrepareAbort: ['Ongoing', 'PrepareEpochFence'],
+  PrepareAbort: ['Ongoing', 'PrepareEpochFence', 'Empty', 'CompleteCommit', 'CompleteAbort'],
   CompleteCommit: ['PrepareCommit'],
   CompleteAbort: ['PrepareAbort'],
   Dead: ['Empty', 'CompleteCommit', 'CompleteAbort'],
@@ -58,6 +61,10 @@ export function partitionsByTopic(keys: Iterable<string>): { topic: string; part
 export interface TxnTransit {
   producerId: bigint;
   prevProducerId: bigint;
+  /** TV2: the producer id the Complete state switches to when the epoch ran out, else -1. */
+  nextProducerId: bigint;
+  /** 2 for a transaction a TV2 client drives (EndTxn v5+), else 0 (TransactionLogValue tag 2). */
+  clientTransactionVersion: number;
   producerEpoch: number;
   lastProducerEpoch: number;
   txnTimeoutMs: number;
@@ -69,6 +76,8 @@ export interface TxnTransit {
 
 export class TransactionMetadata {
   prevProducerId = -1n;
+  nextProducerId = -1n;
+  clientTransactionVersion = 0;
   /** Memory only (Kafka sets -1 on load): the epoch before the last bump, for InitProducerId retries. */
   lastProducerEpoch = -1;
   state: TxnState = 'Empty';
@@ -98,6 +107,8 @@ export class TransactionMetadata {
     return {
       producerId: this.producerId,
       prevProducerId: this.prevProducerId,
+      nextProducerId: this.nextProducerId,
+      clientTransactionVersion: this.clientTransactionVersion,
       producerEpoch: this.producerEpoch,
       lastProducerEpoch: this.lastProducerEpoch,
       txnTimeoutMs: this.txnTimeoutMs,
@@ -113,6 +124,8 @@ export class TransactionMetadata {
   complete(t: TxnTransit): void {
     this.producerId = t.producerId;
     this.prevProducerId = t.prevProducerId;
+    this.nextProducerId = t.nextProducerId;
+    this.clientTransactionVersion = t.clientTransactionVersion;
     this.producerEpoch = t.producerEpoch;
     this.lastProducerEpoch = t.lastProducerEpoch;
     this.txnTimeoutMs = t.txnTimeoutMs;
