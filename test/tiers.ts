@@ -41,6 +41,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'cli/dump-log-files': ['shared'],
   'cli/dump-log-legacy': ['python'],
   'cli/verify-recover': ['shared'],
+  'crash/transactions-crash': ['confluent-kafka'],
   'interop/broker/confluent-kafka': ['confluent-kafka'],
   'interop/broker/groups-mixed': ['python', 'confluent-kafka', 'node22'],
   'interop/broker/groups-platformatic': ['node22'],

@@ -11,6 +11,12 @@ Scenarios:
   read_committed consumer reads `output`; the group's committed offsets are listed.
 - "fence": producer A (transactional.id `tid`) begins a transaction and produces; producer B with the
   same id runs init_transactions; A's commit must fail as fenced; B commits its own transaction.
+- "produce_input": `count` records `in-<i>` to topic `input` (idempotent, acks all).
+- "ctp_crash": the consume-transform-produce loop of "ctp" (no planned aborts) made to survive a broker
+  that is killed and restarted under it: after any error the producer is replaced (its successor's
+  init_transactions fences it, aborting whatever it left open) and the consumer rewinds to the group's
+  committed offset, so each input record ends up in exactly one committed transaction.
+- "read": the committed output (read_committed) and the group's committed offset.
 - "timeout": a producer with transaction.timeout.ms `timeout_ms` produces inside a transaction, sleeps
   `sleep_s`, then tries to commit.
 """
@@ -150,9 +156,81 @@ def timeout(cfg):
     return result
 
 
+def produce_input(cfg):
+    p = Producer({'bootstrap.servers': cfg['bootstrap'], 'enable.idempotence': True})
+    for i in range(cfg['count']):
+        p.produce('input', key=str(i).encode(), value=('in-%d' % i).encode())
+    left = p.flush(30)
+    return {'undelivered': left}
+
+
+def retrying(fn, deadline):
+    while True:
+        try:
+            return fn()
+        except KafkaException:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def ctp_crash(cfg):
+    b, count, batch, group, tid = cfg['bootstrap'], cfg['count'], cfg['batch'], cfg['group'], cfg['tid']
+    deadline = time.time() + cfg.get('deadline_s', 150)
+    tp = TopicPartition('input', 0)
+    consumer = Consumer({'bootstrap.servers': b, 'group.id': group, 'enable.auto.commit': False,
+                         'isolation.level': 'read_committed', 'auto.offset.reset': 'earliest'})
+    consumer.assign([tp])
+
+    def new_producer():
+        p = Producer({'bootstrap.servers': b, 'transactional.id': tid, 'transaction.timeout.ms': 10000,
+                      'reconnect.backoff.max.ms': 200})
+        retrying(lambda: p.init_transactions(10), deadline)
+        return p
+
+    def rewind():
+        committed = retrying(lambda: consumer.committed([tp], 10), deadline)[0].offset
+        consumer.seek(TopicPartition('input', 0, max(committed, 0)))
+        return committed
+
+    commits, failures, producers = 0, [], 1
+    producer = new_producer()
+    retrying(lambda: consumer.seek(TopicPartition('input', 0, max(consumer.committed([tp], 10)[0].offset, 0))), deadline)
+    while time.time() < deadline:
+        try:
+            msgs = [m for m in consumer.consume(batch, 1.0) if not m.error()]
+            if not msgs:
+                if rewind() >= count:
+                    break
+                continue
+            producer.begin_transaction()
+            for m in msgs:
+                producer.produce('output', key=m.key(), value=b'out-' + m.value())
+            producer.send_offsets_to_transaction(consumer.position([tp]), consumer.consumer_group_metadata(), 10)
+            producer.commit_transaction(10)
+            commits += 1
+        except KafkaException as e:
+            failures.append(kerr(e).get('name'))
+            producer.purge()
+            producer.flush(0)
+            producer = new_producer()
+            producers += 1
+            rewind()
+    consumer.close()
+    return {'commits': commits, 'failures': failures, 'producers': producers}
+
+
+def read(cfg):
+    b = cfg['bootstrap']
+    checker = Consumer({'bootstrap.servers': b, 'group.id': cfg['group'], 'enable.auto.commit': False})
+    committed = retrying(lambda: checker.committed([TopicPartition('input', 0)], 10), time.time() + 30)
+    checker.close()
+    return {'output': read_all(b, 'output', 1, cfg['count']), 'committed_offset': committed[0].offset}
+
+
 def main():
     cfg = json.load(sys.stdin)
-    fn = {'ctp': ctp, 'fence': fence, 'timeout': timeout}[cfg['scenario']]
+    fn = {'ctp': ctp, 'fence': fence, 'timeout': timeout, 'produce_input': produce_input, 'ctp_crash': ctp_crash, 'read': read}[cfg['scenario']]
     try:
         out = fn(cfg)
     except KafkaException as e:
