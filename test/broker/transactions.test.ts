@@ -12,7 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { Broker } from '../../src/broker/broker.js';
+import { startBroker, type Broker } from '../../src/broker/broker.js';
+import { InvalidConfigError } from '../../src/errors.js';
 import { transactionLogKey, transactionLogValue } from '../../src/internal-topics/transaction-log.js';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
@@ -365,5 +366,34 @@ describe('transaction coordinator', () => {
       assert.deepEqual(await end5('ov', ov.producerId, 32766, true), ['NONE', nextPid, 0], 'a retry after the rotation');
       c.destroy();
     });
+  });
+
+  test('properties: bad values refuse the start; transaction.state.log.num.partitions spreads ids by Kafka\'s partitionFor, and all of them reload', async () => {
+    await assert.rejects(startBroker({ config: { 'transaction.state.log.num.partitions': '0' } }), (e: unknown) => e instanceof InvalidConfigError);
+    await assert.rejects(startBroker({ config: { 'transaction.partition.verification.enable': 'maybe' } }), (e: unknown) => e instanceof InvalidConfigError);
+    await assert.rejects(startBroker({ config: { 'transactional.id.expiration.ms': 'soon' } }), (e: unknown) => e instanceof InvalidConfigError);
+    const dataDir = mkdtempSync(join(tmpdir(), 'kl-txn-partitions-'));
+    try {
+      // notes §2.5, checked with Java: with 50 partitions "txn-1" -> 10, "transactional-id" -> 31, "polygenelubricants" -> 0
+      const ids = ['txn-1', 'transactional-id', 'polygenelubricants'];
+      await withBroker({ dataDir, config: { 'transaction.state.log.num.partitions': '50' } }, async (broker) => {
+        const c = await client(broker);
+        for (const id of ids) assert.equal(name((await init(c, id)).errorCode), 'NONE');
+        assert.equal(broker.topics.get('__transaction_state')?.partitions, 50);
+        assert.deepEqual(ids.map((id) => broker.transactions.store.partitionFor(id)), [10, 31, 0]);
+        for (const [i, id] of ids.entries()) {
+          const p = [10, 31, 0][i]!;
+          assert.equal(storedBatches(broker.dataDir, '__transaction_state', p).length, 1, `${id} is stored in partition ${p}`);
+        }
+        c.destroy();
+      });
+      // the topic's own partition count wins over the property once it exists
+      await withBroker({ dataDir }, async (broker) => {
+        assert.equal(broker.transactions.store.partitions, 50);
+        for (const id of ids) assert.deepEqual([broker.transactions.describe(id).txn?.state, broker.transactions.describe(id).txn?.producerEpoch], ['Empty', 0]);
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
