@@ -22,6 +22,8 @@ import { AppendNotifier } from './append-notifier.js';
 import { HeldAppends } from '../storage/held-appends.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
 import { GroupCoordinator } from './group/coordinator.js';
+import { takeTransactionProperties, transactionConfigFromProperties } from './txn/config.js';
+import { TransactionCoordinator } from './txn/coordinator.js';
 import type { Timer } from './timer.js';
 import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
 import { ConnectionQuotas } from './connection-quotas.js';
@@ -85,6 +87,8 @@ export class Broker extends EventEmitter {
   readonly cleaner: LogCleaner;
   /** The group coordinator (consumer groups, committed offsets in __consumer_offsets). */
   readonly groups: GroupCoordinator;
+  /** The transaction coordinator (transactional ids in __transaction_state, markers). */
+  readonly transactions: TransactionCoordinator;
   private readonly handlers = new Map<number, AnyApiHandler>();
   private readonly caps = new Map<number, number>();
   /** Request frames received and not yet handled, over all connections (queued.max.request.bytes). */
@@ -106,7 +110,8 @@ export class Broker extends EventEmitter {
   ) {
     super();
     // the coordinator's properties (offsets.*, group.*) are parsed by the coordinator
-    const { group: groupProps, rest: props } = takeGroupProperties(options.config ?? {});
+    const { group: groupProps, rest: nonGroupProps } = takeGroupProperties(options.config ?? {});
+    const { txn: txnProps, rest: props } = takeTransactionProperties(nonGroupProps);
     this.config = brokerConfigFromProperties(props, {
       ...DEFAULT_BROKER_CONFIG,
       port: options.port ?? 0,
@@ -144,6 +149,7 @@ export class Broker extends EventEmitter {
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
     });
     this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs), options.timer);
+    this.transactions = new TransactionCoordinator(this, transactionConfigFromProperties(txnProps, this.config.transactionMaxTimeoutMs), options.timer);
   }
 
   /** Opens the data directory and starts listening. */
@@ -160,8 +166,10 @@ export class Broker extends EventEmitter {
     }
     try {
       broker.groups.start();
+      broker.transactions.start();
       await broker.listen();
     } catch (e) {
+      broker.transactions.close();
       broker.groups.close();
       broker.logs.close();
       throw e;
@@ -348,6 +356,7 @@ export class Broker extends EventEmitter {
     this.appends.wakeAll();
     // waiting JoinGroup/SyncGroup answers must complete before connections can finish
     this.groups.close();
+    this.transactions.close();
     this.quotas.close();
     await Promise.all([...this.connections.keys()].map((c) => c.close()));
     for (const c of this.connections.keys()) c.destroy();

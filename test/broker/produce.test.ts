@@ -110,10 +110,4 @@ describe('Produce', () => {
     });
   });
 
-  test('transactional ids get COORDINATOR_NOT_AVAILABLE from InitProducerId (no transaction coordinator)', async () => {
-    await withTopic(async (c) => {
-      const r = await c.request(22, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
-      assert.equal(errorName(r.errorCode), 'COORDINATOR_NOT_AVAILABLE');
-    });
-  });
 });

@@ -20,6 +20,7 @@ import { groupMetadataKey, groupMetadataValue, type StoredGroup } from '../../in
 import { loadGroups } from './load.js';
 import { expireOffsets } from './offset-ops.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { PendingTxnOffsets } from './txn-offsets.js';
 
 export interface CoordinatorHost {
   readonly topics: TopicRegistry;
@@ -82,6 +83,8 @@ export function storeGroupError(code: number): number {
 export class GroupCoordinator {
   readonly groups = new Map<string, ClassicGroup>();
   readonly store: OffsetsTopic;
+  /** TxnOffsetCommit offsets waiting for their transaction's marker (txn-offsets.ts). */
+  readonly txnOffsets = new PendingTxnOffsets();
   private closed = false;
   private expiryTimer: TimerTask | undefined;
 
@@ -117,6 +120,18 @@ export class GroupCoordinator {
       const code = errorCodeOf(e);
       this.host.logger.warnThrottled(`group-store:${code}`, `writing group ${groupId} to __consumer_offsets failed (error ${code}): ${errorMessageOf(e)}`);
       return code;
+    }
+  }
+
+  /** Writes records in a transactional batch of the producer (TxnOffsetCommit); the error code as `write`. */
+  writeTransactional(groupId: string, records: readonly OffsetsRecord[], producerId: bigint, producerEpoch: number): number {
+    try {
+      this.store.append(groupId, records, { producerId, producerEpoch });
+      return ErrorCode.NONE;
+    } catch (e) {
+      const code = errorCodeOf(e);
+      this.host.logger.warnThrottled(`group-store:${code}`, `writing transactional offsets of group ${groupId} failed (error ${code}): ${errorMessageOf(e)}`);
+      return storeGroupError(code);
     }
   }
 

@@ -9,9 +9,20 @@ import type { GroupCoordinator } from './coordinator.js';
 import { ClassicGroup } from './group.js';
 import { GroupMember } from './member.js';
 import { replayOffsetsRecords } from '../../internal-topics/offsets-replay.js';
+import type { OffsetsTopicRecord } from '../../internal-topics/offsets.js';
 
 export function loadGroups(c: GroupCoordinator): { groups: number; offsets: number } {
-  const replayed = replayOffsetsRecords(c.store.load((what) => c.host.logger.warn(`skipping unreadable group record at ${what}`)));
+  const pending: [bigint, OffsetsTopicRecord[]][] = [];
+  const replayed = replayOffsetsRecords(
+    c.store.load(
+      (what) => c.host.logger.warn(`skipping unreadable group record at ${what}`),
+      (producerId, records) => pending.push([producerId, records]),
+    ),
+  );
+  // transactional offsets whose marker is not in the log yet wait for it again (txn-offsets.ts)
+  for (const [producerId, records] of pending) {
+    for (const r of records) if (r.type === 'offset' && r.value !== null) c.txnOffsets.add(producerId, { groupId: r.group, topic: r.topic, partition: r.partition, value: r.value });
+  }
   const now = Date.now();
   let offsetCount = 0;
   for (const [groupId, { stored, offsets: live }] of replayed) {

@@ -113,10 +113,20 @@ export interface FetchedOffset {
 /**
  * The group's committed offsets for the given partitions, or all of them when `topics` is null
  * (OffsetFetch v2+). Unknown partitions and groups answer offset -1, empty metadata, no error.
+ * With `requireStable` (v7+), partitions with pending transactional offsets answer UNSTABLE_OFFSET_COMMIT.
  */
-export function fetchOffsets(c: GroupCoordinator, groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): { name: string; partitions: FetchedOffset[] }[] {
+export function fetchOffsets(
+  c: GroupCoordinator,
+  groupId: string,
+  topics: { name: string; partitionIndexes: number[] }[] | null,
+  requireStable = false,
+): { name: string; partitions: FetchedOffset[] }[] {
   const g = c.group(groupId);
   const entry = (topic: string, partition: number): FetchedOffset => {
+    // KIP-447: a partition with a transactional commit waiting for its marker is not stable yet
+    if (requireStable && c.txnOffsets.hasPending(groupId, topic, partition)) {
+      return { partitionIndex: partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
+    }
     const o = g?.offset(topic, partition);
     return o === undefined
       ? { partitionIndex: partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE }

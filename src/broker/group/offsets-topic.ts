@@ -12,6 +12,7 @@ import type { TopicRegistry } from '../topic-registry.js';
 import type { GroupConfig } from './config.js';
 import { OFFSETS_TOPIC, partitionForGroup, type OffsetsTopicRecord } from '../../internal-topics/offsets.js';
 import { offsetsTopicRecords } from '../../internal-topics/offsets-replay.js';
+import { parseControlRecordKey } from '../../record/control.js';
 
 export interface OffsetsRecord {
   key: Buffer;
@@ -59,23 +60,38 @@ export class OffsetsTopic {
   }
 
   /** Appends the group's records as one batch to its partition; throws the log's typed errors. */
-  append(groupId: string, records: readonly OffsetsRecord[]): void {
+  append(groupId: string, records: readonly OffsetsRecord[], transactional?: { producerId: bigint; producerEpoch: number }): void {
     if (records.length === 0) return;
     this.ensureTopic();
     const now = Date.now();
-    const batch = encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp: now })));
+    // a TxnOffsetCommit's records go in a transactional batch of its producer (Kafka's CoordinatorRuntime); a
+    // transactional batch needs a sequence (MemoryRecordsBuilder), which the coordinator origin does not check
+    const txn = transactional === undefined ? undefined : { isTransactional: true, producerId: transactional.producerId, producerEpoch: transactional.producerEpoch, baseSequence: 0 };
+    const batch = encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp: now })), txn);
     this.log(this.partitionFor(groupId)).append(batch, { origin: 'coordinator' });
     this.onAppend();
   }
 
-  /** Every record of every partition in log order (Kafka `GroupMetadataManager.doLoadGroupsAndOffsets`). */
-  *load(onUnreadable: (what: string) => void): Generator<OffsetsTopicRecord> {
+  /** A transaction marker on one partition (Kafka `GroupCoordinator.completeTransaction` writes it there). */
+  appendMarker(partition: number, m: { producerId: bigint; producerEpoch: number; commit: boolean; coordinatorEpoch: number }): void {
+    this.ensureTopic();
+    this.log(partition).appendEndTxnMarker({ type: m.commit ? 'COMMIT' : 'ABORT', producerId: m.producerId, producerEpoch: m.producerEpoch, coordinatorEpoch: m.coordinatorEpoch });
+    this.onAppend();
+  }
+
+  /**
+   * Every record of every partition in log order (Kafka `GroupMetadataManager.doLoadGroupsAndOffsets`).
+   * Records of a transactional batch come out where their COMMIT marker is, are dropped at an ABORT,
+   * and those with no marker yet go to `onPendingTxn` (still pending, txn-offsets.ts).
+   */
+  *load(onUnreadable: (what: string) => void, onPendingTxn: (producerId: bigint, records: OffsetsTopicRecord[]) => void = () => {}): Generator<OffsetsTopicRecord> {
     const info = this.topics.get(OFFSETS_TOPIC);
     if (info === undefined) return;
     for (let p = 0; p < info.partitions; p++) {
       const log = this.logs.getLog(OFFSETS_TOPIC, p);
       if (log === undefined) continue;
       let offset = log.logStartOffset;
+      const open = new Map<bigint, OffsetsTopicRecord[]>();
       while (offset < log.logEndOffset) {
         this.readBuffer ??= Buffer.allocUnsafe(LOAD_CHUNK);
         const r = log.read(offset, { maxBytes: LOAD_CHUNK, minOneMessage: true, into: this.readBuffer });
@@ -84,11 +100,25 @@ export class OffsetsTopic {
         let next = offset;
         for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
           next = b.lastOffset + 1n;
+          if (b.kind === 'v2' && b.isTransactional) {
+            if (b.isControl) {
+              const first = b.records()[Symbol.iterator]().next();
+              const settled = open.get(b.producerId) ?? [];
+              open.delete(b.producerId);
+              if (!first.done && parseControlRecordKey(first.value.key).type === 'COMMIT') yield* settled;
+              continue;
+            }
+            let pending = open.get(b.producerId);
+            if (pending === undefined) open.set(b.producerId, (pending = []));
+            for (const r of offsetsTopicRecords(b, offset, (at, e) => onUnreadable(`${OFFSETS_TOPIC}-${p} offset ${at}: ${e.message}`))) pending.push(r);
+            continue;
+          }
           yield* offsetsTopicRecords(b, offset, (at, e) => onUnreadable(`${OFFSETS_TOPIC}-${p} offset ${at}: ${e.message}`));
         }
         if (next <= offset) break;
         offset = next;
       }
+      for (const [producerId, records] of open) onPendingTxn(producerId, records);
     }
   }
 }

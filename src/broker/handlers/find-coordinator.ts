@@ -1,7 +1,7 @@
 /**
- * FindCoordinator (10); v4 batches keys. On one node the broker coordinates every group.
- * Transactional ids (key type 1) need the transaction coordinator, which kafkalite does not run:
- * COORDINATOR_NOT_AVAILABLE. Advertising v0 matters beyond groups: librdkafka 2.0.2 enables LZ4
+ * FindCoordinator (10); v4 batches keys. On one node the broker coordinates every group (key type
+ * 0) and every transactional id (key type 1, txn/coordinator.ts); other key types (share groups)
+ * get INVALID_REQUEST, as Kafka answers a key type it does not know. Advertising v0 matters beyond groups: librdkafka 2.0.2 enables LZ4
  * only when FindCoordinator v0 is advertised (librdkafka 2.0.2 `rd_kafka_feature_map`).
  */
 import { FindCoordinator, type Coordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from '../../protocol/schemas/find-coordinator.js';
@@ -9,6 +9,7 @@ import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 const GROUP = 0;
+const TRANSACTION = 1;
 
 export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoordinatorResponse> = {
   api: FindCoordinator,
@@ -19,9 +20,9 @@ export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoor
     // v0 has no key type: it asks for a group's coordinator (the field's default, 0)
     const keyType = request.keyType ?? GROUP;
     const answer = (key: string): Coordinator =>
-      keyType === GROUP
+      keyType === GROUP || keyType === TRANSACTION
         ? { key, nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, errorCode: ErrorCode.NONE, errorMessage: null }
-        : { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'kafkalite has no transaction coordinator' };
+        : { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown coordinator type: ${keyType}` };
     if (ctx.apiVersion >= 4) return { throttleTimeMs: 0, coordinators: (request.coordinatorKeys ?? []).map(answer) };
     const a = answer(request.key ?? '');
     return { throttleTimeMs: 0, errorCode: a.errorCode, errorMessage: a.errorMessage, nodeId: a.nodeId, host: a.host, port: a.port };

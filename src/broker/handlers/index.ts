@@ -24,6 +24,13 @@ import { listGroupsHandler } from './list-groups.js';
 import { describeGroupsHandler } from './describe-groups.js';
 import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
+import { addPartitionsToTxnHandler } from './add-partitions-to-txn.js';
+import { addOffsetsToTxnHandler } from './add-offsets-to-txn.js';
+import { endTxnHandler } from './end-txn.js';
+import { writeTxnMarkersHandler } from './write-txn-markers.js';
+import { txnOffsetCommitHandler } from './txn-offset-commit.js';
+import { describeTransactionsHandler } from './describe-transactions.js';
+import { listTransactionsHandler } from './list-transactions.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -47,4 +54,11 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeGroupsHandler,
   deleteGroupsHandler,
   offsetDeleteHandler,
+  addPartitionsToTxnHandler,
+  addOffsetsToTxnHandler,
+  endTxnHandler,
+  writeTxnMarkersHandler,
+  txnOffsetCommitHandler,
+  describeTransactionsHandler,
+  listTransactionsHandler,
 ];

@@ -1,22 +1,28 @@
 /**
- * InitProducerId (22), for idempotent (non-transactional) producers: a new producer id at epoch 0,
- * as Kafka's `KafkaApis.handleInitProducerIdRequest` does when transactional_id is null (the v3+
- * "bump my epoch" fields are ignored for those, as in Kafka). Transactional ids need the
- * transaction coordinator, which kafkalite does not run yet: COORDINATOR_NOT_AVAILABLE.
+ * InitProducerId (22). Without a transactional id: a new producer id at epoch 0 from any broker,
+ * as Kafka's `KafkaApis.handleInitProducerIdRequest` does (the v3+ "bump my epoch" fields are
+ * ignored for those, as in Kafka). With one: the transaction coordinator's answer (txn/coordinator.ts),
+ * epoch bump, fencing of an open transaction, KIP-360 recovery with ProducerId/ProducerEpoch (v3+).
+ * PRODUCER_FENCED is sent as INVALID_PRODUCER_EPOCH below v4.
  */
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../../protocol/schemas/init-producer-id.js';
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { fencedForVersion } from './txn-errors.js';
 
 export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProducerIdResponse> = {
   api: InitProducerId,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   handle(request, ctx) {
-    if (request.transactionalId !== null) {
-      ctx.broker.logger.warnThrottled('txn-unsupported', `InitProducerId from ${ctx.remote} for transactional id ${request.transactionalId}: transactions are not supported by this broker`);
-      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1n, producerEpoch: -1 };
+    if (request.transactionalId === null) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.producerIds.generate(), producerEpoch: 0 };
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.producerIds.generate(), producerEpoch: 0 };
+    const producerId = request.producerId ?? -1n;
+    const producerEpoch = request.producerEpoch ?? -1;
+    // exactly one of the two set is a malformed request (KafkaApis)
+    if ((producerId === -1n) !== (producerEpoch === -1)) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
+    const r = ctx.broker.transactions.initProducerId(request.transactionalId, request.transactionTimeoutMs, producerId, producerEpoch);
+    return { throttleTimeMs: 0, errorCode: fencedForVersion(r.errorCode, ctx.apiVersion, 4), producerId: r.producerId, producerEpoch: r.producerEpoch };
   },
 };

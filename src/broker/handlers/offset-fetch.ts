@@ -1,8 +1,8 @@
 /**
  * OffsetFetch (9). v2+ fetch every committed partition when topics is null and carry a top-level
  * error; v8 asks for several groups at once. Unknown groups and partitions answer offset -1 with
- * no error. kafkalite has no transactional offset commits pending, so requireStable (v7+) never
- * waits.
+ * no error. With requireStable (v7+), a partition whose transactional offset commit waits for its
+ * marker answers UNSTABLE_OFFSET_COMMIT (KIP-447), which clients retry.
  */
 import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/schemas/offset-fetch.js';
 import type { ApiHandler } from '../handler.js';
@@ -21,7 +21,7 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
         throttleTimeMs: 0,
         groups: (request.groups ?? []).map((g) => ({
           groupId: g.groupId,
-          topics: active ? fetchOffsets(groups, g.groupId, g.topics) : [],
+          topics: active ? fetchOffsets(groups, g.groupId, g.topics, request.requireStable ?? false) : [],
           errorCode: active ? ErrorCode.NONE : ErrorCode.NOT_COORDINATOR,
         })),
       };
@@ -34,6 +34,6 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
       }));
       return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NOT_COORDINATOR };
     }
-    return { throttleTimeMs: 0, topics: fetchOffsets(groups, request.groupId ?? '', request.topics ?? null), errorCode: ErrorCode.NONE };
+    return { throttleTimeMs: 0, topics: fetchOffsets(groups, request.groupId ?? '', request.topics ?? null, request.requireStable ?? false), errorCode: ErrorCode.NONE };
   },
 };

@@ -25,6 +25,7 @@ import { partitionLog } from './partitions.js';
 import { refuseTransactionalWithoutId } from './transactional-records.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { INTERNAL_TOPICS } from '../../storage/topic.js';
+import { verifyTransactionalProduce } from '../txn/verification.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
 const MAGIC_OFFSET = 16;
@@ -95,6 +96,12 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           // records are the coordinators' state); Kafka's response carries no message for it
           if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== ADMIN_CLIENT_ID) {
             out.errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
+            continue;
+          }
+          const unverified = verifyTransactionalProduce(broker.transactions, request.transactionalId ?? null, topic.name, p.index, p.records, log);
+          if (unverified !== ErrorCode.NONE) {
+            out.errorCode = unverified;
+            out.errorMessage = `Transactional records for ${topic.name}-${p.index} are not part of an ongoing transaction of ${request.transactionalId}`;
             continue;
           }
           // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as

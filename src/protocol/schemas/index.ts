@@ -36,8 +36,10 @@ import { DeleteGroups } from './delete-groups.js';
 import { IncrementalAlterConfigs } from './incremental-alter-configs.js';
 import { OffsetDelete } from './offset-delete.js';
 import { DescribeCluster } from './describe-cluster.js';
+import { DescribeTransactions } from './describe-transactions.js';
+import { ListTransactions } from './list-transactions.js';
 
-export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeCluster };
+export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeCluster, DescribeTransactions, ListTransactions };
 export { RequestHeader, ResponseHeader } from './headers.js';
 
 /** API key -> request/response schemas. */
@@ -75,6 +77,8 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [44, IncrementalAlterConfigs],
   [47, OffsetDelete],
   [60, DescribeCluster],
+  [65, DescribeTransactions],
+  [66, ListTransactions],
 ]);
 
 /** The schemas of an API key, or undefined when kafkalite does not speak it. */

@@ -1,0 +1,114 @@
+/**
+ * Transactions bench (issue 18): the same client, confluent-kafka-python (librdkafka 2.0.2,
+ * bench/py/txn_bench.py), against the kafkalite broker (`bin/kafkalite.js serve`, its own process,
+ * writing to disk) and against librdkafka's in-memory mock cluster (bench/py/rdkafka_mock_cluster.py,
+ * which serves transactions), in one run, rounds interleaved with the order rotated.
+ *
+ * Measured per peer and round: transactions per second with 10 records each and the commit latency
+ * p50/p99; the throughput of 1000-record transactions and of the same records sent idempotently
+ * without a transaction (their ratio is what the transactions cost). Targets (issue 18): kafkalite's
+ * transactions per second at least the mock's, while persisting; large transactions within 10% of
+ * the idempotent throughput. Results: stdout and bench/results/transactions.json (overwritten).
+ * Environment: BENCH_TXN_ROUNDS (3), BENCH_TXN_SMALL (300 transactions), BENCH_TXN_LARGE (20), BENCH_TXN_VALUE_BYTES (100).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { REPO_ROOT } from '../test/helpers/paths.js';
+import { PYTHON, runCommand } from '../test/helpers/python-peer.js';
+
+const ROUNDS = Number(process.env.BENCH_TXN_ROUNDS ?? 3);
+const SMALL = Number(process.env.BENCH_TXN_SMALL ?? 300);
+const LARGE = Number(process.env.BENCH_TXN_LARGE ?? 20);
+const VALUE_BYTES = Number(process.env.BENCH_TXN_VALUE_BYTES ?? 100);
+
+interface Peer {
+  name: string;
+  bootstrap: string;
+  child: ChildProcess;
+}
+
+interface RoundResult {
+  small: { txnsPerSec: number; commitP50Ms: number; commitP99Ms: number };
+  large: { MBps: number };
+  idempotent: { MBps: number };
+}
+
+function startPeer(name: string, cmd: string, args: string[], pattern: RegExp): Promise<Peer> {
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = pattern.exec(line);
+      if (m) resolve({ name, bootstrap: `127.0.0.1:${m[1]}`, child });
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
+    child.once('error', reject);
+  });
+}
+
+async function round(peer: Peer, topic: string): Promise<RoundResult> {
+  const input = JSON.stringify({ bootstrap: peer.bootstrap, topic, small_txns: SMALL, large_txns: LARGE, value_bytes: VALUE_BYTES });
+  const r = await runCommand(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'txn_bench.py')], { input, timeoutMs: 600_000 });
+  if (r.code !== 0) throw new Error(`${peer.name}: txn_bench.py exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
+  return JSON.parse(r.stdout.toString('utf8')) as RoundResult;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const f = (x: number, d = 1): string => x.toFixed(d);
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-bench-txn-'));
+  process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+  const kafkalite = await startPeer(
+    'kafkalite',
+    process.execPath,
+    [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'auto.create.topics.enable=true'],
+    /listening on [^:]+:(\d+)/,
+  );
+  const mock = await startPeer('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/);
+  const peers = [kafkalite, mock];
+  const results: Record<string, RoundResult[]> = { kafkalite: [], 'librdkafka-mock': [] };
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 === 0 ? peers : [...peers].reverse();
+      for (const p of order) {
+        const res = await round(p, `txn-bench-${r}`);
+        results[p.name]!.push(res);
+        console.log(
+          `round ${r + 1} ${p.name}: ${f(res.small.txnsPerSec)} txn/s (10 records), commit p50 ${f(res.small.commitP50Ms, 2)} ms p99 ${f(res.small.commitP99Ms, 2)} ms; ` +
+            `1000-record txns ${f(res.large.MBps, 2)} MB/s, idempotent ${f(res.idempotent.MBps, 2)} MB/s`,
+        );
+      }
+    }
+  } finally {
+    for (const p of peers) p.child.kill('SIGTERM');
+  }
+  const summary = Object.fromEntries(
+    Object.entries(results).map(([name, rs]) => [
+      name,
+      {
+        txnsPerSecMedian: median(rs.map((x) => x.small.txnsPerSec)),
+        commitP50MsMedian: median(rs.map((x) => x.small.commitP50Ms)),
+        commitP99MsMedian: median(rs.map((x) => x.small.commitP99Ms)),
+        largeMBpsMedian: median(rs.map((x) => x.large.MBps)),
+        idempotentMBpsMedian: median(rs.map((x) => x.idempotent.MBps)),
+        largeOverIdempotentMedian: median(rs.map((x) => x.large.MBps / x.idempotent.MBps)),
+      },
+    ]),
+  );
+  const k = summary.kafkalite!;
+  const m = summary['librdkafka-mock']!;
+  console.log(`kafkalite vs mock: ${f(k.txnsPerSecMedian / m.txnsPerSecMedian, 2)}x the transactions per second; large transactions at ${f(k.largeOverIdempotentMedian * 100, 0)}% of idempotent throughput (mock ${f(m.largeOverIdempotentMedian * 100, 0)}%)`);
+  mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(
+    join(REPO_ROOT, 'bench', 'results', 'transactions.json'),
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: ROUNDS, small: SMALL, large: LARGE, valueBytes: VALUE_BYTES, results, summary }, null, 2) + '\n',
+  );
+}
+
+await main();

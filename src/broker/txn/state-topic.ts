@@ -1,0 +1,106 @@
+/**
+ * `__transaction_state` as the coordinator's store (Kafka `TransactionStateManager`): created on
+ * first use, compacted, one single-record batch per state change (`appendTransactionToLog`), a
+ * tombstone per expired id, and replayed from its start at load, the last record per key winning
+ * (`loadTransactionMetadata`). Its partition count is `transaction.state.log.num.partitions`
+ * until the topic exists, then the topic's own, as in Kafka.
+ */
+import { readRecordBatches } from '../../record/batches.js';
+import { encodeRecordBatch } from '../../record/builder.js';
+import type { LogManager } from '../../storage/log-manager.js';
+import type { PartitionLog } from '../../storage/partition-log.js';
+import { partitionForGroup } from '../../internal-topics/offsets.js';
+import {
+  TRANSACTION_STATE_TOPIC,
+  decodeTransactionLogKey,
+  decodeTransactionLogValue,
+  type TransactionMetadataValue,
+} from '../../internal-topics/transaction-log.js';
+import { KafkaliteError } from '../../errors.js';
+import type { TopicRegistry } from '../topic-registry.js';
+import type { TransactionConfig } from './config.js';
+
+const LOAD_CHUNK = 1 << 20;
+
+export class TransactionStateTopic {
+  constructor(
+    private readonly topics: TopicRegistry,
+    private readonly logs: LogManager,
+    private readonly config: TransactionConfig,
+    private readonly onAppend: () => void,
+  ) {}
+
+  get partitions(): number {
+    return this.topics.get(TRANSACTION_STATE_TOPIC)?.partitions ?? this.config.stateLogNumPartitions;
+  }
+
+  /** `TransactionStateManager.partitionFor`: Utils.abs(id.hashCode) % partitions, the rule groups use too. */
+  partitionFor(transactionalId: string): number {
+    return partitionForGroup(transactionalId, this.partitions);
+  }
+
+  /** Topic configs as Kafka's `TransactionCoordinator.transactionStateTopicConfigs`. */
+  private ensureTopic(): void {
+    if (this.topics.get(TRANSACTION_STATE_TOPIC) !== undefined) return;
+    this.topics.create(
+      TRANSACTION_STATE_TOPIC,
+      this.config.stateLogNumPartitions,
+      { 'cleanup.policy': 'compact', 'compression.type': 'uncompressed', 'segment.bytes': String(this.config.stateLogSegmentBytes) },
+      this.logs,
+    );
+  }
+
+  private log(partition: number): PartitionLog {
+    const log = this.logs.getLog(TRANSACTION_STATE_TOPIC, partition);
+    if (log === undefined) throw new Error(`${TRANSACTION_STATE_TOPIC}-${partition} is not open`);
+    return log;
+  }
+
+  /** One uncompressed, non-transactional batch with the id's key and value (null: a tombstone); throws the log's errors. */
+  append(transactionalId: string, key: Buffer, value: Buffer | null, now: number): void {
+    this.ensureTopic();
+    const batch = encodeRecordBatch([{ key, value, timestamp: now }]);
+    this.log(this.partitionFor(transactionalId)).append(batch, { origin: 'coordinator' });
+    this.onAppend();
+  }
+
+  /**
+   * The last value per transactional id over every partition (null: tombstoned). Unreadable records
+   * are reported and skipped, as Kafka logs and skips unknown key or value versions.
+   */
+  load(onUnreadable: (what: string) => void): Map<string, TransactionMetadataValue | null> {
+    const out = new Map<string, TransactionMetadataValue | null>();
+    const info = this.topics.get(TRANSACTION_STATE_TOPIC);
+    if (info === undefined) return out;
+    let buffer: Buffer | undefined;
+    for (let p = 0; p < info.partitions; p++) {
+      const log = this.logs.getLog(TRANSACTION_STATE_TOPIC, p);
+      if (log === undefined) continue;
+      let offset = log.logStartOffset;
+      while (offset < log.logEndOffset) {
+        buffer ??= Buffer.allocUnsafe(LOAD_CHUNK);
+        const r = log.read(offset, { maxBytes: LOAD_CHUNK, minOneMessage: true, into: buffer });
+        if (r.records.length === 0) break;
+        const reader = readRecordBatches(r.records, { verifyCrc: true });
+        let next = offset;
+        for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
+          next = b.lastOffset + 1n;
+          if (b.isControl) continue;
+          for (const rec of b.records()) {
+            if (rec.offset < offset || rec.key === null) continue;
+            try {
+              const id = decodeTransactionLogKey(Buffer.from(rec.key));
+              out.set(id, rec.value === null ? null : decodeTransactionLogValue(Buffer.from(rec.value)));
+            } catch (e) {
+              if (!(e instanceof KafkaliteError)) throw e;
+              onUnreadable(`${TRANSACTION_STATE_TOPIC}-${p} offset ${rec.offset}: ${e.message}`);
+            }
+          }
+        }
+        if (next <= offset) break;
+        offset = next;
+      }
+    }
+    return out;
+  }
+}
