@@ -24,6 +24,9 @@ import { listGroupsHandler } from './list-groups.js';
 import { describeGroupsHandler } from './describe-groups.js';
 import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
+import { createPartitionsHandler } from './create-partitions.js';
+import { alterConfigsHandler } from './alter-configs.js';
+import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -47,4 +50,7 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeGroupsHandler,
   deleteGroupsHandler,
   offsetDeleteHandler,
+  createPartitionsHandler,
+  alterConfigsHandler,
+  incrementalAlterConfigsHandler,
 ];
