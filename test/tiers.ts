@@ -47,6 +47,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/groups-python': ['python', 'confluent-kafka'],
   'interop/broker/kafka-python': ['python'],
   'interop/broker/kcat': ['kcat'],
+  'interop/broker/admin-platformatic': ['node22'],
   'interop/broker/platformatic': ['node22'],
   'interop/kafka-python': ['python'],
   'interop/legacy-kafka-python': ['python'],

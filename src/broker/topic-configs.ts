@@ -73,12 +73,19 @@ export interface DescribedConfig {
 export function describeTopicConfigs(overrides: Readonly<Record<string, string>>, config: LogConfig, brokerOverrides: Readonly<Record<string, string>>): DescribedConfig[] {
   return TOPIC_CONFIG_DEFS.map((def) => {
     const synonyms: DescribedConfig['synonyms'] = [];
-    if (overrides[def.name] !== undefined) synonyms.push({ name: def.name, value: def.value(config), source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
+    const override = overrides[def.name];
+    // a LIST keeps the order it was given in (Kafka `ConfigDef.convertToString` joins the parsed list)
+    const value = override !== undefined && def.type === ConfigType.LIST ? listValue(override) : def.value(config);
+    if (override !== undefined) synonyms.push({ name: def.name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
     const brokerName = brokerSynonymOf(def.name);
     if (brokerName !== undefined && brokerOverrides[brokerName] !== undefined) {
       synonyms.push({ name: brokerName, value: brokerOverrides[brokerName]!, source: ConfigSource.STATIC_BROKER_CONFIG });
     }
     synonyms.push({ name: brokerName ?? def.name, value: def.value(DEFAULT_LOG_CONFIG as LogConfig), source: ConfigSource.DEFAULT_CONFIG });
-    return { name: def.name, value: def.value(config), source: synonyms[0]!.source, type: def.type, synonyms };
+    return { name: def.name, value: synonyms[0]!.source === ConfigSource.DYNAMIC_TOPIC_CONFIG ? value : def.value(config), source: synonyms[0]!.source, type: def.type, synonyms };
   });
+}
+
+function listValue(raw: string): string {
+  return raw.split(',').map((v) => v.trim()).filter((v) => v !== '').join(',');
 }
