@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { errorName } from '../../../src/protocol/error-codes.js';
+import { encodeRecordBatch } from '../../../src/record/builder.js';
 import { withBroker } from '../../helpers/broker.js';
 import { call } from '../group/call.js';
 
@@ -151,6 +152,24 @@ describe('AlterConfigs and IncrementalAlterConfigs on topics', () => {
       });
     });
   }
+
+  test('lowering retention.bytes through IncrementalAlterConfigs deletes segments at the next retention check', async () => {
+    await withBroker({}, async (broker) => {
+      broker.topics.create('r', 1, { 'segment.bytes': '1024' }, broker.logs);
+      const log = broker.logs.getLog('r', 0)!;
+      for (let i = 0; i < 20; i++) log.append(encodeRecordBatch([{ key: `k${i}`, value: 'v'.repeat(300) }]));
+      const before = log.segmentCount;
+      assert.ok(before >= 5, `segments: ${before}`);
+      // the default retention.bytes (-1) keeps everything
+      assert.equal(log.deleteOldSegments(), 0);
+      const r = (await call(broker, INCREMENTAL, 1, { resources: [{ resourceType: TOPIC, resourceName: 'r', configs: [{ name: 'retention.bytes', configOperation: 0, value: '1500' }] }], validateOnly: false })) as AlterResult;
+      assert.deepEqual(codes(r), [['r', 'NONE']]);
+      // what the broker's periodic retention task runs
+      const deleted = log.deleteOldSegments();
+      assert.ok(deleted > 0 && log.segmentCount < before, `deleted ${deleted}, ${log.segmentCount} of ${before} left`);
+      assert.ok(log.logStartOffset > 0n);
+    });
+  });
 
   test('overrides set by IncrementalAlterConfigs persist across a restart and apply to the reopened logs', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-configs-'));
