@@ -22,6 +22,7 @@ export const API_NAMES = [
   'CreateTopics', 'DeleteTopics', 'DeleteRecords', 'InitProducerId', 'OffsetForLeaderEpoch', 'AddPartitionsToTxn',
   'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit', 'DescribeConfigs', 'AlterConfigs',
   'SaslAuthenticate', 'CreatePartitions', 'DeleteGroups', 'IncrementalAlterConfigs', 'OffsetDelete', 'DescribeCluster',
+  'DescribeProducers', 'DescribeLogDirs', 'DescribeClientQuotas', 'AlterClientQuotas',
 ];
 
 const CLIENTS = 'apache-kafka-message-schemas/clients/src/main/resources/common/message';

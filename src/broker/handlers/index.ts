@@ -27,6 +27,7 @@ import { offsetDeleteHandler } from './offset-delete.js';
 import { createPartitionsHandler } from './create-partitions.js';
 import { alterConfigsHandler } from './alter-configs.js';
 import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
+import { describeProducersHandler } from './describe-producers.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -53,4 +54,5 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   createPartitionsHandler,
   alterConfigsHandler,
   incrementalAlterConfigsHandler,
+  describeProducersHandler,
 ];
