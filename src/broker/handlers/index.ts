@@ -28,6 +28,7 @@ import { createPartitionsHandler } from './create-partitions.js';
 import { alterConfigsHandler } from './alter-configs.js';
 import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 import { describeProducersHandler } from './describe-producers.js';
+import { describeLogDirsHandler } from './describe-log-dirs.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -55,4 +56,5 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   alterConfigsHandler,
   incrementalAlterConfigsHandler,
   describeProducersHandler,
+  describeLogDirsHandler,
 ];

@@ -4,11 +4,11 @@
  * new partition; its errors for a decrease and an unknown topic; incrementalAlterConfigs
  * (IncrementalAlterConfigs 44: SET and APPEND) and alterConfigs (AlterConfigs 33) changing the
  * topic's live config; INVALID_CONFIG for a bad value; describeConfigs reporting the change as
- * DYNAMIC_TOPIC_CONFIG. Both versions fail with PLT_KFK_UNSUPPORTED_API on a broker without them.
+ * DYNAMIC_TOPIC_CONFIG; describeLogDirs (DescribeLogDirs 35) with each partition's bytes on disk. Both versions fail with PLT_KFK_UNSUPPORTED_API on a broker without them.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { storedRecords, withBroker } from '../../helpers/broker.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
@@ -55,6 +55,7 @@ describe('@platformatic/kafka admin: createPartitions, alterConfigs, incremental
           { op: 'alterConfigs', options: { resources: [{ resourceType: TOPIC, resourceName: 'grow', configs: [{ name: 'segment.bytes', value: 'lots' }] }] } },
           { op: 'alterConfigs', options: { resources: [{ resourceType: TOPIC, resourceName: 'grow', configs: [{ name: 'segment.bytes', value: '1048576' }] }] } },
           configsOf,
+          { op: 'describeLogDirs', options: { topics: [{ name: 'grow', partitions: [0, 1, 2, 9] }] } },
         ]);
         assert.equal(r[0]?.error, undefined, JSON.stringify(r[0]));
         assert.deepEqual(r[1], { grow: 1 });
@@ -73,6 +74,13 @@ describe('@platformatic/kafka admin: createPartitions, alterConfigs, incremental
         assert.deepEqual(described(r[11]), { 'retention.ms': ['604800000', 5], 'cleanup.policy': ['delete', 5], 'segment.bytes': ['1048576', 1] });
         assert.equal(broker.logs.getLog('grow', 2)!.config.segmentBytes, 1048576);
         assert.deepEqual(broker.topics.get('grow')!.overrides, { 'segment.bytes': '1048576' });
+        // describeLogDirs (DescribeLogDirs 35): the data directory and each partition's bytes on disk
+        assert.equal(r[12]?.error, undefined, JSON.stringify(r[12]));
+        const dirs = r[12][0].results;
+        assert.deepEqual(dirs.map((d: Result) => d.logDir), [resolve(broker.dataDir)]);
+        const sizes: [string, number, number][] = dirs[0].topics.flatMap((t: Result) => t.partitions.map((p: Result) => [t.name, p.partitionIndex, Number(p.partitionSize)]));
+        assert.deepEqual(sizes, [0, 1, 2].map((p) => ['grow', p, broker.logs.getLog('grow', p)!.size]));
+        assert.ok(sizes[2][2] > 0);
       });
     });
   }
