@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
 import { LogManager } from '../storage/log-manager.js';
+import { DynamicBrokerConfigs } from './dynamic-broker-configs.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { Connection } from './connection.js';
 import type { AnyApiHandler } from './handler.js';
@@ -62,6 +63,8 @@ export class Broker {
   readonly logger: Logger;
   readonly logs: LogManager;
   readonly topics: TopicRegistry;
+  /** Log defaults changed at runtime (AlterConfigs on the BROKER resource), kept in the data dir. */
+  readonly dynamicConfigs: DynamicBrokerConfigs;
   readonly appends = new AppendNotifier();
   /** Produce appends whose file writes wait until an answer is about to leave (held-appends.ts, connection.ts). */
   readonly heldAppends = new HeldAppends();
@@ -98,6 +101,8 @@ export class Broker {
       advertisedHost: options.host ?? DEFAULT_BROKER_CONFIG.advertisedHost,
     });
     this.logger = options.logger ?? createLogger(options.logLevel ?? 'warn');
+    this.dynamicConfigs = DynamicBrokerConfigs.load(dataDir);
+    this.config.logConfig = this.dynamicConfigs.logConfig(this.config);
     for (const h of ALL_HANDLERS) this.handlers.set(h.api.apiKey, h);
     for (const [k, v] of Object.entries(options.maxVersions ?? {})) this.capApiVersion(Number(k), v);
     const logger = this.logger;

@@ -38,23 +38,22 @@ function splitList(value: string): string[] {
   return value.split(',').map((v) => v.trim()).filter((v) => v !== '');
 }
 
-/**
- * The topic's overrides after `ops`; `replace` (AlterConfigs) starts from none instead of the
- * current ones. Throws ApiError / InvalidConfigError with Kafka's code.
- */
-export function applyTopicConfigOps(broker: Broker, topic: string, ops: readonly ConfigOp[], replace: boolean): Record<string, string> {
-  const info = broker.topics.get(topic);
-  if (info === undefined) throw new ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
+/** INVALID_REQUEST when a key is given twice in one resource (`ConfigAdminManager.preprocess`). */
+export function checkDuplicateKeys(ops: readonly ConfigOp[]): void {
   const names = new Set<string>();
   for (const o of ops) {
-    if (names.has(o.name)) throw new ApiError(ErrorCode.INVALID_REQUEST, `Error due to duplicate config keys`);
+    if (names.has(o.name)) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
     names.add(o.name);
   }
-  const next: Record<string, string> = replace ? {} : { ...info.overrides };
-  const current = (name: string): string => {
-    if (next[name] !== undefined) return next[name]!;
-    return TOPIC_CONFIG_DEFS.find((d) => d.name === name)?.value(info.config) ?? '';
-  };
+}
+
+/**
+ * `ops` applied in order to `start` (a resource's dynamic configs): SET, DELETE, and APPEND /
+ * SUBTRACT on the names `isList` accepts, starting from `current(name)` when `start` lacks it.
+ */
+export function applyConfigOps(start: Readonly<Record<string, string>>, ops: readonly ConfigOp[], isList: (name: string) => boolean, current: (name: string) => string): Record<string, string> {
+  checkDuplicateKeys(ops);
+  const next: Record<string, string> = { ...start };
   for (const o of ops) {
     switch (o.op) {
       case AlterConfigOp.SET:
@@ -67,10 +66,8 @@ export function applyTopicConfigOps(broker: Broker, topic: string, ops: readonly
       case AlterConfigOp.APPEND:
       case AlterConfigOp.SUBTRACT: {
         const opName = o.op === AlterConfigOp.APPEND ? 'APPEND' : 'SUBTRACT';
-        if (!LIST_CONFIGS.has(o.name)) {
-          throw new ApiError(ErrorCode.INVALID_CONFIG, `Can't ${opName} to key ${o.name} because its type is not LIST.`);
-        }
-        const values = splitList(current(o.name));
+        if (!isList(o.name)) throw new ApiError(ErrorCode.INVALID_CONFIG, `Can't ${opName} to key ${o.name} because its type is not LIST.`);
+        const values = splitList(next[o.name] ?? current(o.name));
         const given = o.value === null ? [] : splitList(o.value);
         const result = o.op === AlterConfigOp.APPEND ? [...values, ...given.filter((v) => !values.includes(v))] : values.filter((v) => !given.includes(v));
         next[o.name] = result.join(',');
@@ -80,6 +77,18 @@ export function applyTopicConfigOps(broker: Broker, topic: string, ops: readonly
         throw new ApiError(ErrorCode.INVALID_REQUEST, `Unknown alter configs operation type ${o.op}`);
     }
   }
+  return next;
+}
+
+/**
+ * The topic's overrides after `ops`; `replace` (AlterConfigs) starts from none instead of the
+ * current ones. Throws ApiError / InvalidConfigError with Kafka's code.
+ */
+export function applyTopicConfigOps(broker: Broker, topic: string, ops: readonly ConfigOp[], replace: boolean): Record<string, string> {
+  const info = broker.topics.get(topic);
+  if (info === undefined) throw new ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
+  const current = (name: string): string => TOPIC_CONFIG_DEFS.find((d) => d.name === name)?.value(info.config) ?? '';
+  const next = applyConfigOps(replace ? {} : info.overrides, ops, (name) => LIST_CONFIGS.has(name), current);
   broker.topics.validateOverrides(next);
   return next;
 }

@@ -10,7 +10,7 @@ import { BROKER_SYNONYMS } from './config.js';
 /** DescribeConfigsResponse ConfigType values (`ConfigDef.Type` order). */
 export const ConfigType = { BOOLEAN: 1, STRING: 2, INT: 3, SHORT: 4, LONG: 5, DOUBLE: 6, LIST: 7 } as const;
 /** DescribeConfigsResponse ConfigSource values (`DescribeConfigsResponse.ConfigSource`). */
-export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, DYNAMIC_BROKER_CONFIG: 2, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
+export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, DYNAMIC_BROKER_CONFIG: 2, DYNAMIC_DEFAULT_BROKER_CONFIG: 3, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
 
 export interface TopicConfigDef {
   name: string;
@@ -70,7 +70,18 @@ export interface DescribedConfig {
 }
 
 /** Every topic config with its value and source; `synonyms` in Kafka's order (most specific first). */
-export function describeTopicConfigs(overrides: Readonly<Record<string, string>>, config: LogConfig, brokerOverrides: Readonly<Record<string, string>>): DescribedConfig[] {
+/** The dynamic broker configs (per node, cluster-wide) a topic config's synonyms include. */
+export interface DynamicBrokerSynonyms {
+  perBroker: Readonly<Record<string, string>>;
+  clusterDefault: Readonly<Record<string, string>>;
+}
+
+export function describeTopicConfigs(
+  overrides: Readonly<Record<string, string>>,
+  config: LogConfig,
+  brokerOverrides: Readonly<Record<string, string>>,
+  dynamic: DynamicBrokerSynonyms = { perBroker: {}, clusterDefault: {} },
+): DescribedConfig[] {
   return TOPIC_CONFIG_DEFS.map((def) => {
     const synonyms: DescribedConfig['synonyms'] = [];
     const override = overrides[def.name];
@@ -78,6 +89,12 @@ export function describeTopicConfigs(overrides: Readonly<Record<string, string>>
     const value = override !== undefined && def.type === ConfigType.LIST ? listValue(override) : def.value(config);
     if (override !== undefined) synonyms.push({ name: def.name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
     const brokerName = brokerSynonymOf(def.name);
+    if (brokerName !== undefined && dynamic.perBroker[brokerName] !== undefined) {
+      synonyms.push({ name: brokerName, value: dynamic.perBroker[brokerName]!, source: ConfigSource.DYNAMIC_BROKER_CONFIG });
+    }
+    if (brokerName !== undefined && dynamic.clusterDefault[brokerName] !== undefined) {
+      synonyms.push({ name: brokerName, value: dynamic.clusterDefault[brokerName]!, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
+    }
     if (brokerName !== undefined && brokerOverrides[brokerName] !== undefined) {
       synonyms.push({ name: brokerName, value: brokerOverrides[brokerName]!, source: ConfigSource.STATIC_BROKER_CONFIG });
     }

@@ -176,6 +176,22 @@ export class TopicRegistry {
     return next;
   }
 
+  /**
+   * Recomputes every topic's config after the broker's log defaults changed (dynamic broker
+   * configs, Kafka `DynamicLogConfig.reconfigure`): topics keep their overrides, and the live logs
+   * take the new config at once.
+   */
+  refreshDefaults(logs: LogManager): void {
+    for (const info of [...this.topics.values()]) {
+      const config = logConfigFromProperties(info.overrides, this.defaults());
+      for (let p = 0; p < info.partitions; p++) {
+        const log = logs.getLog(info.name, p);
+        if (log !== undefined) log.config = config;
+      }
+      this.topics.set(info.name, { ...info, config });
+    }
+  }
+
   delete(name: string, logs: LogManager): boolean {
     const info = this.topics.get(name);
     if (info === undefined) return false;
