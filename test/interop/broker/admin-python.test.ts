@@ -4,7 +4,8 @@
  * for real and with a manual assignment, and the Kafka errors each client reports
  * (INVALID_PARTITIONS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT); the client's
  * producer and kcat writing to a new partition; alter_configs (AlterConfigs 33) changing the live
- * log's config, INVALID_CONFIG for a bad value; describe_configs reporting DYNAMIC_TOPIC_CONFIG.
+ * log's config, INVALID_CONFIG for a bad value, and on the broker resource a dynamic log default;
+ * describe_configs reporting DYNAMIC_TOPIC_CONFIG.
  * (These client versions have no incremental_alter_configs.)
  */
 import assert from 'node:assert/strict';
@@ -44,6 +45,8 @@ describe('python admin clients: create_partitions and alter_configs', () => {
             { op: 'alter_configs', topic: 'grow', configs: { 'retention.ms': 'soon' } },
             { op: 'alter_configs', topic: 'grow', configs: { 'retention.ms': '3600000', 'cleanup.policy': 'compact' } },
             { op: 'describe_configs', topic: 'grow', names: ['retention.ms', 'cleanup.policy'] },
+            { op: 'alter_configs', type: 'broker', topic: String(nodeId), configs: { 'log.retention.bytes': '123456789' } },
+            { op: 'alter_configs', type: 'broker', topic: String(nodeId), configs: { 'num.partitions': '9' } },
           ],
         }, { timeoutMs: 90_000 });
         const errors = (rs: Result[]) => rs.map((x) => ({ error: x.error === null ? null : errorName(x.error) }));
@@ -65,6 +68,9 @@ describe('python admin clients: create_partitions and alter_configs', () => {
         assert.equal(broker.logs.getLog('grow', 0)!.config.retentionMs, 3600000);
         // both ask DescribeConfigs v1+, which carries the source: DYNAMIC_TOPIC_CONFIG (1)
         assert.deepEqual(r[9], { configs: { 'retention.ms': ['3600000', 1], 'cleanup.policy': ['compact', 1] } });
+        // a dynamic broker config: the node's log.retention.bytes reaches the topic's live logs
+        assert.deepEqual(errors(r.slice(10, 12)), [{ error: null }, { error: 'INVALID_REQUEST' }]);
+        assert.equal(broker.logs.getLog('grow', 1)!.config.retentionBytes, 123456789);
       });
     });
   }

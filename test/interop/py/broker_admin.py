@@ -4,7 +4,8 @@ broker, for test/interop/broker/admin-python.test.ts.
 stdin: {"client": "kafka-python" | "confluent", "bootstrap": "host:port", "steps": [...]}, each step
 one admin call:
   {"op": "create_partitions", "topic", "count", "validate_only", "assignments": [[broker ids]] | null}
-  {"op": "alter_configs", "topic", "configs": {name: value}, "validate_only"}
+  {"op": "alter_configs", "topic", "configs": {name: value}, "validate_only", "type": "topic" | "broker"}
+    (for "broker", "topic" is the broker id)
   {"op": "describe_configs", "topic", "names": [config names]}
   {"op": "produce", "topic", "partition", "value"}   (the client's producer)
 stdout: {"results": [...]}, one per step: {"error": Kafka error code or null} for the changes,
@@ -40,7 +41,8 @@ def kafka_python(bootstrap, steps):
         elif op == 'alter_configs':
             if s.get('validate_only'):
                 raise ValueError('kafka-python alter_configs has no validate_only')
-            r = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, s['topic'], configs=s['configs'])])
+            kind = ConfigResourceType.BROKER if s.get('type') == 'broker' else ConfigResourceType.TOPIC
+            r = admin.alter_configs([ConfigResource(kind, s['topic'], configs=s['configs'])])
             out.append({'error': code_of(r.resources[0][0])})
         elif op == 'describe_configs':
             r = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, s['topic'], configs={n: None for n in s['names']})])
@@ -79,7 +81,7 @@ def confluent(bootstrap, steps):
             np = NewPartitions(s['topic'], s['count'], **extra)
             out.append(outcome(admin.create_partitions([np], validate_only=s.get('validate_only', False), request_timeout=20)))
         elif op == 'alter_configs':
-            res = ConfigResource('topic', s['topic'], set_config=s['configs'])
+            res = ConfigResource(s.get('type', 'topic'), s['topic'], set_config=s['configs'])
             out.append(outcome(admin.alter_configs([res], validate_only=s.get('validate_only', False), request_timeout=20)))
         elif op == 'describe_configs':
             fs = admin.describe_configs([ConfigResource('topic', s['topic'])], request_timeout=20)
