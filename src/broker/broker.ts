@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
 import { LogManager } from '../storage/log-manager.js';
 import { DynamicBrokerConfigs } from './dynamic-broker-configs.js';
+import { ClientQuotaStore } from './quotas/client-quotas.js';
+import { BrokerQuotas } from './quotas/quota-manager.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { Connection } from './connection.js';
 import type { AnyApiHandler } from './handler.js';
@@ -65,6 +67,8 @@ export class Broker {
   readonly topics: TopicRegistry;
   /** Log defaults changed at runtime (AlterConfigs on the BROKER resource), kept in the data dir. */
   readonly dynamicConfigs: DynamicBrokerConfigs;
+  /** Client quotas (AlterClientQuotas), kept in the data dir, and the byte-rate managers enforcing them. */
+  readonly quotas: BrokerQuotas;
   readonly appends = new AppendNotifier();
   /** Produce appends whose file writes wait until an answer is about to leave (held-appends.ts, connection.ts). */
   readonly heldAppends = new HeldAppends();
@@ -103,6 +107,7 @@ export class Broker {
     this.logger = options.logger ?? createLogger(options.logLevel ?? 'warn');
     this.dynamicConfigs = DynamicBrokerConfigs.load(dataDir);
     this.config.logConfig = this.dynamicConfigs.logConfig(this.config);
+    this.quotas = new BrokerQuotas(ClientQuotaStore.load(dataDir));
     for (const h of ALL_HANDLERS) this.handlers.set(h.api.apiKey, h);
     for (const [k, v] of Object.entries(options.maxVersions ?? {})) this.capApiVersion(Number(k), v);
     const logger = this.logger;

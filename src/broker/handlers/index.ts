@@ -29,6 +29,7 @@ import { alterConfigsHandler } from './alter-configs.js';
 import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 import { describeProducersHandler } from './describe-producers.js';
 import { describeLogDirsHandler } from './describe-log-dirs.js';
+import { alterClientQuotasHandler, describeClientQuotasHandler } from './client-quotas.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -57,4 +58,6 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   incrementalAlterConfigsHandler,
   describeProducersHandler,
   describeLogDirsHandler,
+  describeClientQuotasHandler,
+  alterClientQuotasHandler,
 ];

@@ -22,6 +22,7 @@ import {
 import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { producedBytes } from '../quotas/quota-manager.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
@@ -87,10 +88,11 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
       responses.push({ name: topic.name, partitionResponses });
     }
     if (appended) broker.appends.notify();
+    const throttleTimeMs = broker.quotas.produce.recordAndGetThrottleTimeMs(ctx.clientId, producedBytes(request));
     if (acks === 0) {
       if (anyError) ctx.connection.closeAfterResponse = true;
       return NO_RESPONSE;
     }
-    return { responses, throttleTimeMs: 0 };
+    return { responses, throttleTimeMs };
   },
 };
