@@ -4,7 +4,8 @@
  * new partition; its errors for a decrease and an unknown topic; incrementalAlterConfigs
  * (IncrementalAlterConfigs 44: SET and APPEND) and alterConfigs (AlterConfigs 33) changing the
  * topic's live config; INVALID_CONFIG for a bad value; describeConfigs reporting the change as
- * DYNAMIC_TOPIC_CONFIG; a dynamic broker config (incrementalAlterConfigs on the BROKER resource); describeLogDirs (DescribeLogDirs 35) with each partition's bytes on disk. Both versions fail with PLT_KFK_UNSUPPORTED_API on a broker without them.
+ * DYNAMIC_TOPIC_CONFIG; a dynamic broker config (incrementalAlterConfigs on the BROKER resource); describeLogDirs (DescribeLogDirs 35) with each partition's bytes on disk;
+ * alterClientQuotas and describeClientQuotas (49, 48). Both versions fail with PLT_KFK_UNSUPPORTED_API on a broker without them.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -34,7 +35,7 @@ const CLIENTS: [string, string, string][] = [
   ['2.x', NODE22, 'platformatic-kafka-2'],
 ];
 
-describe('@platformatic/kafka admin: createPartitions, alterConfigs, incrementalAlterConfigs', () => {
+describe('@platformatic/kafka admin: partitions, configs, log dirs, client quotas', () => {
   for (const [label, node, module] of CLIENTS) {
     test(`${label}`, async () => {
       await withBroker({}, async (broker) => {
@@ -61,6 +62,9 @@ describe('@platformatic/kafka admin: createPartitions, alterConfigs, incremental
           { op: 'incrementalAlterConfigs', options: { resources: [{ resourceType: BROKER, resourceName: nodeId, configs: [{ name: 'log.retention.ms', configOperation: 0, value: '99999' }] }] } },
           { op: 'incrementalAlterConfigs', options: { resources: [{ resourceType: BROKER, resourceName: nodeId, configs: [{ name: 'num.partitions', configOperation: 0, value: '9' }] }] } },
           configsOf,
+          { op: 'alterClientQuotas', options: { entries: [{ entities: [{ entityType: 'client-id', entityName: 'kafkalite-platformatic-admin' }], ops: [{ key: 'producer_byte_rate', value: 1048576, remove: false }] }] } },
+          { op: 'alterClientQuotas', options: { entries: [{ entities: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'consumer_byte_rate', value: 1.5, remove: false }] }] } },
+          { op: 'describeClientQuotas', options: { components: [{ entityType: 'client-id', matchType: 0, match: 'kafkalite-platformatic-admin' }] } },
         ]);
         assert.equal(r[0]?.error, undefined, JSON.stringify(r[0]));
         assert.deepEqual(r[1], { grow: 1 });
@@ -91,6 +95,14 @@ describe('@platformatic/kafka admin: createPartitions, alterConfigs, incremental
         assert.deepEqual(r[14], { error: ['INVALID_REQUEST'] });
         assert.deepEqual(described(r[15])['retention.ms'], ['99999', 2]);
         assert.equal(broker.logs.getLog('grow', 1)!.config.retentionMs, 99999);
+        // alterClientQuotas / describeClientQuotas (AlterClientQuotas 49, DescribeClientQuotas 48)
+        assert.equal(r[16]?.error, undefined, JSON.stringify(r[16]));
+        assert.deepEqual(r[17], { error: ['INVALID_REQUEST'] });
+        assert.deepEqual(
+          r[18].map((e: Result) => [e.entity, e.values]),
+          [[[{ entityType: 'client-id', entityName: 'kafkalite-platformatic-admin' }], [{ key: 'producer_byte_rate', value: 1048576 }]]],
+        );
+        assert.equal(broker.quotas.produce.recordAndGetThrottleTimeMs('kafkalite-platformatic-admin', 1), 0);
       });
     });
   }
