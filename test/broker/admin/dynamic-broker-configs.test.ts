@@ -53,6 +53,11 @@ describe('dynamic broker configs', () => {
       const log = broker.logs.getLog('plain', 0)!;
       assert.deepEqual([log.config.retentionMs, log.config.cleanupPolicy], [7000, 'compact,delete']);
       assert.deepEqual((await retentionSynonyms(broker, 'plain')).slice(0, 3), [['retention.ms', '7000', 2], ['log.retention.ms', '7000', 2], ['log.retention.ms', '5000', 3]]);
+      const described = await call(broker, DESCRIBE_CONFIGS, 4, { resources: [{ resourceType: BROKER, resourceName: node, configurationKeys: ['log.retention.ms', 'num.partitions'] }], includeSynonyms: false, includeDocumentation: false });
+      assert.deepEqual(
+        described.results[0].configs.map((c: { name: string; value: string; configSource: number; readOnly: boolean }) => [c.name, c.value, c.configSource, c.readOnly]),
+        [['num.partitions', '1', 5, true], ['log.retention.ms', '7000', 2, false]],
+      );
       // a topic created now takes the dynamic defaults too
       broker.topics.create('later', 1, {}, broker.logs);
       assert.equal(broker.logs.getLog('later', 0)!.config.retentionMs, 7000);
