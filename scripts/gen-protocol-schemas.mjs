@@ -23,6 +23,7 @@ export const API_NAMES = [
   'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit', 'DescribeConfigs', 'AlterConfigs',
   'SaslAuthenticate', 'CreatePartitions', 'DeleteGroups', 'IncrementalAlterConfigs', 'OffsetDelete', 'DescribeCluster',
   'DescribeTransactions', 'ListTransactions',
+  'DescribeProducers', 'DescribeLogDirs', 'DescribeClientQuotas', 'AlterClientQuotas',
 ];
 
 const CLIENTS = 'apache-kafka-message-schemas/clients/src/main/resources/common/message';

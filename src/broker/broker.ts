@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
 import { LogManager } from '../storage/log-manager.js';
+import { DynamicBrokerConfigs } from './dynamic-broker-configs.js';
+import { ClientQuotaStore } from './quotas/client-quotas.js';
+import { BrokerQuotas } from './quotas/quota-manager.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { Connection } from './connection.js';
 import type { AnyApiHandler } from './handler.js';
@@ -73,6 +76,10 @@ export class Broker extends EventEmitter {
   readonly logger: Logger;
   readonly logs: LogManager;
   readonly topics: TopicRegistry;
+  /** Log defaults changed at runtime (AlterConfigs on the BROKER resource), kept in the data dir. */
+  readonly dynamicConfigs: DynamicBrokerConfigs;
+  /** Client quotas (AlterClientQuotas), kept in the data dir, and the byte-rate managers enforcing them. */
+  readonly quotas: BrokerQuotas;
   readonly appends = new AppendNotifier();
   /** Produce appends whose file writes wait until an answer is about to leave (held-appends.ts, connection.ts). */
   readonly heldAppends: HeldAppends;
@@ -97,7 +104,7 @@ export class Broker extends EventEmitter {
   readonly queuedResponses: QueuedBytes;
   /** Served connections and the IP each counts against (max.connections, max.connections.per.ip). */
   private readonly connections = new Map<Connection, string>();
-  private readonly quotas: ConnectionQuotas;
+  private readonly connectionQuotas: ConnectionQuotas;
   private readonly timers: NodeJS.Timeout[] = [];
   private server: Server | undefined;
   private boundPort = 0;
@@ -121,7 +128,10 @@ export class Broker extends EventEmitter {
     this.logger = options.logger ?? createLogger(options.logLevel ?? 'warn');
     this.queuedRequests = new QueuedBytes(this.config.queuedMaxRequestBytes);
     this.queuedResponses = new QueuedBytes(this.config.queuedMaxResponseBytes);
-    this.quotas = new ConnectionQuotas(this.config, this.logger, (socket, ip) => this.serve(socket, ip));
+    this.connectionQuotas = new ConnectionQuotas(this.config, this.logger, (socket, ip) => this.serve(socket, ip));
+    this.dynamicConfigs = DynamicBrokerConfigs.load(dataDir);
+    this.config.logConfig = this.dynamicConfigs.logConfig(this.config);
+    this.quotas = new BrokerQuotas(ClientQuotaStore.load(dataDir));
     for (const h of ALL_HANDLERS) this.handlers.set(h.api.apiKey, h);
     for (const [k, v] of Object.entries(options.maxVersions ?? {})) this.capApiVersion(Number(k), v);
     const logger = this.logger;
@@ -200,7 +210,7 @@ export class Broker extends EventEmitter {
       socket.destroy();
       return;
     }
-    this.quotas.accept(socket);
+    this.connectionQuotas.accept(socket);
   }
 
   private serve(socket: Socket, ip: string): void {
@@ -214,12 +224,12 @@ export class Broker extends EventEmitter {
     if (ip === undefined) return;
     this.connections.delete(c);
     this.logger.debug(`connection ${c.remote} closed`);
-    if (this.closing === undefined) this.quotas.released(ip);
+    if (this.closing === undefined) this.connectionQuotas.released(ip);
   }
 
   /** Connections served, and accepted ones waiting for a max.connections slot. */
   get connectionCounts(): { served: number; waiting: number } {
-    return { served: this.quotas.count, waiting: this.quotas.waitingCount };
+    return { served: this.connectionQuotas.count, waiting: this.connectionQuotas.waitingCount };
   }
 
   /** The bytes connections hold for clients now and at most so far (queued-bytes.ts). */
@@ -357,7 +367,7 @@ export class Broker extends EventEmitter {
     // waiting JoinGroup/SyncGroup answers must complete before connections can finish
     this.groups.close();
     this.transactions.close();
-    this.quotas.close();
+    this.connectionQuotas.close();
     await Promise.all([...this.connections.keys()].map((c) => c.close()));
     for (const c of this.connections.keys()) c.destroy();
     await serverClosed;

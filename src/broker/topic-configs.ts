@@ -10,7 +10,7 @@ import { BROKER_SYNONYMS } from './config.js';
 /** DescribeConfigsResponse ConfigType values (`ConfigDef.Type` order). */
 export const ConfigType = { BOOLEAN: 1, STRING: 2, INT: 3, SHORT: 4, LONG: 5, DOUBLE: 6, LIST: 7 } as const;
 /** DescribeConfigsResponse ConfigSource values (`DescribeConfigsResponse.ConfigSource`). */
-export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, DYNAMIC_BROKER_CONFIG: 2, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
+export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, DYNAMIC_BROKER_CONFIG: 2, DYNAMIC_DEFAULT_BROKER_CONFIG: 3, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
 
 export interface TopicConfigDef {
   name: string;
@@ -70,15 +70,39 @@ export interface DescribedConfig {
 }
 
 /** Every topic config with its value and source; `synonyms` in Kafka's order (most specific first). */
-export function describeTopicConfigs(overrides: Readonly<Record<string, string>>, config: LogConfig, brokerOverrides: Readonly<Record<string, string>>): DescribedConfig[] {
+/** The dynamic broker configs (per node, cluster-wide) a topic config's synonyms include. */
+export interface DynamicBrokerSynonyms {
+  perBroker: Readonly<Record<string, string>>;
+  clusterDefault: Readonly<Record<string, string>>;
+}
+
+export function describeTopicConfigs(
+  overrides: Readonly<Record<string, string>>,
+  config: LogConfig,
+  brokerOverrides: Readonly<Record<string, string>>,
+  dynamic: DynamicBrokerSynonyms = { perBroker: {}, clusterDefault: {} },
+): DescribedConfig[] {
   return TOPIC_CONFIG_DEFS.map((def) => {
     const synonyms: DescribedConfig['synonyms'] = [];
-    if (overrides[def.name] !== undefined) synonyms.push({ name: def.name, value: def.value(config), source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
+    const override = overrides[def.name];
+    // a LIST keeps the order it was given in (Kafka `ConfigDef.convertToString` joins the parsed list)
+    const value = override !== undefined && def.type === ConfigType.LIST ? listValue(override) : def.value(config);
+    if (override !== undefined) synonyms.push({ name: def.name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
     const brokerName = brokerSynonymOf(def.name);
+    if (brokerName !== undefined && dynamic.perBroker[brokerName] !== undefined) {
+      synonyms.push({ name: brokerName, value: dynamic.perBroker[brokerName]!, source: ConfigSource.DYNAMIC_BROKER_CONFIG });
+    }
+    if (brokerName !== undefined && dynamic.clusterDefault[brokerName] !== undefined) {
+      synonyms.push({ name: brokerName, value: dynamic.clusterDefault[brokerName]!, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
+    }
     if (brokerName !== undefined && brokerOverrides[brokerName] !== undefined) {
       synonyms.push({ name: brokerName, value: brokerOverrides[brokerName]!, source: ConfigSource.STATIC_BROKER_CONFIG });
     }
     synonyms.push({ name: brokerName ?? def.name, value: def.value(DEFAULT_LOG_CONFIG as LogConfig), source: ConfigSource.DEFAULT_CONFIG });
-    return { name: def.name, value: def.value(config), source: synonyms[0]!.source, type: def.type, synonyms };
+    return { name: def.name, value: synonyms[0]!.source === ConfigSource.DYNAMIC_TOPIC_CONFIG ? value : def.value(config), source: synonyms[0]!.source, type: def.type, synonyms };
   });
+}
+
+function listValue(raw: string): string {
+  return raw.split(',').map((v) => v.trim()).filter((v) => v !== '').join(',');
 }

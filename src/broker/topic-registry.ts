@@ -117,12 +117,7 @@ export class TopicRegistry {
       if (replicationFactor < 1) throw new ApiError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
       throw new ApiError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`);
     }
-    try {
-      return logConfigFromProperties(configs, this.defaults());
-    } catch (e) {
-      if (e instanceof InvalidConfigError) throw e;
-      throw new InvalidConfigError(String((e as Error).message));
-    }
+    return this.validateOverrides(configs);
   }
 
   create(name: string, partitions: number, configs: Record<string, string>, logs: LogManager): TopicInfo {
@@ -133,6 +128,77 @@ export class TopicRegistry {
     const info = this.put(name, partitions, configs, logs);
     this.persist(logs);
     return info;
+  }
+
+  /**
+   * Raises a topic's partition count (CreatePartitions; Kafka `ReplicationControlManager.createPartitions`):
+   * the new partitions' logs are created with the topic's config and the count is persisted. The
+   * caller has validated `count` with {@link validatePartitionIncrease}.
+   */
+  addPartitions(name: string, count: number, logs: LogManager): TopicInfo {
+    const info = this.validatePartitionIncrease(name, count);
+    for (let p = info.partitions; p < count; p++) logs.getOrCreateLog(name, p, info.config);
+    const next: TopicInfo = { ...info, partitions: count };
+    this.topics.set(name, next);
+    this.persist();
+    return next;
+  }
+
+  /** Kafka's checks on a new partition count: the topic exists and the count is an increase within the limit. */
+  validatePartitionIncrease(name: string, count: number): TopicInfo {
+    const info = this.topics.get(name);
+    if (info === undefined) throw new ApiError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${name}' does not exist.`);
+    if (count < info.partitions) throw new ApiError('INVALID_PARTITIONS', `The topic ${name} currently has ${info.partitions} partition(s); ${count} would not be an increase.`);
+    if (count === info.partitions) throw new ApiError('INVALID_PARTITIONS', `Topic already has ${info.partitions} partition(s).`);
+    if (count > MAX_PARTITIONS) throw new ApiError('INVALID_PARTITIONS', `Number of partitions ${count} is above this broker's limit of ${MAX_PARTITIONS}.`);
+    return info;
+  }
+
+  /**
+   * The config a topic would have with `overrides` as its whole set of overrides (Kafka validates
+   * the resulting set, `ControllerConfigurationValidator`); INVALID_CONFIG for an unknown name or bad value.
+   */
+  validateOverrides(overrides: Readonly<Record<string, string>>): LogConfig {
+    try {
+      return logConfigFromProperties(overrides, this.defaults());
+    } catch (e) {
+      if (e instanceof InvalidConfigError) throw e;
+      throw new InvalidConfigError(String((e as Error).message));
+    }
+  }
+
+  /**
+   * Replaces a topic's config overrides (AlterConfigs / IncrementalAlterConfigs): the new config
+   * applies to every live partition log at once (Kafka `LogManager.updateTopicConfig`) and persists.
+   */
+  setOverrides(name: string, overrides: Readonly<Record<string, string>>, logs: LogManager): TopicInfo {
+    const info = this.topics.get(name);
+    if (info === undefined) throw new ApiError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${name}' does not exist.`);
+    const config = this.validateOverrides(overrides);
+    for (let p = 0; p < info.partitions; p++) {
+      const log = logs.getLog(name, p);
+      if (log !== undefined) log.config = config;
+    }
+    const next: TopicInfo = { ...info, overrides: { ...overrides }, config };
+    this.topics.set(name, next);
+    this.persist();
+    return next;
+  }
+
+  /**
+   * Recomputes every topic's config after the broker's log defaults changed (dynamic broker
+   * configs, Kafka `DynamicLogConfig.reconfigure`): topics keep their overrides, and the live logs
+   * take the new config at once.
+   */
+  refreshDefaults(logs: LogManager): void {
+    for (const info of [...this.topics.values()]) {
+      const config = logConfigFromProperties(info.overrides, this.defaults());
+      for (let p = 0; p < info.partitions; p++) {
+        const log = logs.getLog(info.name, p);
+        if (log !== undefined) log.config = config;
+      }
+      this.topics.set(info.name, { ...info, config });
+    }
   }
 
   delete(name: string, logs: LogManager): boolean {

@@ -283,8 +283,10 @@ export class GroupCoordinator {
       req.protocols,
     );
     member.isNew = true;
+    // Kafka `addMemberAndRebalance`: only a join into a first rebalance already under way extends the
+    // initial delay; the member whose join starts it (group still Empty here) does not
+    if (g.is('PreparingRebalance') && g.generationId === 0) g.newMemberAdded = true;
     g.add(member);
-    g.newMemberAdded = true;
     const answer = new Promise<JoinGroupResult>((resolve) => (member.awaitingJoin = resolve));
     // a new member that disconnects before the join completes is dropped after its session timeout
     this.scheduleSessionExpiry(g, member);

@@ -12,6 +12,7 @@ import {
 import type { Broker } from '../broker.js';
 import { ConfigSource, ConfigType, describeTopicConfigs, type DescribedConfig } from '../topic-configs.js';
 import type { ApiHandler } from '../handler.js';
+import { isDynamicBrokerConfig } from '../dynamic-broker-configs.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 /** ConfigResource.Type */
@@ -35,7 +36,7 @@ function brokerConfigs(broker: Broker): DescribedConfig[] {
     return { name, value, type, source, synonyms: [{ name, value, source }] };
   });
   // the broker-level log defaults, under their broker names
-  for (const t of describeTopicConfigs({}, c.logConfig, c.overrides)) {
+  for (const t of describeTopicConfigs({}, c.logConfig, c.overrides, broker.dynamicConfigs)) {
     const brokerSynonym = t.synonyms.find((s) => s.name !== t.name) ?? t.synonyms[0]!;
     if (brokerSynonym.name === t.name) continue;
     out.push({ name: brokerSynonym.name, value: t.value, type: t.type, source: t.source, synonyms: t.synonyms });
@@ -62,7 +63,7 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
           result.errorMessage = `Topic ${r.resourceName} does not exist`;
           continue;
         }
-        described = describeTopicConfigs(t.overrides, t.config, broker.config.overrides);
+        described = describeTopicConfigs(t.overrides, t.config, broker.config.overrides, broker.dynamicConfigs);
       } else if (r.resourceType === BROKER) {
         if (r.resourceName !== '' && r.resourceName !== String(broker.config.nodeId)) {
           result.errorCode = ErrorCode.INVALID_REQUEST;
@@ -82,7 +83,8 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
         configs.push({
           name: d.name,
           value: d.value,
-          readOnly: r.resourceType === BROKER,
+          // the log defaults change at runtime (AlterConfigs on the broker); the rest only at start
+          readOnly: r.resourceType === BROKER && !isDynamicBrokerConfig(d.name),
           // v0 only (not ignorable); v1+ say the same through configSource
           ...(ctx.apiVersion === 0 ? { isDefault: d.source === ConfigSource.DEFAULT_CONFIG } : {}),
           configSource: d.source,

@@ -139,7 +139,9 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
       if (r.anyError || r.bytes >= minBytes || wait <= 0 || broker.isClosing) {
         // the answer refers to these buffers until the socket has taken it
         if (taken.length > 0) ctx.afterAnswer(() => taken.forEach((b) => pool.give(b)));
-        return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: r.responses };
+        // over its consumer_byte_rate quota a client gets an empty answer with the throttle time (Kafka)
+        const throttleTimeMs = broker.quotas.fetch.recordAndGetThrottleTimeMs(ctx.clientId, r.bytes, { unrecordIfThrottled: true });
+        return { throttleTimeMs, errorCode: ErrorCode.NONE, sessionId: 0, responses: throttleTimeMs > 0 ? [] : r.responses };
       }
       // this read is dropped (the poll waits for more): its buffers are free at once
       taken.forEach((b) => pool.give(b));

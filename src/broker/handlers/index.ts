@@ -31,6 +31,12 @@ import { writeTxnMarkersHandler } from './write-txn-markers.js';
 import { txnOffsetCommitHandler } from './txn-offset-commit.js';
 import { describeTransactionsHandler } from './describe-transactions.js';
 import { listTransactionsHandler } from './list-transactions.js';
+import { createPartitionsHandler } from './create-partitions.js';
+import { alterConfigsHandler } from './alter-configs.js';
+import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
+import { describeProducersHandler } from './describe-producers.js';
+import { describeLogDirsHandler } from './describe-log-dirs.js';
+import { alterClientQuotasHandler, describeClientQuotasHandler } from './client-quotas.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -61,4 +67,11 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   txnOffsetCommitHandler,
   describeTransactionsHandler,
   listTransactionsHandler,
+  createPartitionsHandler,
+  alterConfigsHandler,
+  incrementalAlterConfigsHandler,
+  describeProducersHandler,
+  describeLogDirsHandler,
+  describeClientQuotasHandler,
+  alterClientQuotasHandler,
 ];

@@ -23,6 +23,7 @@ import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { refuseTransactionalWithoutId } from './transactional-records.js';
+import { producedBytes } from '../quotas/quota-manager.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { INTERNAL_TOPICS } from '../../storage/topic.js';
 import { verifyTransactionalProduce } from '../txn/verification.js';
@@ -122,10 +123,11 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
       responses.push({ name: topic.name, partitionResponses });
     }
     if (appended) broker.appends.notify();
+    const throttleTimeMs = broker.quotas.produce.recordAndGetThrottleTimeMs(ctx.clientId, producedBytes(request));
     if (acks === 0) {
       if (anyError) ctx.connection.closeAfterResponse = true;
       return NO_RESPONSE;
     }
-    return { responses, throttleTimeMs: 0 };
+    return { responses, throttleTimeMs };
   },
 };

@@ -30,16 +30,20 @@ import { WriteTxnMarkers } from './write-txn-markers.js';
 import { TxnOffsetCommit } from './txn-offset-commit.js';
 import { DescribeConfigs } from './describe-configs.js';
 import { AlterConfigs } from './alter-configs.js';
+import { DescribeLogDirs } from './describe-log-dirs.js';
 import { SaslAuthenticate } from './sasl-authenticate.js';
 import { CreatePartitions } from './create-partitions.js';
 import { DeleteGroups } from './delete-groups.js';
 import { IncrementalAlterConfigs } from './incremental-alter-configs.js';
 import { OffsetDelete } from './offset-delete.js';
+import { DescribeClientQuotas } from './describe-client-quotas.js';
+import { AlterClientQuotas } from './alter-client-quotas.js';
 import { DescribeCluster } from './describe-cluster.js';
+import { DescribeProducers } from './describe-producers.js';
 import { DescribeTransactions } from './describe-transactions.js';
 import { ListTransactions } from './list-transactions.js';
 
-export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeCluster, DescribeTransactions, ListTransactions };
+export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions };
 export { RequestHeader, ResponseHeader } from './headers.js';
 
 /** API key -> request/response schemas. */
@@ -71,12 +75,16 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [28, TxnOffsetCommit],
   [32, DescribeConfigs],
   [33, AlterConfigs],
+  [35, DescribeLogDirs],
   [36, SaslAuthenticate],
   [37, CreatePartitions],
   [42, DeleteGroups],
   [44, IncrementalAlterConfigs],
   [47, OffsetDelete],
+  [48, DescribeClientQuotas],
+  [49, AlterClientQuotas],
   [60, DescribeCluster],
+  [61, DescribeProducers],
   [65, DescribeTransactions],
   [66, ListTransactions],
 ]);

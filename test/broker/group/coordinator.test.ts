@@ -206,6 +206,22 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
     });
   });
 
+  test('group.initial.rebalance.delay.ms: a lone first member waits one delay, not two', async () => {
+    // Kafka's classic coordinator marks newMemberAdded only for a join into a group already
+    // PreparingRebalance at generation 0, so the member that opens the rebalance does not extend it
+    const timer = new ManualTimer();
+    await withBroker({ config: { 'group.initial.rebalance.delay.ms': '3000' }, timer }, async (broker) => {
+      const protocols = [{ name: 'range', metadata: subscription(['t']) }];
+      const a = call(broker, API.JoinGroup, 1, { groupId: 'lone', sessionTimeoutMs: 30000, rebalanceTimeoutMs: 60000, memberId: '', protocolType: 'consumer', protocols }, 'a');
+      timer.advance(2999);
+      assert.equal(await settled(a), false);
+      timer.advance(1);
+      assert.equal(await settled(a), true);
+      const aj = await a;
+      assert.deepEqual([errorName(aj.errorCode), aj.generationId, aj.leader, aj.members.length], ['NONE', 1, aj.memberId, 1]);
+    });
+  });
+
   test('a member that does not rejoin within the rebalance timeout is dropped from the next generation', async () => {
     const timer = new ManualTimer();
     await withBroker({ config: NO_DELAY, timer }, async (broker) => {
