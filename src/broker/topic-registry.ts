@@ -140,7 +140,7 @@ export class TopicRegistry {
     for (let p = info.partitions; p < count; p++) logs.getOrCreateLog(name, p, info.config);
     const next: TopicInfo = { ...info, partitions: count };
     this.topics.set(name, next);
-    this.persist();
+    this.persist(logs);
     return next;
   }
 
@@ -181,7 +181,7 @@ export class TopicRegistry {
     }
     const next: TopicInfo = { ...info, overrides: { ...overrides }, config };
     this.topics.set(name, next);
-    this.persist();
+    this.persist(logs);
     return next;
   }
 
