@@ -449,7 +449,9 @@ export function generateAll(corpora) {
       `\nexport { ${index.map((i) => i.api).join(', ')} };\nexport { RequestHeader, ResponseHeader } from './headers.js';\n\n` +
       `/** API key -> request/response schemas. */\nexport const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, ApiSchemaPair>([\n` +
       index.map(({ api, apiKey }) => `  [${apiKey}, ${api}],`).join('\n') +
-      `\n]);\n\n/** The schemas of an API key, or undefined when kafkalite does not speak it. */\n` +
+      `\n]);\n\n/** Kafka's API names (its \`ApiKeys\` enum) -> key, for the APIs kafkalite speaks. */\nexport const API_KEYS = {\n` +
+      index.map(({ api, apiKey }) => `  ${api}: ${apiKey},`).join('\n') +
+      `\n} as const;\n\n/** The schemas of an API key, or undefined when kafkalite does not speak it. */\n` +
       `export function schemaForApi(apiKey: number): ApiSchemaPair | undefined {\n  return API_SCHEMAS.get(apiKey);\n}\n`,
   );
   return files;

@@ -89,6 +89,49 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [66, ListTransactions],
 ]);
 
+/** Kafka's API names (its `ApiKeys` enum) -> key, for the APIs kafkalite speaks. */
+export const API_KEYS = {
+  Produce: 0,
+  Fetch: 1,
+  ListOffsets: 2,
+  Metadata: 3,
+  OffsetCommit: 8,
+  OffsetFetch: 9,
+  FindCoordinator: 10,
+  JoinGroup: 11,
+  Heartbeat: 12,
+  LeaveGroup: 13,
+  SyncGroup: 14,
+  DescribeGroups: 15,
+  ListGroups: 16,
+  SaslHandshake: 17,
+  ApiVersions: 18,
+  CreateTopics: 19,
+  DeleteTopics: 20,
+  DeleteRecords: 21,
+  InitProducerId: 22,
+  OffsetForLeaderEpoch: 23,
+  AddPartitionsToTxn: 24,
+  AddOffsetsToTxn: 25,
+  EndTxn: 26,
+  WriteTxnMarkers: 27,
+  TxnOffsetCommit: 28,
+  DescribeConfigs: 32,
+  AlterConfigs: 33,
+  DescribeLogDirs: 35,
+  SaslAuthenticate: 36,
+  CreatePartitions: 37,
+  DeleteGroups: 42,
+  IncrementalAlterConfigs: 44,
+  OffsetDelete: 47,
+  DescribeClientQuotas: 48,
+  AlterClientQuotas: 49,
+  DescribeCluster: 60,
+  DescribeProducers: 61,
+  DescribeTransactions: 65,
+  ListTransactions: 66,
+} as const;
+
 /** The schemas of an API key, or undefined when kafkalite does not speak it. */
 export function schemaForApi(apiKey: number): ApiSchemaPair | undefined {
   return API_SCHEMAS.get(apiKey);
