@@ -26,7 +26,8 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
   handle(request, ctx) {
     const broker = ctx.broker;
     const endpointType = request.endpointType ?? ENDPOINT_BROKER;
-    const base = { throttleTimeMs: 0, endpointType: ENDPOINT_BROKER, clusterId: broker.logs.clusterId, controllerId: -1, brokers: [], clusterAuthorizedOperations: OPERATIONS_NOT_REQUESTED };
+    // an error answer carries the schema's defaults, as `AuthHelper.computeDescribeClusterResponse` leaves them
+    const base = { throttleTimeMs: 0, endpointType: ENDPOINT_BROKER, clusterId: '', controllerId: -1, brokers: [], clusterAuthorizedOperations: OPERATIONS_NOT_REQUESTED };
     if (endpointType === ENDPOINT_CONTROLLER) {
       return { ...base, errorCode: ErrorCode.MISMATCHED_ENDPOINT_TYPE, errorMessage: 'This is a broker endpoint; the request asked for controller endpoints.' };
     }
@@ -38,6 +39,7 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
       ...base,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
+      clusterId: broker.logs.clusterId,
       controllerId: nodeId,
       brokers: [{ brokerId: nodeId, host: broker.config.advertisedHost, port: broker.port, rack: null }],
       clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : OPERATIONS_NOT_REQUESTED,

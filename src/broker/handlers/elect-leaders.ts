@@ -5,8 +5,9 @@
  * - ELECTION_NOT_NEEDED for a hosted partition, for the preferred (0) and the unclean (1) election
  *   alike (the leader is live and preferred);
  * - UNKNOWN_TOPIC_OR_PARTITION for a topic or partition that does not exist;
- * and for a null partition list (every partition) it lists only the partitions it elected,
- * leaving out those that needed none: here, none. v0 carries no election type (preferred).
+ * and for a null partition list (every partition) it lists every topic with only the partitions
+ * it elected, leaving out those that needed none: here, every topic with none. Partitions are
+ * answered as listed, repeats included. v0 carries no election type (preferred).
  */
 import {
   ElectLeaders,
@@ -40,11 +41,15 @@ export const electLeadersHandler: ApiHandler<ElectLeadersRequest, ElectLeadersRe
         })),
       };
     }
+    if (request.topicPartitions === null) {
+      const results = ctx.broker.topics.all().map((t): ReplicaElectionResult => ({ topic: t.name, partitionResult: [] }));
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: results };
+    }
     const results: ReplicaElectionResult[] = [];
     for (const t of requested) {
       const topic = ctx.broker.topics.get(t.topic);
       const partitionResult: PartitionResult[] = [];
-      for (const p of new Set(t.partitions)) {
+      for (const p of t.partitions) {
         const hosted = topic !== undefined && p >= 0 && p < topic.partitions;
         partitionResult.push(
           hosted

@@ -41,14 +41,15 @@ function reassign(broker: Broker, topic: string, partition: number, replicas: nu
   if (t === undefined || partition < 0 || partition >= t.partitions) {
     return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `No such topic-partition: ${topic}-${partition}`);
   }
-  if (replicas === null) return answer(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, null);
-  // `ReplicationControlManager.validateManualPartitionAssignment`
+  if (replicas === null) return answer(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, `No reassignment of ${topic}-${partition} is in progress.`);
+  // `ReplicationControlManager.validateManualPartitionAssignment`: the ids in ascending order, so
+  // the broker named in the error is the one Kafka names
   if (replicas.length === 0) return answer(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The replica list is empty.');
-  const seen = new Set<number>();
-  for (const id of replicas) {
-    if (seen.has(id)) return answer(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The replica list names broker ${id} more than once.`);
-    seen.add(id);
+  let previous: number | undefined;
+  for (const id of [...replicas].sort((a, b) => a - b)) {
     if (id !== broker.config.nodeId) return answer(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The replica list names broker ${id}, which is not registered.`);
+    if (id === previous) return answer(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The replica list names broker ${id} more than once.`);
+    previous = id;
   }
   return answer(ErrorCode.NONE, null);
 }

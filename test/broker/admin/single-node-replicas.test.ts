@@ -31,9 +31,12 @@ describe('ElectLeaders', () => {
           ], `v${v} type ${electionType}`);
         }
       }
-      // every partition (null): only elected partitions are listed, and none needed an election
+      // every partition (null): every topic, with only the partitions elected, and none needed an election
       const all = await call(broker, ELECT_LEADERS, 2, { electionType: 0, timeoutMs: 1000, topicPartitions: null });
-      assert.deepEqual([errorName(all.errorCode), all.replicaElectionResults], ['NONE', []]);
+      assert.deepEqual([errorName(all.errorCode), results(all)], ['NONE', [['t', []]]]);
+      // partitions answered as listed, repeats included
+      const repeated = await call(broker, ELECT_LEADERS, 2, { electionType: 0, timeoutMs: 1000, topicPartitions: [{ topic: 't', partitions: [1, 1] }] });
+      assert.deepEqual(results(repeated), [['t', [[1, 'ELECTION_NOT_NEEDED'], [1, 'ELECTION_NOT_NEEDED']]]]);
       const bad = await call(broker, ELECT_LEADERS, 1, { electionType: 9, timeoutMs: 1000, topicPartitions: [{ topic: 't', partitions: [0] }] });
       assert.deepEqual([errorName(bad.errorCode), results(bad)], ['INVALID_REQUEST', [['t', [[0, 'INVALID_REQUEST']]]]]);
     });
@@ -71,6 +74,8 @@ describe('partition reassignments', () => {
         ],
       });
       assert.equal(errorName(r.errorCode), 'NONE');
+      // the broker named is the lowest id at fault, as Kafka checks the sorted list
+      assert.equal(r.responses[0].partitions[2].errorMessage, `The replica list names broker ${me + 1}, which is not registered.`);
       const got = r.responses.map((t: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }) => [t.name, t.partitions.map((p) => [p.partitionIndex, errorName(p.errorCode)])]);
       assert.deepEqual(got, [
         ['t', [[0, 'NONE'], [1, 'INVALID_REPLICA_ASSIGNMENT'], [0, 'INVALID_REPLICA_ASSIGNMENT'], [0, 'INVALID_REPLICA_ASSIGNMENT'], [0, 'INVALID_REPLICA_ASSIGNMENT'], [1, 'NO_REASSIGNMENT_IN_PROGRESS'], [5, 'UNKNOWN_TOPIC_OR_PARTITION']]],
