@@ -39,6 +39,16 @@ export const ApiKey = {
   IncrementalAlterConfigs: api.IncrementalAlterConfigs.apiKey,
   OffsetDelete: api.OffsetDelete.apiKey,
   DescribeCluster: api.DescribeCluster.apiKey,
+  DescribeTransactions: api.DescribeTransactions.apiKey,
+  ListTransactions: api.ListTransactions.apiKey,
+  DescribeProducers: api.DescribeProducers.apiKey,
+  DescribeLogDirs: api.DescribeLogDirs.apiKey,
+  DescribeClientQuotas: api.DescribeClientQuotas.apiKey,
+  AlterClientQuotas: api.AlterClientQuotas.apiKey,
+  ElectLeaders: api.ElectLeaders.apiKey,
+  ListPartitionReassignments: api.ListPartitionReassignments.apiKey,
+  AlterPartitionReassignments: api.AlterPartitionReassignments.apiKey,
+  DescribeTopicPartitions: api.DescribeTopicPartitions.apiKey,
 } as const;
 
 /** An API's name as Kafka spells it, e.g. 'ApiVersions'. */
