@@ -4,6 +4,9 @@
  * `LeaderEpochFileCache.endOffsetFor` gives it, and the per-partition errors.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { errorName } from '../../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../../src/record/builder.js';
@@ -57,5 +60,27 @@ describe('OffsetForLeaderEpoch', () => {
       const names = r.topics.map((t: { partitions: { errorCode: number; endOffset: bigint }[] }) => t.partitions.map((p) => [errorName(p.errorCode), p.endOffset]));
       assert.deepEqual(names, [[['UNKNOWN_LEADER_EPOCH', -1n], ['FENCED_LEADER_EPOCH', -1n], ['NONE', 0n], ['UNKNOWN_TOPIC_OR_PARTITION', -1n]], [['UNKNOWN_TOPIC_OR_PARTITION', -1n]]]);
     });
+  });
+
+  test('the epochs survive a restart: answered from the leader-epoch checkpoint the next broker loads', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-olep-'));
+    try {
+      await withBroker({ dataDir }, async (broker) => {
+        broker.topics.create('kept', 1, {}, broker.logs);
+        const log = broker.logs.getLog('kept', 0)!;
+        log.append(encodeRecordBatch([{ value: 'a' }]), { leaderEpoch: 1 });
+        log.append(encodeRecordBatch([{ value: 'b' }, { value: 'c' }]), { leaderEpoch: 3 });
+      });
+      await withBroker({ dataDir }, async (broker) => {
+        const r = await call(broker, OFFSET_FOR_LEADER_EPOCH, 4, {
+          replicaId: -1,
+          topics: [{ topic: 'kept', partitions: [0, 1, 2, 3].map((leaderEpoch) => ({ partition: 0, currentLeaderEpoch: -1, leaderEpoch })) }],
+        });
+        // 0 precedes every known epoch: Kafka answers it with the start of the first one
+        assert.deepEqual(r.topics[0].partitions.map((p: { leaderEpoch: number; endOffset: bigint }) => [p.leaderEpoch, p.endOffset]), [[0, 0n], [1, 1n], [1, 1n], [3, 3n]]);
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
