@@ -37,6 +37,11 @@ import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 import { describeProducersHandler } from './describe-producers.js';
 import { describeLogDirsHandler } from './describe-log-dirs.js';
 import { alterClientQuotasHandler, describeClientQuotasHandler } from './client-quotas.js';
+import { describeClusterHandler } from './describe-cluster.js';
+import { offsetForLeaderEpochHandler } from './offset-for-leader-epoch.js';
+import { electLeadersHandler } from './elect-leaders.js';
+import { alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler } from './partition-reassignments.js';
+import { describeTopicPartitionsHandler } from './describe-topic-partitions.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -74,4 +79,10 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeLogDirsHandler,
   describeClientQuotasHandler,
   alterClientQuotasHandler,
+  describeClusterHandler,
+  offsetForLeaderEpochHandler,
+  electLeadersHandler,
+  listPartitionReassignmentsHandler,
+  alterPartitionReassignmentsHandler,
+  describeTopicPartitionsHandler,
 ];

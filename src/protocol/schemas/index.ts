@@ -34,7 +34,10 @@ import { DescribeLogDirs } from './describe-log-dirs.js';
 import { SaslAuthenticate } from './sasl-authenticate.js';
 import { CreatePartitions } from './create-partitions.js';
 import { DeleteGroups } from './delete-groups.js';
+import { ElectLeaders } from './elect-leaders.js';
 import { IncrementalAlterConfigs } from './incremental-alter-configs.js';
+import { AlterPartitionReassignments } from './alter-partition-reassignments.js';
+import { ListPartitionReassignments } from './list-partition-reassignments.js';
 import { OffsetDelete } from './offset-delete.js';
 import { DescribeClientQuotas } from './describe-client-quotas.js';
 import { AlterClientQuotas } from './alter-client-quotas.js';
@@ -42,8 +45,9 @@ import { DescribeCluster } from './describe-cluster.js';
 import { DescribeProducers } from './describe-producers.js';
 import { DescribeTransactions } from './describe-transactions.js';
 import { ListTransactions } from './list-transactions.js';
+import { DescribeTopicPartitions } from './describe-topic-partitions.js';
 
-export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions };
+export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, ElectLeaders, IncrementalAlterConfigs, AlterPartitionReassignments, ListPartitionReassignments, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions, DescribeTopicPartitions };
 export { RequestHeader, ResponseHeader } from './headers.js';
 
 /** API key -> request/response schemas. */
@@ -79,7 +83,10 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [36, SaslAuthenticate],
   [37, CreatePartitions],
   [42, DeleteGroups],
+  [43, ElectLeaders],
   [44, IncrementalAlterConfigs],
+  [45, AlterPartitionReassignments],
+  [46, ListPartitionReassignments],
   [47, OffsetDelete],
   [48, DescribeClientQuotas],
   [49, AlterClientQuotas],
@@ -87,6 +94,7 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [61, DescribeProducers],
   [65, DescribeTransactions],
   [66, ListTransactions],
+  [75, DescribeTopicPartitions],
 ]);
 
 /** Kafka's API names (its `ApiKeys` enum) -> key, for the APIs kafkalite speaks. */
@@ -122,7 +130,10 @@ export const API_KEYS = {
   SaslAuthenticate: 36,
   CreatePartitions: 37,
   DeleteGroups: 42,
+  ElectLeaders: 43,
   IncrementalAlterConfigs: 44,
+  AlterPartitionReassignments: 45,
+  ListPartitionReassignments: 46,
   OffsetDelete: 47,
   DescribeClientQuotas: 48,
   AlterClientQuotas: 49,
@@ -130,6 +141,7 @@ export const API_KEYS = {
   DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
+  DescribeTopicPartitions: 75,
 } as const;
 
 /** The schemas of an API key, or undefined when kafkalite does not speak it. */

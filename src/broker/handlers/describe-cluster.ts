@@ -1,0 +1,48 @@
+/**
+ * DescribeCluster (60, KIP-700): the cluster id, the brokers and the controller, as a broker's
+ * `KafkaApis.handleDescribeCluster` answers. In KRaft a broker names a random live broker as the
+ * controller (clients cannot reach the quorum); here that is this node.
+ *
+ * v1 (KIP-919) carries the endpoint type the client meant: a broker serves BROKER (1); a request
+ * for CONTROLLER endpoints (2) gets MISMATCHED_ENDPOINT_TYPE, any other value UNSUPPORTED_ENDPOINT_TYPE.
+ */
+import {
+  DescribeCluster,
+  type DescribeClusterRequest,
+  type DescribeClusterResponse,
+} from '../../protocol/schemas/describe-cluster.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import type { ApiHandler } from '../handler.js';
+import { CLUSTER_AUTHORIZED_OPERATIONS, OPERATIONS_NOT_REQUESTED } from './authorized-operations.js';
+
+/** `EndpointType` of DescribeClusterRequest v1. */
+const ENDPOINT_BROKER = 1;
+const ENDPOINT_CONTROLLER = 2;
+
+export const describeClusterHandler: ApiHandler<DescribeClusterRequest, DescribeClusterResponse> = {
+  api: DescribeCluster,
+  minVersion: 0,
+  maxVersion: 1,
+  handle(request, ctx) {
+    const broker = ctx.broker;
+    const endpointType = request.endpointType ?? ENDPOINT_BROKER;
+    // an error answer carries the schema's defaults, as `AuthHelper.computeDescribeClusterResponse` leaves them
+    const base = { throttleTimeMs: 0, endpointType: ENDPOINT_BROKER, clusterId: '', controllerId: -1, brokers: [], clusterAuthorizedOperations: OPERATIONS_NOT_REQUESTED };
+    if (endpointType === ENDPOINT_CONTROLLER) {
+      return { ...base, errorCode: ErrorCode.MISMATCHED_ENDPOINT_TYPE, errorMessage: 'This is a broker endpoint; the request asked for controller endpoints.' };
+    }
+    if (endpointType !== ENDPOINT_BROKER) {
+      return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `Endpoint type ${endpointType} is not known.` };
+    }
+    const nodeId = broker.config.nodeId;
+    return {
+      ...base,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      clusterId: broker.logs.clusterId,
+      controllerId: nodeId,
+      brokers: [{ brokerId: nodeId, host: broker.config.advertisedHost, port: broker.port, rack: null }],
+      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+    };
+  },
+};
