@@ -7,6 +7,7 @@
 import type { GroupCoordinator } from './coordinator.js';
 import { groupTombstones } from './offset-ops.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import type { DescribedGroup } from '../../protocol/schemas/describe-groups.js';
 
 /** Kafka's group type name for classic groups (ListGroups v5). */
 export const CLASSIC_GROUP_TYPE = 'classic';
@@ -31,14 +32,8 @@ export function listGroups(c: GroupCoordinator, statesFilter: readonly string[],
   return out.sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
 }
 
-export interface DescribedGroup {
-  errorCode: number;
-  groupId: string;
-  groupState: string;
-  protocolType: string;
-  protocolData: string;
-  members: { memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; memberMetadata: Buffer; memberAssignment: Buffer }[];
-}
+// the answer's shape is DescribeGroups' own (the generated schema types)
+export type { DescribedGroup };
 
 /** Kafka `GroupMetadata.summary`: member metadata and assignments only once the group is Stable. */
 export function describeGroup(c: GroupCoordinator, groupId: string): DescribedGroup {
