@@ -37,6 +37,9 @@ import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 import { describeProducersHandler } from './describe-producers.js';
 import { describeLogDirsHandler } from './describe-log-dirs.js';
 import { alterClientQuotasHandler, describeClientQuotasHandler } from './client-quotas.js';
+import { createAclsHandler } from './create-acls.js';
+import { deleteAclsHandler } from './delete-acls.js';
+import { describeAclsHandler } from './describe-acls.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -74,4 +77,7 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeLogDirsHandler,
   describeClientQuotasHandler,
   alterClientQuotasHandler,
+  describeAclsHandler,
+  createAclsHandler,
+  deleteAclsHandler,
 ];
