@@ -94,3 +94,29 @@ export function clusterAuthorizedOperations(ctx: RequestContext, requested: bool
   if (!clusterAuthorized(ctx, AclOperation.DESCRIBE)) return 0;
   return authorizedOperations(ctx, true, ResourceType.CLUSTER, CLUSTER_NAME);
 }
+
+/** Topics the operation is allowed on, and the others (OffsetCommit, OffsetDelete, TxnOffsetCommit answer those per topic). */
+export function splitByTopicAccess<T extends { name: string }>(ctx: RequestContext, operation: number, topics: readonly T[]): { allowed: T[]; denied: T[] } {
+  const allowed: T[] = [];
+  const denied: T[] = [];
+  for (const t of topics) (authorized(ctx, operation, ResourceType.TOPIC, t.name) ? allowed : denied).push(t);
+  return { allowed, denied };
+}
+
+/** ConfigResource.Type codes checked by DescribeConfigs/AlterConfigs. */
+const CONFIG_TOPIC = 2;
+const CONFIG_BROKER = 4;
+const CONFIG_BROKER_LOGGER = 8;
+const CONFIG_GROUP = 32;
+
+/**
+ * DescribeConfigs/AlterConfigs/IncrementalAlterConfigs (`ConfigHelper`, `ControllerApis`): the
+ * operation on the resource the config resource names (broker ones on the cluster); the error for a
+ * denial, else NONE.
+ */
+export function configResourceError(ctx: RequestContext, operation: number, configResourceType: number, name: string): number {
+  if (configResourceType === CONFIG_TOPIC) return authorized(ctx, operation, ResourceType.TOPIC, name) ? ErrorCode.NONE : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+  if (configResourceType === CONFIG_GROUP) return authorized(ctx, operation, ResourceType.GROUP, name) ? ErrorCode.NONE : ErrorCode.GROUP_AUTHORIZATION_FAILED;
+  if (configResourceType === CONFIG_BROKER || configResourceType === CONFIG_BROKER_LOGGER) return clusterAuthorized(ctx, operation) ? ErrorCode.NONE : ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+  return ErrorCode.NONE;
+}

@@ -12,6 +12,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { OFFSETS_TOPIC } from '../../internal-topics/offsets.js';
 import { commitTxnOffsets } from '../group/txn-offsets.js';
 import { partitionExists } from '../group/topic-partitions.js';
+import { AclOperation } from '../auth/acl.js';
+import { groupError, transactionalIdError } from '../auth/checks.js';
 
 /** The verification answer as TxnOffsetCommit reports it (AddPartitionsToTxnManager's error mapping). */
 function verificationError(code: number, version: number): number {
@@ -31,6 +33,9 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
       throttleTimeMs: 0,
       topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
     });
+    // KafkaApis.handleTxnOffsetCommitRequest: WRITE on the transactional id, then READ on the group
+    const denied = transactionalIdError(ctx, AclOperation.WRITE, request.transactionalId) || groupError(ctx, AclOperation.READ, request.groupId);
+    if (denied) return all(denied);
     if (broker.transactions.config.partitionVerification && request.groupId !== '') {
       const offsetsPartition = broker.groups.store.partitionFor(request.groupId);
       const r = broker.transactions.verifyPartitions(request.transactionalId, request.producerId, request.producerEpoch, [{ topic: OFFSETS_TOPIC, partition: offsetsPartition }]);
