@@ -39,6 +39,9 @@ export const ApiKey = {
   IncrementalAlterConfigs: api.IncrementalAlterConfigs.apiKey,
   OffsetDelete: api.OffsetDelete.apiKey,
   DescribeCluster: api.DescribeCluster.apiKey,
+  DescribeAcls: api.DescribeAcls.apiKey,
+  CreateAcls: api.CreateAcls.apiKey,
+  DeleteAcls: api.DeleteAcls.apiKey,
 } as const;
 
 /** An API's name as Kafka spells it, e.g. 'ApiVersions'. */
