@@ -53,6 +53,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/kcat': ['kcat'],
   'interop/broker/admin-platformatic': ['node22'],
   'interop/broker/admin-python': ['python', 'confluent-kafka', 'kcat'],
+  'interop/broker/acls-python': ['python', 'confluent-kafka'],
   'interop/broker/platformatic': ['node22'],
   'interop/broker/transactions-confluent': ['confluent-kafka'],
   'interop/broker/transactions-kcat': ['kcat'],
