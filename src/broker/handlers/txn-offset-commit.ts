@@ -13,7 +13,7 @@ import { OFFSETS_TOPIC } from '../../internal-topics/offsets.js';
 import { commitTxnOffsets } from '../group/txn-offsets.js';
 import { partitionExists } from '../group/topic-partitions.js';
 import { AclOperation } from '../auth/acl.js';
-import { groupError, transactionalIdError } from '../auth/checks.js';
+import { groupError, splitByTopicAccess, transactionalIdError } from '../auth/checks.js';
 
 /** The verification answer as TxnOffsetCommit reports it (AddPartitionsToTxnManager's error mapping). */
 function verificationError(code: number, version: number): number {
@@ -44,6 +44,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
       if (v < 2 && code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
       if (code !== ErrorCode.NONE) return all(code);
     }
+    const { allowed, denied: deniedTopics } = splitByTopicAccess(ctx, AclOperation.READ, request.topics);
     const topics = commitTxnOffsets(
       broker.groups,
       {
@@ -54,7 +55,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
         generationId: request.generationId ?? -1,
         memberId: request.memberId ?? '',
         groupInstanceId: request.groupInstanceId ?? null,
-        topics: request.topics.map((t) => ({
+        topics: allowed.map((t) => ({
           name: t.name,
           partitions: t.partitions.map((p) => ({
             partitionIndex: p.partitionIndex,
@@ -66,6 +67,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
       },
       partitionExists(broker.topics),
     );
-    return { throttleTimeMs: 0, topics };
+    const unauthorized = deniedTopics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })) }));
+    return { throttleTimeMs: 0, topics: [...topics, ...unauthorized] };
   },
 };

@@ -154,4 +154,26 @@ describe('authorization checks in the handlers', () => {
       assert.equal(errorName((await call(broker, ApiKey.InitProducerId, 4, idempotent, 'c', ANON)).errorCode), 'NONE');
     });
   });
+  test('topic administration: CreateTopics, DeleteTopics, configs and log dirs answer Kafka\'s authorization errors', async () => {
+    await withBroker({ config: AUTHZ }, async (broker) => {
+      broker.topics.create('kept', 1, {}, broker.logs);
+      const create = await call(broker, ApiKey.CreateTopics, 7, { topics: [{ name: 'fresh', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false }, 'c', ANON);
+      assert.deepEqual([errorName(create.topics[0].errorCode), create.topics[0].errorMessage], ['TOPIC_AUTHORIZATION_FAILED', 'Authorization failed.']);
+      assert.equal(broker.topics.get('fresh'), undefined);
+      await call(broker, ApiKey.CreateAcls, 3, { creations: [creation(RT.TOPIC, 'gone', ANON, Op.DESCRIBE), creation(RT.TOPIC, 'kept', ANON, Op.DESCRIBE)] }, 'c', ADMIN);
+      const del = await call(broker, ApiKey.DeleteTopics, 5, { topicNames: ['secret', 'gone', 'kept'], timeoutMs: 5000 }, 'c', ANON);
+      // no DESCRIBE: denied; DESCRIBE on a missing topic: unknown; DESCRIBE but no DELETE: denied
+      assert.deepEqual(del.responses.map((r: { errorCode: number }) => errorName(r.errorCode)), ['TOPIC_AUTHORIZATION_FAILED', 'UNKNOWN_TOPIC_OR_PARTITION', 'TOPIC_AUTHORIZATION_FAILED']);
+      assert.notEqual(broker.topics.get('kept'), undefined);
+      const configs = await call(broker, ApiKey.DescribeConfigs, 4, { resources: [{ resourceType: 2, resourceName: 'kept', configurationKeys: null }, { resourceType: 4, resourceName: '', configurationKeys: null }], includeSynonyms: false, includeDocumentation: false }, 'c', ANON);
+      assert.deepEqual(configs.results.map((r: { errorCode: number }) => errorName(r.errorCode)), ['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
+      const alter = await call(broker, ApiKey.IncrementalAlterConfigs, 1, { resources: [{ resourceType: 2, resourceName: 'kept', configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] }], validateOnly: false }, 'c', ANON);
+      assert.equal(errorName(alter.responses[0].errorCode), 'TOPIC_AUTHORIZATION_FAILED');
+      const dirs = await call(broker, 35, 4, { topics: null }, 'c', ANON);
+      assert.equal(errorName(dirs.errorCode), 'CLUSTER_AUTHORIZATION_FAILED');
+      // the super user may
+      const adminDel = await call(broker, ApiKey.DeleteTopics, 5, { topicNames: ['kept'], timeoutMs: 5000 }, 'c', ADMIN);
+      assert.equal(errorName(adminDel.responses[0].errorCode), 'NONE');
+    });
+  });
 });
