@@ -19,6 +19,7 @@ import { errorName } from '../../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../../src/record/builder.js';
 import { withBroker } from '../../helpers/broker.js';
 import { call, joinRequest, subscription } from '../group/call.js';
+import { RawClient } from '../../helpers/raw-client.js';
 
 const ADMIN = 'User:admin';
 const ANON = 'User:ANONYMOUS';
@@ -89,6 +90,34 @@ describe('ACL APIs', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('ACL requests Kafka cannot parse', () => {
+  test('an UNKNOWN code in a filter or creation closes the connection; the broker keeps serving', async () => {
+    await withBroker({ config: AUTHZ }, async (broker) => {
+      const bodies: [number, Record<string, unknown>][] = [
+        [ApiKey.DescribeAcls, { ...anyFilter, resourceTypeFilter: 0 }],
+        [ApiKey.DescribeAcls, { ...anyFilter, operation: 0 }],
+        [ApiKey.CreateAcls, { creations: [creation(RT.TOPIC, 't', 'User:a', Op.READ, 0)] }],
+        [ApiKey.DeleteAcls, { filters: [{ ...anyFilter, patternTypeFilter: 0 }] }],
+      ];
+      for (const [apiKey, body] of bodies) {
+        const c = await RawClient.connect(broker.port);
+        try {
+          await assert.rejects(c.request(apiKey, 3, body), /connection closed by the broker/);
+        } finally {
+          c.socket.destroy();
+        }
+      }
+      const c = await RawClient.connect(broker.port);
+      try {
+        // User:ANONYMOUS is no super user here: a well-formed request is answered
+        assert.equal(errorName((await c.request(ApiKey.DescribeAcls, 3, anyFilter)).errorCode), 'CLUSTER_AUTHORIZATION_FAILED');
+      } finally {
+        c.socket.destroy();
+      }
+    });
   });
 });
 
