@@ -7,9 +7,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidConfigError } from '../../errors.js';
 import { atomicWriteFileSync } from '../../storage/fs-util.js';
-import { bindingKey, filterMatches, invalidBindingReason, type AclBinding, type AclBindingFilter } from './acl.js';
+import { bindingKey, filterMatches, invalidBindingReason, PatternType, WILDCARD_RESOURCE, type AclBinding, type AclBindingFilter } from './acl.js';
 
 export const ACLS_FILE = 'kafkalite-acls.json';
+
+const EMPTY: readonly AclBinding[] = [];
+const NONE: readonly (readonly AclBinding[])[] = [];
 
 const FIELDS = ['resourceType', 'resourceName', 'patternType', 'principal', 'host', 'operation', 'permissionType'] as const;
 
@@ -35,8 +38,16 @@ function parseBinding(v: unknown): AclBinding {
   return b;
 }
 
+/** One resource type's bindings by pattern: a check reads only those that may cover its name. */
+interface TypeIndex {
+  literal: Map<string, AclBinding[]>;
+  prefixed: AclBinding[];
+}
+
 export class AclStore {
   private readonly acls = new Map<string, AclBinding>();
+  /** Bindings by resource type, rebuilt on each change (as StandardAuthorizerData keeps them sorted by resource). */
+  private index = new Map<number, TypeIndex>();
   private constructor(readonly path: string) {}
 
   static load(dataDir: string): AclStore {
@@ -58,7 +69,33 @@ export class AclStore {
         throw new InvalidConfigError(`${store.path}: ${(e as Error).message}`);
       }
     }
+    store.reindex();
     return store;
+  }
+
+  /**
+   * The bindings whose pattern may cover a literal resource name of the type: its LITERAL name, the
+   * LITERAL wildcard and every PREFIXED pattern (the caller checks the prefix).
+   */
+  candidates(resourceType: number, name: string): readonly (readonly AclBinding[])[] {
+    const t = this.index.get(resourceType);
+    if (t === undefined) return NONE;
+    return [t.literal.get(name) ?? EMPTY, name === WILDCARD_RESOURCE ? EMPTY : (t.literal.get(WILDCARD_RESOURCE) ?? EMPTY), t.prefixed];
+  }
+
+  private reindex(): void {
+    const index = new Map<number, TypeIndex>();
+    for (const b of this.acls.values()) {
+      let t = index.get(b.resourceType);
+      if (t === undefined) index.set(b.resourceType, (t = { literal: new Map(), prefixed: [] }));
+      if (b.patternType === PatternType.PREFIXED) t.prefixed.push(b);
+      else {
+        const list = t.literal.get(b.resourceName);
+        if (list === undefined) t.literal.set(b.resourceName, [b]);
+        else list.push(b);
+      }
+    }
+    this.index = index;
   }
 
   all(): IterableIterator<AclBinding> {
@@ -77,6 +114,7 @@ export class AclStore {
   /** Adds valid bindings (one already stored is a no-op, as in Kafka) and persists them. */
   add(bindings: readonly AclBinding[]): void {
     for (const b of bindings) this.acls.set(bindingKey(b), { ...b });
+    this.reindex();
     this.persist();
   }
 
@@ -86,7 +124,10 @@ export class AclStore {
     const seen = new Set<string>();
     for (const list of removed) for (const b of list) seen.add(bindingKey(b));
     for (const k of seen) this.acls.delete(k);
-    if (seen.size > 0) this.persist();
+    if (seen.size > 0) {
+      this.reindex();
+      this.persist();
+    }
     return removed;
   }
 

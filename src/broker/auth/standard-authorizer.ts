@@ -58,13 +58,15 @@ export class StandardAuthorizer {
     if (this.isSuperUser(who.principal)) return true;
     let anyCovering = false;
     let allowed = false;
-    for (const acl of this.store.all()) {
-      if (!covers(acl, resourceType, name)) continue;
-      // "the resource has ACLs" ignores principal, host and operation (StandardAuthorizerData.findAclRule)
-      anyCovering = true;
-      if (!entryApplies(acl, who) || !operationMatches(acl, operation)) continue;
-      if (acl.permissionType === AclPermissionType.DENY) return false;
-      allowed = true;
+    for (const list of this.store.candidates(resourceType, name)) {
+      for (const acl of list) {
+        if (!covers(acl, resourceType, name)) continue;
+        // "the resource has ACLs" ignores principal, host and operation (StandardAuthorizerData.findAclRule)
+        anyCovering = true;
+        if (!entryApplies(acl, who) || !operationMatches(acl, operation)) continue;
+        if (acl.permissionType === AclPermissionType.DENY) return false;
+        allowed = true;
+      }
     }
     return anyCovering ? allowed : this.config.allowEveryoneIfNoAclFound;
   }

@@ -136,6 +136,12 @@ describe('AclStore', () => {
       const removed = s.remove([{ resourceType: RT.GROUP, resourceName: null, patternType: PatternType.ANY, principal: null, host: null, operation: Op.ANY, permissionType: Perm.ANY }]);
       assert.equal(removed[0]!.length, 1);
       assert.deepEqual([...AclStore.load(dir).all()].map((b) => b.resourceName), ['t']);
+      // the authorizer reads the store's index, which follows every change
+      const a = new StandardAuthorizer(authorizerConfigFromProperties({ 'authorizer.class.name': STANDARD_AUTHORIZER_CLASS, 'allow.everyone.if.no.acl.found': 'true' })!, s);
+      assert.equal(a.authorize(alice, Op.READ, RT.GROUP, 'g'), true);
+      assert.equal(a.authorize(bob, Op.READ, RT.TOPIC, 't'), false);
+      s.add([acl(RT.GROUP, 'g', 'User:bob', Op.READ)]);
+      assert.equal(a.authorize(alice, Op.READ, RT.GROUP, 'g'), false);
       assert.ok(readFileSync(join(dir, ACLS_FILE), 'utf8').includes('User:alice'));
       writeFileSync(join(dir, ACLS_FILE), JSON.stringify({ acls: [{ ...acl(RT.CLUSTER, 'other', 'User:a', Op.ALTER) }] }));
       assert.throws(() => AclStore.load(dir), /kafka-cluster/);
