@@ -42,6 +42,12 @@ export const ApiKey = {
   DescribeAcls: api.DescribeAcls.apiKey,
   CreateAcls: api.CreateAcls.apiKey,
   DeleteAcls: api.DeleteAcls.apiKey,
+  DescribeLogDirs: api.DescribeLogDirs.apiKey,
+  DescribeClientQuotas: api.DescribeClientQuotas.apiKey,
+  AlterClientQuotas: api.AlterClientQuotas.apiKey,
+  DescribeProducers: api.DescribeProducers.apiKey,
+  DescribeTransactions: api.DescribeTransactions.apiKey,
+  ListTransactions: api.ListTransactions.apiKey,
 } as const;
 
 /** An API's name as Kafka spells it, e.g. 'ApiVersions'. */
