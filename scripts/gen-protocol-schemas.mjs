@@ -25,6 +25,7 @@ export const API_NAMES = [
   'DescribeTransactions', 'ListTransactions',
   'DescribeProducers', 'DescribeLogDirs', 'DescribeClientQuotas', 'AlterClientQuotas',
   'ElectLeaders', 'ListPartitionReassignments', 'AlterPartitionReassignments', 'DescribeTopicPartitions',
+  'DescribeAcls', 'CreateAcls', 'DeleteAcls',
 ];
 
 const CLIENTS = 'apache-kafka-message-schemas/clients/src/main/resources/common/message';

@@ -33,6 +33,7 @@ import { ConnectionQuotas } from './connection-quotas.js';
 import { QueuedBytes, type QueuedBytesStats } from './queued-bytes.js';
 import type { LogDirFailure } from '../storage/log-dir-failure.js';
 import { logDirFailureLine } from './log-dir-failure.js';
+import { createAuthorizer, takeAuthorizerProperties, type StandardAuthorizer } from './auth/index.js';
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
@@ -96,6 +97,8 @@ export class Broker extends EventEmitter {
   readonly groups: GroupCoordinator;
   /** The transaction coordinator (transactional ids in __transaction_state, markers). */
   readonly transactions: TransactionCoordinator;
+  /** The ACL authorizer (auth/), undefined when `authorizer.class.name` is empty: every check passes. */
+  readonly authorizer: StandardAuthorizer | undefined;
   private readonly handlers = new Map<number, AnyApiHandler>();
   private readonly caps = new Map<number, number>();
   /** Request frames received and not yet handled, over all connections (queued.max.request.bytes). */
@@ -118,7 +121,8 @@ export class Broker extends EventEmitter {
     super();
     // the coordinator's properties (offsets.*, group.*) are parsed by the coordinator
     const { group: groupProps, rest: nonGroupProps } = takeGroupProperties(options.config ?? {});
-    const { txn: txnProps, rest: props } = takeTransactionProperties(nonGroupProps);
+    const { txn: txnProps, rest: nonTxnProps } = takeTransactionProperties(nonGroupProps);
+    const { auth: authProps, rest: props } = takeAuthorizerProperties(nonTxnProps);
     this.config = brokerConfigFromProperties(props, {
       ...DEFAULT_BROKER_CONFIG,
       port: options.port ?? 0,
@@ -132,6 +136,7 @@ export class Broker extends EventEmitter {
     this.dynamicConfigs = DynamicBrokerConfigs.load(dataDir);
     this.config.logConfig = this.dynamicConfigs.logConfig(this.config);
     this.quotas = new BrokerQuotas(ClientQuotaStore.load(dataDir));
+    this.authorizer = createAuthorizer(authProps, dataDir);
     for (const h of ALL_HANDLERS) this.handlers.set(h.api.apiKey, h);
     for (const [k, v] of Object.entries(options.maxVersions ?? {})) this.capApiVersion(Number(k), v);
     const logger = this.logger;

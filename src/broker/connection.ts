@@ -29,6 +29,7 @@ import { FrameDecoder } from '../protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
 import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestContext } from './handler.js';
+import { ANONYMOUS_PRINCIPAL } from './auth/principal.js';
 import { errorMessageOf } from './api-error.js';
 import { startReads } from './socket-reads.js';
 import type { QueuedBytes } from './queued-bytes.js';
@@ -67,7 +68,7 @@ export class Connection {
   /** The byte stream cannot be framed any further: close once the queued requests are answered. */
   private closeWhenDrained = false;
   private closed = false;
-  private readonly state: ConnectionState = {};
+  private readonly state: ConnectionState = { principal: ANONYMOUS_PRINCIPAL };
   readonly remote: string;
   /** Resolves when the request in progress (if any) has been answered. */
   private idle: Promise<void> = Promise.resolve();

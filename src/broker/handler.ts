@@ -33,6 +33,11 @@ export interface RequestContext {
 }
 
 export interface ConnectionState {
+  /**
+   * Kafka's principal string of the session (`KafkaPrincipal.toString`): `User:ANONYMOUS` until
+   * authentication (SASL, a TLS client certificate) names someone; ACLs are checked against it.
+   */
+  principal: string;
   clientSoftwareName?: string;
   clientSoftwareVersion?: string;
   /** Set when the connection must close after the current response (Kafka closes on some errors). */

@@ -3,6 +3,7 @@
  * its summary, its usage text, its argument parser and its runner).
  */
 import { readFileSync } from 'node:fs';
+import { acls, ACLS_USAGE, parseAclsArgs } from './acls.js';
 import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
 import { lockedDirNotes } from './lock-note.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
@@ -86,6 +87,13 @@ const COMMANDS: { [name: string]: Command<object> } = {
     oneLineErrors: true,
     // list and describe only read; abort takes the directory's lock (LogManager.open)
     reads: (opts) => (opts.command === 'abort' ? [] : [opts.dir]),
+  }),
+  acls: command({
+    summary: 'list, add or remove the ACLs of a data directory (kafka-acls.sh options)',
+    usage: ACLS_USAGE,
+    parse: parseAclsArgs,
+    run: acls,
+    reads: (opts) => (opts.action === 'list' ? [opts.dir] : []),
   }),
 };
 

@@ -30,6 +30,10 @@ const BODIES: Record<number, (v: number) => Msg> = {
   20: (v) => (v >= 6 ? { topics: [{ name: `created-v${Math.min(v, 7)}`, topicId: Buffer.alloc(16) }], timeoutMs: 5000 } : { topicNames: [`created-v${v + 2}`], timeoutMs: 5000 }),
   21: () => ({ topics: [{ name: T, partitions: [{ partitionIndex: 0, offset: 0n }] }], timeoutMs: 5000 }),
   22: () => ({ transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 }),
+  // ACL filters and creations need known codes: an UNKNOWN (0) one is a request Kafka cannot parse
+  29: (v) => ({ resourceTypeFilter: 1, resourceNameFilter: null, ...(v >= 1 ? { patternTypeFilter: 1 } : {}), principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }),
+  30: () => ({ creations: [{ resourceType: 2, resourceName: T, principal: 'User:a', host: '*', operation: 3, permissionType: 3 }] }),
+  31: (v) => ({ filters: [{ resourceTypeFilter: 1, resourceNameFilter: null, ...(v >= 1 ? { patternTypeFilter: 1 } : {}), principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }] }),
   32: (v) => ({ resources: [{ resourceType: 2, resourceName: T, configurationKeys: null }, { resourceType: 4, resourceName: '', configurationKeys: null }], includeSynonyms: v >= 1, includeDocumentation: v >= 3 }),
 };
 

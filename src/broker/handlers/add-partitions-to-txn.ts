@@ -20,6 +20,9 @@ import { OFFSETS_TOPIC } from '../../internal-topics/offsets.js';
 import { TRANSACTION_STATE_TOPIC } from '../../internal-topics/transaction-log.js';
 import { partitionExists } from '../group/topic-partitions.js';
 import { fencedForVersion } from './txn-errors.js';
+import { AclOperation, ResourceType } from '../auth/acl.js';
+import { authorized, transactionalIdError } from '../auth/checks.js';
+import type { RequestContext } from '../handler.js';
 
 interface TxnAdd {
   transactionalId: string;
@@ -29,12 +32,16 @@ interface TxnAdd {
   topics: AddPartitionsToTxnTopic[];
 }
 
-function addOne(broker: Broker, t: TxnAdd, version: number): AddPartitionsToTxnTopicResult[] {
+function addOne(broker: Broker, t: TxnAdd, version: number, ctx: RequestContext): AddPartitionsToTxnTopicResult[] {
   const exists = partitionExists(broker.topics);
   const pre = new Map<string, number>();
+  // v0-3 (a producer's request, KafkaApis): WRITE on the transactional id, then WRITE on each topic
+  const txnDenied = version < 4 ? transactionalIdError(ctx, AclOperation.WRITE, t.transactionalId) : ErrorCode.NONE;
   for (const topic of t.topics) {
     for (const p of topic.partitions) {
-      if (version < 4 && (topic.name === OFFSETS_TOPIC || topic.name === TRANSACTION_STATE_TOPIC)) pre.set(`${topic.name}:${p}`, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      if (txnDenied) pre.set(`${topic.name}:${p}`, txnDenied);
+      else if (version < 4 && !authorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, topic.name)) pre.set(`${topic.name}:${p}`, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      else if (version < 4 && (topic.name === OFFSETS_TOPIC || topic.name === TRANSACTION_STATE_TOPIC)) pre.set(`${topic.name}:${p}`, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       else if (!exists(topic.name, p)) pre.set(`${topic.name}:${p}`, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     }
   }
@@ -72,10 +79,11 @@ export const addPartitionsToTxnHandler: ApiHandler<AddPartitionsToTxnRequest, Ad
           topics: request.v3AndBelowTopics ?? [],
         },
         ctx.apiVersion,
+        ctx,
       );
       return { throttleTimeMs: 0, resultsByTopicV3AndBelow: results };
     }
-    const resultsByTransaction = (request.transactions ?? []).map((t) => ({ transactionalId: t.transactionalId, topicResults: addOne(ctx.broker, t, ctx.apiVersion) }));
+    const resultsByTransaction = (request.transactions ?? []).map((t) => ({ transactionalId: t.transactionalId, topicResults: addOne(ctx.broker, t, ctx.apiVersion, ctx) }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction };
   },
 };

@@ -22,6 +22,8 @@ import { ApiError, errorCodeOf, errorMessageOf } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
 import { IP, type QuotaEntity } from '../quotas/client-quotas.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { clusterAuthorized } from '../auth/checks.js';
 
 /** DescribeClientQuotasRequest match types. */
 const MATCH_EXACT = 0;
@@ -59,6 +61,7 @@ export const describeClientQuotasHandler: ApiHandler<DescribeClientQuotasRequest
   minVersion: 0,
   maxVersion: 1,
   handle(request, ctx) {
+    if (!clusterAuthorized(ctx, AclOperation.DESCRIBE_CONFIGS)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, entries: null };
     try {
       checkFilter(request.components);
     } catch (e) {
@@ -86,6 +89,7 @@ export const alterClientQuotasHandler: ApiHandler<AlterClientQuotasRequest, Alte
       const out: AlterClientQuotasResponseEntryData = { errorCode: ErrorCode.NONE, errorMessage: null, entity: e.entity.map((c) => ({ entityType: c.entityType, entityName: c.entityName })) };
       entries.push(out);
       try {
+        if (!clusterAuthorized(ctx, AclOperation.ALTER_CONFIGS)) throw new ApiError(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
         ctx.broker.quotas.alter(e.entity, e.ops, request.validateOnly);
       } catch (err) {
         out.errorCode = errorCodeOf(err);

@@ -18,6 +18,8 @@ import { ApiError, errorCodeOf, errorMessageOf } from '../api-error.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { requireTopic } from '../auth/checks.js';
 
 /** Kafka's checks of manual assignments for `additional` new partitions on a single node. */
 function validateAssignments(broker: Broker, t: CreatePartitionsTopic, additional: number): void {
@@ -51,6 +53,7 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
       results.push(out);
       try {
         if (counts.get(t.name)! > 1) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
+        requireTopic(ctx, AclOperation.ALTER, t.name);
         const info = broker.topics.validatePartitionIncrease(t.name, t.count);
         validateAssignments(broker, t, t.count - info.partitions);
         if (!request.validateOnly) {

@@ -10,6 +10,7 @@ import { ApiError, errorCodeOf, errorMessageOf } from '../api-error.js';
 import { describeTopicConfigs } from '../topic-configs.js';
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { canCreateTopic } from '../auth/checks.js';
 
 export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
   api: CreateTopics,
@@ -25,6 +26,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       topics.push(out);
       try {
         if (counts.get(t.name)! > 1) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
+        if (!canCreateTopic(ctx, t.name)) throw new ApiError(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
         const configs: Record<string, string> = {};
         for (const c of t.configs) {
           if (c.value === null) throw new ApiError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}`);

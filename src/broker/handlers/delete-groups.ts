@@ -2,6 +2,8 @@
 import { DeleteGroups, type DeleteGroupsRequest, type DeleteGroupsResponse } from '../../protocol/schemas/delete-groups.js';
 import type { ApiHandler } from '../handler.js';
 import { deleteGroup } from '../group/group-admin.js';
+import { AclOperation } from '../auth/acl.js';
+import { groupError } from '../auth/checks.js';
 
 export const deleteGroupsHandler: ApiHandler<DeleteGroupsRequest, DeleteGroupsResponse> = {
   api: DeleteGroups,
@@ -10,7 +12,7 @@ export const deleteGroupsHandler: ApiHandler<DeleteGroupsRequest, DeleteGroupsRe
   handle(request, ctx) {
     return {
       throttleTimeMs: 0,
-      results: request.groupsNames.map((groupId) => ({ groupId, errorCode: deleteGroup(ctx.broker.groups, groupId) })),
+      results: request.groupsNames.map((groupId) => ({ groupId, errorCode: groupError(ctx, AclOperation.DELETE, groupId) || deleteGroup(ctx.broker.groups, groupId) })),
     };
   },
 };

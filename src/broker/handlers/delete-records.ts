@@ -13,6 +13,8 @@ import { errorCodeOf } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { requireTopic } from '../auth/checks.js';
 
 export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> = {
   api: DeleteRecords,
@@ -27,6 +29,7 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
         const out: DeleteRecordsPartitionResult = { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.NONE };
         partitions.push(out);
         try {
+          requireTopic(ctx, AclOperation.DELETE, t.name);
           const log = partitionLog(broker, t.name, p.partitionIndex);
           const offset = p.offset === -1n ? log.highWatermark : p.offset;
           out.lowWatermark = log.deleteRecordsBefore(offset);

@@ -6,6 +6,7 @@ import { DeleteTopics, type DeletableTopicResult, type DeleteTopicsRequest, type
 import type { ApiHandler } from '../handler.js';
 import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { deleteTopicError } from '../auth/checks.js';
 
 const ZERO_ID = Buffer.alloc(16);
 
@@ -25,6 +26,11 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
       const t = w.name === null ? broker.topics.byId(w.topicId) : broker.topics.get(w.name);
       const out: DeletableTopicResult = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       responses.push(out);
+      out.errorCode = deleteTopicError(ctx, t?.name ?? w.name, t !== undefined);
+      if (out.errorCode !== ErrorCode.NONE) {
+        if (byId) out.name = null; // topic ids are not secret, names are
+        continue;
+      }
       if (t === undefined) {
         out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         continue;

@@ -14,6 +14,8 @@ import { ConfigSource, ConfigType, describeTopicConfigs, type DescribedConfig } 
 import type { ApiHandler } from '../handler.js';
 import { isDynamicBrokerConfig } from '../dynamic-broker-configs.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { configResourceError } from '../auth/checks.js';
 
 /** ConfigResource.Type */
 const TOPIC = 2;
@@ -55,6 +57,8 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
       const configs: DescribeConfigsResourceResult[] = [];
       const result: DescribeConfigsResult = { errorCode: ErrorCode.NONE, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs };
       results.push(result);
+      result.errorCode = configResourceError(ctx, AclOperation.DESCRIBE_CONFIGS, r.resourceType, r.resourceName);
+      if (result.errorCode !== ErrorCode.NONE) continue;
       let described: DescribedConfig[];
       if (r.resourceType === TOPIC) {
         const t = broker.topics.get(r.resourceName);

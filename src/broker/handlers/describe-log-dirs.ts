@@ -17,6 +17,8 @@ import type { PartitionLog } from '../../storage/partition-log.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { clusterAuthorized } from '../auth/checks.js';
 
 /** The logs the request names (all when `topics` is null), grouped by topic in request order. */
 function requestedLogs(broker: Broker, topics: DescribeLogDirsRequest['topics']): Map<string, PartitionLog[]> {
@@ -52,6 +54,7 @@ export const describeLogDirsHandler: ApiHandler<DescribeLogDirsRequest, Describe
   maxVersion: 4,
   handle(request, ctx) {
     const broker = ctx.broker;
+    if (!clusterAuthorized(ctx, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const topics: DescribeLogDirsTopic[] = [];
     for (const [name, logs] of requestedLogs(broker, request.topics)) {
       topics.push({ name, partitions: logs.map((log) => ({ partitionIndex: log.partition, partitionSize: BigInt(log.size), offsetLag: 0n, isFutureKey: false })) });

@@ -17,6 +17,8 @@ import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { requireTopic } from '../auth/checks.js';
 
 export const describeProducersHandler: ApiHandler<DescribeProducersRequest, DescribeProducersResponse> = {
   api: DescribeProducers,
@@ -30,6 +32,7 @@ export const describeProducersHandler: ApiHandler<DescribeProducersRequest, Desc
         const out: PartitionResponse = { partitionIndex: p, errorCode: ErrorCode.NONE, errorMessage: null, activeProducers: [] };
         partitions.push(out);
         try {
+          requireTopic(ctx, AclOperation.READ, t.name);
           const log = partitionLog(ctx.broker, t.name, p);
           for (const entry of log.producerStateManager.activeProducers().values()) {
             out.activeProducers.push({

@@ -7,12 +7,16 @@
 import { EndTxn, type EndTxnRequest, type EndTxnResponse } from '../../protocol/schemas/end-txn.js';
 import type { ApiHandler } from '../handler.js';
 import { fencedForVersion } from './txn-errors.js';
+import { AclOperation } from '../auth/acl.js';
+import { transactionalIdError } from '../auth/checks.js';
 
 export const endTxnHandler: ApiHandler<EndTxnRequest, EndTxnResponse> = {
   api: EndTxn,
   minVersion: 0,
   maxVersion: 5,
   handle(request, ctx) {
+    const denied = transactionalIdError(ctx, AclOperation.WRITE, request.transactionalId);
+    if (denied) return { throttleTimeMs: 0, errorCode: denied, producerId: -1n, producerEpoch: -1 };
     if (ctx.apiVersion >= 5) {
       const r = ctx.broker.transactions.endTransactionV2(request.transactionalId, request.producerId, request.producerEpoch, request.committed);
       return { throttleTimeMs: 0, errorCode: r.errorCode, producerId: r.producerId, producerEpoch: r.producerEpoch };

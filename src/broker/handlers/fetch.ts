@@ -27,6 +27,9 @@ import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { requireTopic } from '../auth/checks.js';
+import type { RequestContext } from '../handler.js';
 
 const EMPTY = Buffer.alloc(0);
 const INT32_MAX = 2147483647;
@@ -39,6 +42,8 @@ interface FetchPlan {
   isolation: 'read_uncommitted' | 'read_committed';
   maxBytes: number;
   topics: FetchTopic[];
+  /** The request's context, for the READ check on each topic. */
+  ctx: RequestContext;
 }
 
 /** Reads every partition of the plan; buffers taken from the fetch read pool are added to `taken`. */
@@ -72,6 +77,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
       };
       partitions.push(out);
       try {
+        requireTopic(plan.ctx, AclOperation.READ, name);
         const log = partitionLog(broker, name, p.partition);
         out.highWatermark = log.highWatermark;
         out.lastStableOffset = log.lastStableOffset;
@@ -128,6 +134,7 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
       // read hold (queued-bytes.ts): past it an answer carries one batch (KIP-74's first message)
       maxBytes: Math.min(requestedMax > 0 ? requestedMax : INT32_MAX, broker.config.fetchMaxBytes, broker.queuedResponses.available),
       topics: request.topics,
+      ctx,
     };
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
     const minBytes = Math.max(0, request.minBytes);

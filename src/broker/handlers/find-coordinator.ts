@@ -7,6 +7,8 @@
 import { FindCoordinator, type Coordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from '../../protocol/schemas/find-coordinator.js';
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { groupError, transactionalIdError } from '../auth/checks.js';
 
 const GROUP = 0;
 const TRANSACTION = 1;
@@ -19,8 +21,11 @@ export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoor
     const broker = ctx.broker;
     // v0 has no key type: it asks for a group's coordinator (the field's default, 0)
     const keyType = request.keyType ?? GROUP;
+    // DESCRIBE on the group or transactional id (KafkaApis.getCoordinator)
+    const denied = (key: string): number => (keyType === GROUP ? groupError(ctx, AclOperation.DESCRIBE, key) : keyType === TRANSACTION ? transactionalIdError(ctx, AclOperation.DESCRIBE, key) : ErrorCode.NONE);
     const answer = (key: string): Coordinator =>
-      keyType === GROUP || keyType === TRANSACTION
+      denied(key) ? { key, nodeId: -1, host: '', port: -1, errorCode: denied(key), errorMessage: null }
+      : keyType === GROUP || keyType === TRANSACTION
         ? { key, nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, errorCode: ErrorCode.NONE, errorMessage: null }
         : { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown coordinator type: ${keyType}` };
     if (ctx.apiVersion >= 4) return { throttleTimeMs: 0, coordinators: (request.coordinatorKeys ?? []).map(answer) };

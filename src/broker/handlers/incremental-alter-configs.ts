@@ -14,6 +14,8 @@ import { alterBrokerConfigs } from '../broker-config-changes.js';
 import { applyTopicConfigOps, ConfigResourceType, duplicateResources } from '../config-changes.js';
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { configResourceError } from '../auth/checks.js';
 
 export const incrementalAlterConfigsHandler: ApiHandler<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse> = {
   api: IncrementalAlterConfigs,
@@ -28,6 +30,8 @@ export const incrementalAlterConfigsHandler: ApiHandler<IncrementalAlterConfigsR
       responses.push(out);
       try {
         if (duplicates.has(`${r.resourceType}:${r.resourceName}`)) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Duplicate resource.');
+        const denied = configResourceError(ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName);
+        if (denied) throw new ApiError(denied);
         const ops = r.configs.map((c) => ({ name: c.name, op: c.configOperation, value: c.value }));
         if (r.resourceType === ConfigResourceType.TOPIC) {
           const overrides = applyTopicConfigOps(broker, r.resourceName, ops, false);

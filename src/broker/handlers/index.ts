@@ -42,6 +42,9 @@ import { offsetForLeaderEpochHandler } from './offset-for-leader-epoch.js';
 import { electLeadersHandler } from './elect-leaders.js';
 import { alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler } from './partition-reassignments.js';
 import { describeTopicPartitionsHandler } from './describe-topic-partitions.js';
+import { createAclsHandler } from './create-acls.js';
+import { deleteAclsHandler } from './delete-acls.js';
+import { describeAclsHandler } from './describe-acls.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -85,4 +88,7 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   listPartitionReassignmentsHandler,
   alterPartitionReassignmentsHandler,
   describeTopicPartitionsHandler,
+  describeAclsHandler,
+  createAclsHandler,
+  deleteAclsHandler,
 ];

@@ -9,12 +9,17 @@ import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { fencedForVersion } from './txn-errors.js';
+import { AclOperation } from '../auth/acl.js';
+import { idempotentWriteError, transactionalIdError } from '../auth/checks.js';
 
 export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProducerIdResponse> = {
   api: InitProducerId,
   minVersion: 0,
   maxVersion: 5,
   handle(request, ctx) {
+    // KafkaApis: WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic (KIP-679)
+    const denied = request.transactionalId === null ? idempotentWriteError(ctx) : transactionalIdError(ctx, AclOperation.WRITE, request.transactionalId);
+    if (denied) return { throttleTimeMs: 0, errorCode: denied, producerId: -1n, producerEpoch: -1 };
     if (request.transactionalId === null) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.producerIds.generate(), producerEpoch: 0 };
     }

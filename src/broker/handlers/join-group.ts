@@ -6,6 +6,8 @@
 import { JoinGroup, type JoinGroupRequest, type JoinGroupResponse } from '../../protocol/schemas/join-group.js';
 import type { ApiHandler } from '../handler.js';
 import { clientHostOf } from '../group/member.js';
+import { AclOperation } from '../auth/acl.js';
+import { groupError } from '../auth/checks.js';
 
 export const joinGroupHandler: ApiHandler<JoinGroupRequest, JoinGroupResponse> = {
   api: JoinGroup,
@@ -13,6 +15,8 @@ export const joinGroupHandler: ApiHandler<JoinGroupRequest, JoinGroupResponse> =
   maxVersion: 6,
   async handle(request, ctx) {
     const v = ctx.apiVersion;
+    const denied = groupError(ctx, AclOperation.READ, request.groupId);
+    if (denied) return { throttleTimeMs: 0, errorCode: denied, generationId: -1, protocolType: null, protocolName: '', leader: '', skipAssignment: false, memberId: request.memberId, members: [] };
     const r = await ctx.broker.groups.join({
       groupId: request.groupId,
       memberId: request.memberId,

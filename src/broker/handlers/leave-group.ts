@@ -4,6 +4,8 @@
  */
 import { LeaveGroup, type LeaveGroupRequest, type LeaveGroupResponse } from '../../protocol/schemas/leave-group.js';
 import type { ApiHandler } from '../handler.js';
+import { AclOperation } from '../auth/acl.js';
+import { groupError } from '../auth/checks.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse> = {
@@ -12,6 +14,8 @@ export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse
   maxVersion: 4,
   handle(request, ctx) {
     const groups = ctx.broker.groups;
+    const denied = groupError(ctx, AclOperation.READ, request.groupId);
+    if (denied) return { throttleTimeMs: 0, errorCode: denied, members: [] };
     if (ctx.apiVersion < 3) {
       const r = groups.leave(request.groupId, [{ memberId: request.memberId ?? '', groupInstanceId: null }]);
       return { throttleTimeMs: 0, errorCode: r.errorCode !== ErrorCode.NONE ? r.errorCode : (r.members[0]?.errorCode ?? ErrorCode.NONE), members: [] };

@@ -3,6 +3,8 @@ import { ListGroups, type ListGroupsRequest, type ListGroupsResponse } from '../
 import type { ApiHandler } from '../handler.js';
 import { listGroups } from '../group/group-admin.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { clusterAuthorized, groupError } from '../auth/checks.js';
 
 export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse> = {
   api: ListGroups,
@@ -11,6 +13,9 @@ export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse
   handle(request, ctx) {
     const groups = ctx.broker.groups;
     if (!groups.isActive) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, groups: [] };
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: listGroups(groups, request.statesFilter ?? [], []) };
+    // DESCRIBE on the cluster lists every group, else only the groups the principal may DESCRIBE (KafkaApis.handleListGroupsRequest)
+    const all = clusterAuthorized(ctx, AclOperation.DESCRIBE);
+    const listed = listGroups(groups, request.statesFilter ?? [], []).filter((g) => all || !groupError(ctx, AclOperation.DESCRIBE, g.groupId));
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: listed };
   },
 };

@@ -15,6 +15,8 @@ import { LATEST_TIMESTAMP } from '../../storage/partition-log.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { AclOperation } from '../auth/acl.js';
+import { requireTopic } from '../auth/checks.js';
 
 export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsResponse> = {
   api: ListOffsets,
@@ -30,6 +32,7 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
         const out: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
         partitions.push(out);
         try {
+          requireTopic(ctx, AclOperation.DESCRIBE, t.name);
           const log = partitionLog(broker, t.name, p.partitionIndex);
           if (p.timestamp === LATEST_TIMESTAMP && committed) {
             out.offset = log.lastStableOffset;

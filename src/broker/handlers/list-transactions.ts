@@ -5,6 +5,8 @@
  */
 import { ListTransactions, type ListTransactionsRequest, type ListTransactionsResponse } from '../../protocol/schemas/list-transactions.js';
 import type { ApiHandler } from '../handler.js';
+import { AclOperation } from '../auth/acl.js';
+import { transactionalIdError } from '../auth/checks.js';
 
 export const listTransactionsHandler: ApiHandler<ListTransactionsRequest, ListTransactionsResponse> = {
   api: ListTransactions,
@@ -20,7 +22,8 @@ export const listTransactionsHandler: ApiHandler<ListTransactionsRequest, ListTr
       throttleTimeMs: 0,
       errorCode: r.errorCode,
       unknownStateFilters: r.unknownStates,
-      transactionStates: r.transactions.map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state })),
+      // only the transactional ids the principal may DESCRIBE (KafkaApis.handleListTransactionsRequest)
+      transactionStates: r.transactions.filter((t) => !transactionalIdError(ctx, AclOperation.DESCRIBE, t.transactionalId)).map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state })),
     };
   },
 };

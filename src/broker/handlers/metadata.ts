@@ -13,6 +13,8 @@ import type { ApiHandler } from '../handler.js';
 import type { TopicInfo } from '../topic-registry.js';
 import { INTERNAL_TOPICS, invalidTopicReason } from '../../storage/topic.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { ResourceType } from '../auth/acl.js';
+import { authorizedOperations, canCreateTopic, canDescribeTopic, clusterAuthorizedOperations } from '../auth/checks.js';
 
 /** The default of topicAuthorizedOperations when not requested (the JSON's Integer.MIN_VALUE). */
 const OPS_NOT_REQUESTED = -2147483648;
@@ -56,7 +58,8 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     const all = requested === null || (ctx.apiVersion === 0 && requested.length === 0);
     const topics: MetadataResponseTopic[] = [];
     if (all) {
-      for (const t of broker.topics.all()) topics.push(topicMetadata(broker, t));
+      // all topics: those the principal may not DESCRIBE are left out silently (KafkaApis.getTopicMetadata)
+      for (const t of broker.topics.all()) if (canDescribeTopic(ctx, t.name)) topics.push(topicMetadata(broker, t));
     } else {
       const allowAuto = ctx.apiVersion < 4 || request.allowAutoTopicCreation !== false;
       const seen = new Set<string>();
@@ -64,23 +67,30 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
         // a null name asks by topic id, from v10 on (not served): the decoder refuses null below it
         if (name === null || seen.has(name)) continue;
         seen.add(name);
+        // named topics: TOPIC_AUTHORIZATION_FAILED whether or not they exist (KAFKA-5547)
+        if (!canDescribeTopic(ctx, name)) {
+          topics.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
+          continue;
+        }
         const t = broker.topics.get(name);
         if (t !== undefined) {
           topics.push(topicMetadata(broker, t));
           continue;
         }
-        const created = autoCreateTopic(broker, name, allowAuto);
+        // auto-creation needs CREATE on the cluster or the topic; denied, the topic is TOPIC_AUTHORIZATION_FAILED
+        const created = allowAuto && broker.config.autoCreateTopics && !canCreateTopic(ctx, name) ? { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED } : autoCreateTopic(broker, name, allowAuto);
         if (created.topic !== undefined) topics.push(topicMetadata(broker, created.topic));
         else topics.push({ errorCode: created.errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
       }
     }
+    for (const t of topics) if (t.errorCode === ErrorCode.NONE && t.name !== null) t.topicAuthorizedOperations = authorizedOperations(ctx, request.includeTopicAuthorizedOperations, ResourceType.TOPIC, t.name);
     return {
       throttleTimeMs: 0,
       brokers: [{ nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, rack: null }],
       clusterId: broker.logs.clusterId,
       controllerId: broker.config.nodeId,
       topics,
-      clusterAuthorizedOperations: OPS_NOT_REQUESTED,
+      clusterAuthorizedOperations: clusterAuthorizedOperations(ctx, request.includeClusterAuthorizedOperations),
     };
   },
 };

@@ -7,12 +7,20 @@ import { OffsetCommit, type OffsetCommitRequest, type OffsetCommitResponse } fro
 import type { ApiHandler } from '../handler.js';
 import { commitOffsets } from '../group/offset-ops.js';
 import { partitionExists } from '../group/topic-partitions.js';
+import { AclOperation } from '../auth/acl.js';
+import { groupError, splitByTopicAccess } from '../auth/checks.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitResponse> = {
   api: OffsetCommit,
   minVersion: 2,
   maxVersion: 8,
   handle(request, ctx) {
+    // KafkaApis.handleOffsetCommitRequest: READ on the group, then READ on each topic
+    const every = (name: string, partitions: { partitionIndex: number }[], errorCode: number) => ({ name, partitions: partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) });
+    const groupDenied = groupError(ctx, AclOperation.READ, request.groupId);
+    if (groupDenied) return { throttleTimeMs: 0, topics: request.topics.map((t) => every(t.name, t.partitions, groupDenied)) };
+    const { allowed, denied } = splitByTopicAccess(ctx, AclOperation.READ, request.topics);
     const topics = commitOffsets(
       ctx.broker.groups,
       {
@@ -21,7 +29,7 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
         memberId: request.memberId ?? '',
         groupInstanceId: request.groupInstanceId ?? null,
         retentionTimeMs: request.retentionTimeMs ?? -1n,
-        topics: request.topics.map((t) => ({
+        topics: allowed.map((t) => ({
           name: t.name,
           partitions: t.partitions.map((p) => ({
             partitionIndex: p.partitionIndex,
@@ -33,6 +41,6 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
       },
       partitionExists(ctx.broker.topics),
     );
-    return { throttleTimeMs: 0, topics };
+    return { throttleTimeMs: 0, topics: [...topics, ...denied.map((t) => every(t.name, t.partitions, ErrorCode.TOPIC_AUTHORIZATION_FAILED))] };
   },
 };

@@ -8,6 +8,22 @@ import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '
 import type { ApiHandler } from '../handler.js';
 import { fetchOffsets } from '../group/offset-ops.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import type { RequestContext } from '../handler.js';
+import { AclOperation } from '../auth/acl.js';
+import { canDescribeTopic, groupError } from '../auth/checks.js';
+
+type Fetched = ReturnType<typeof fetchOffsets>;
+
+/**
+ * DESCRIBE on each topic (KafkaApis.handleOffsetFetchRequest): asked for all partitions, the topics
+ * the principal may not describe are left out; named, their partitions are TOPIC_AUTHORIZATION_FAILED.
+ */
+function describableOnly(ctx: RequestContext, all: boolean, fetched: Fetched): Fetched {
+  if (ctx.broker.authorizer === undefined) return fetched;
+  if (all) return fetched.filter((t) => canDescribeTopic(ctx, t.name));
+  const denied = (p: Fetched[number]['partitions'][number]) => ({ ...p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+  return fetched.map((t) => (canDescribeTopic(ctx, t.name) ? t : { name: t.name, partitions: t.partitions.map(denied) }));
+}
 
 export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = {
   api: OffsetFetch,
@@ -19,21 +35,28 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
     if (ctx.apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
-        groups: (request.groups ?? []).map((g) => ({
-          groupId: g.groupId,
-          topics: active ? fetchOffsets(groups, g.groupId, g.topics, request.requireStable ?? false) : [],
-          errorCode: active ? ErrorCode.NONE : ErrorCode.NOT_COORDINATOR,
-        })),
+        groups: (request.groups ?? []).map((g) => {
+          const denied = groupError(ctx, AclOperation.DESCRIBE, g.groupId);
+          if (denied) return { groupId: g.groupId, topics: [], errorCode: denied };
+          return {
+            groupId: g.groupId,
+            topics: active ? describableOnly(ctx, g.topics === null, fetchOffsets(groups, g.groupId, g.topics, request.requireStable ?? false)) : [],
+            errorCode: active ? ErrorCode.NONE : ErrorCode.NOT_COORDINATOR,
+          };
+        }),
       };
     }
-    if (!active) {
+    const denied = groupError(ctx, AclOperation.DESCRIBE, request.groupId ?? '');
+    if (!active || denied) {
+      const errorCode = denied || ErrorCode.NOT_COORDINATOR;
       // v1 has no top-level error: each requested partition carries it
       const topics = (request.topics ?? []).map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NOT_COORDINATOR })),
+        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode })),
       }));
-      return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NOT_COORDINATOR };
+      return { throttleTimeMs: 0, topics, errorCode };
     }
-    return { throttleTimeMs: 0, topics: fetchOffsets(groups, request.groupId ?? '', request.topics ?? null, request.requireStable ?? false), errorCode: ErrorCode.NONE };
+    const fetched = fetchOffsets(groups, request.groupId ?? '', request.topics ?? null, request.requireStable ?? false);
+    return { throttleTimeMs: 0, topics: describableOnly(ctx, (request.topics ?? null) === null, fetched), errorCode: ErrorCode.NONE };
   },
 };

@@ -27,6 +27,8 @@ import { producedBytes } from '../quotas/quota-manager.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { INTERNAL_TOPICS } from '../../storage/topic.js';
 import { verifyTransactionalProduce } from '../txn/verification.js';
+import { AclOperation } from '../auth/acl.js';
+import { requireTopic, transactionalIdError } from '../auth/checks.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
 const MAGIC_OFFSET = 16;
@@ -65,7 +67,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     ctx.afterAnswer(ctx.recycleRequestFrame);
     const acks = request.acks;
     // before any append, as Kafka does: transactional records need a transactional id (issue 17)
-    const refused = refuseTransactionalWithoutId(request);
+    const refused = refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE);
     if (refused !== undefined) {
       if (acks !== 0) return { responses: refused, throttleTimeMs: 0 };
       ctx.connection.closeAfterResponse = true;
@@ -84,6 +86,8 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
             out.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
             continue;
           }
+          // authorization before existence: a denied principal learns nothing of the topic (KAFKA-5547)
+          requireTopic(ctx, AclOperation.WRITE, topic.name);
           const log = partitionLog(broker, topic.name, p.index);
           if (ctx.apiVersion >= 3) {
             const invalid = checkV3Records(ctx.apiVersion, p.records);

@@ -5,12 +5,16 @@
  */
 import { SyncGroup, type SyncGroupRequest, type SyncGroupResponse } from '../../protocol/schemas/sync-group.js';
 import type { ApiHandler } from '../handler.js';
+import { AclOperation } from '../auth/acl.js';
+import { groupError } from '../auth/checks.js';
 
 export const syncGroupHandler: ApiHandler<SyncGroupRequest, SyncGroupResponse> = {
   api: SyncGroup,
   minVersion: 0,
   maxVersion: 4,
   async handle(request, ctx) {
+    const denied = groupError(ctx, AclOperation.READ, request.groupId);
+    if (denied) return { throttleTimeMs: 0, errorCode: denied, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
     const r = await ctx.broker.groups.sync({
       groupId: request.groupId,
       generationId: request.generationId,

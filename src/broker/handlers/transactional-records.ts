@@ -30,14 +30,13 @@ export function hasTransactionalRecords(request: ProduceRequest): boolean {
 
 /**
  * The answer when the request must be refused, else undefined: Kafka's condition is "no
- * transactional id, or one the principal may not write"; kafkalite has no ACLs, so only the
- * missing id refuses. One entry per distinct topic-partition (Kafka builds it from
+ * transactional id, or one the principal may not write" (`mayWrite`: WRITE on the TRANSACTIONAL_ID). One entry per distinct topic-partition (Kafka builds it from
  * `partitionSizes()`, a map), grouped by topic, offsets -1, no message (ApiError drops a message
  * equal to the error's default one).
  */
-export function refuseTransactionalWithoutId(request: ProduceRequest): TopicProduceResponse[] | undefined {
-  if (request.transactionalId !== null && request.transactionalId !== undefined) return undefined;
+export function refuseTransactionalWithoutId(request: ProduceRequest, mayWrite: (transactionalId: string) => boolean = () => true): TopicProduceResponse[] | undefined {
   if (!hasTransactionalRecords(request)) return undefined;
+  if (request.transactionalId !== null && request.transactionalId !== undefined && mayWrite(request.transactionalId)) return undefined;
   const topics = new Map<string, Map<number, PartitionProduceResponse>>();
   for (const t of request.topicData) {
     let partitions = topics.get(t.name);

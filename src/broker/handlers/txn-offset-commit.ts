@@ -12,6 +12,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { OFFSETS_TOPIC } from '../../internal-topics/offsets.js';
 import { commitTxnOffsets } from '../group/txn-offsets.js';
 import { partitionExists } from '../group/topic-partitions.js';
+import { AclOperation } from '../auth/acl.js';
+import { groupError, splitByTopicAccess, transactionalIdError } from '../auth/checks.js';
 
 /** The verification answer as TxnOffsetCommit reports it (AddPartitionsToTxnManager's error mapping). */
 function verificationError(code: number, version: number): number {
@@ -31,6 +33,9 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
       throttleTimeMs: 0,
       topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
     });
+    // KafkaApis.handleTxnOffsetCommitRequest: WRITE on the transactional id, then READ on the group
+    const denied = transactionalIdError(ctx, AclOperation.WRITE, request.transactionalId) || groupError(ctx, AclOperation.READ, request.groupId);
+    if (denied) return all(denied);
     if (broker.transactions.config.partitionVerification && request.groupId !== '') {
       const offsetsPartition = broker.groups.store.partitionFor(request.groupId);
       const r = broker.transactions.verifyPartitions(request.transactionalId, request.producerId, request.producerEpoch, [{ topic: OFFSETS_TOPIC, partition: offsetsPartition }]);
@@ -39,6 +44,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
       if (v < 2 && code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
       if (code !== ErrorCode.NONE) return all(code);
     }
+    const { allowed, denied: deniedTopics } = splitByTopicAccess(ctx, AclOperation.READ, request.topics);
     const topics = commitTxnOffsets(
       broker.groups,
       {
@@ -49,7 +55,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
         generationId: request.generationId ?? -1,
         memberId: request.memberId ?? '',
         groupInstanceId: request.groupInstanceId ?? null,
-        topics: request.topics.map((t) => ({
+        topics: allowed.map((t) => ({
           name: t.name,
           partitions: t.partitions.map((p) => ({
             partitionIndex: p.partitionIndex,
@@ -61,6 +67,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
       },
       partitionExists(broker.topics),
     );
-    return { throttleTimeMs: 0, topics };
+    const unauthorized = deniedTopics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })) }));
+    return { throttleTimeMs: 0, topics: [...topics, ...unauthorized] };
   },
 };

@@ -28,6 +28,9 @@ import { AddOffsetsToTxn } from './add-offsets-to-txn.js';
 import { EndTxn } from './end-txn.js';
 import { WriteTxnMarkers } from './write-txn-markers.js';
 import { TxnOffsetCommit } from './txn-offset-commit.js';
+import { DescribeAcls } from './describe-acls.js';
+import { CreateAcls } from './create-acls.js';
+import { DeleteAcls } from './delete-acls.js';
 import { DescribeConfigs } from './describe-configs.js';
 import { AlterConfigs } from './alter-configs.js';
 import { DescribeLogDirs } from './describe-log-dirs.js';
@@ -47,7 +50,7 @@ import { DescribeTransactions } from './describe-transactions.js';
 import { ListTransactions } from './list-transactions.js';
 import { DescribeTopicPartitions } from './describe-topic-partitions.js';
 
-export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, ElectLeaders, IncrementalAlterConfigs, AlterPartitionReassignments, ListPartitionReassignments, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions, DescribeTopicPartitions };
+export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeAcls, CreateAcls, DeleteAcls, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, ElectLeaders, IncrementalAlterConfigs, AlterPartitionReassignments, ListPartitionReassignments, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions, DescribeTopicPartitions };
 export { RequestHeader, ResponseHeader } from './headers.js';
 
 /** API key -> request/response schemas. */
@@ -77,6 +80,9 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [26, EndTxn],
   [27, WriteTxnMarkers],
   [28, TxnOffsetCommit],
+  [29, DescribeAcls],
+  [30, CreateAcls],
+  [31, DeleteAcls],
   [32, DescribeConfigs],
   [33, AlterConfigs],
   [35, DescribeLogDirs],
@@ -124,6 +130,9 @@ export const API_KEYS = {
   EndTxn: 26,
   WriteTxnMarkers: 27,
   TxnOffsetCommit: 28,
+  DescribeAcls: 29,
+  CreateAcls: 30,
+  DeleteAcls: 31,
   DescribeConfigs: 32,
   AlterConfigs: 33,
   DescribeLogDirs: 35,

@@ -12,7 +12,7 @@ import type { Broker } from '../../../src/broker/broker.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Message = Record<string, any>;
 
-export async function call(broker: Broker, apiKey: number, version: number, request: Message, clientId = 'unit-client'): Promise<Message> {
+export async function call(broker: Broker, apiKey: number, version: number, request: Message, clientId = 'unit-client', principal = 'User:ANONYMOUS'): Promise<Message> {
   const handler = broker.handlerFor(apiKey, version);
   if (handler === undefined) throw new Error(`API ${apiKey} v${version} is not served`);
   const decoded = decodeMessage(handler.api.request, version, encodeMessageToBuffer(handler.api.request, version, request)).value as Message;
@@ -23,7 +23,7 @@ export async function call(broker: Broker, apiKey: number, version: number, requ
     correlationId: 1,
     clientId,
     remote: '127.0.0.1:40000',
-    connection: {},
+    connection: { principal },
     // the answer stays with the test: nothing it refers to is handed back for reuse
     afterAnswer: () => undefined,
     recycleRequestFrame: () => undefined,
