@@ -13,7 +13,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
   api: CreateTopics,
-  minVersion: 2,
+  minVersion: 0,
   maxVersion: 7,
   handle(request, ctx) {
     const broker = ctx.broker;

@@ -1,5 +1,8 @@
 /**
- * Fetch (1); v13+ addresses topics by id, so the handler stops at v12.
+ * Fetch (1); v13+ addresses topics by id, so the handler stops at v12. v0-3 read magic 0/1 and get
+ * the records down-converted (fetch-down-conversion.ts), as Kafka 3.x did; v0-2 have no max_bytes,
+ * and their read is bounded by the partition limit alone (`hardMaxBytesLimit`: no KIP-74 first
+ * message beyond it, `KafkaApis.handleFetchRequest`).
  *
  * Kafka's read rules (`ReplicaManager.readFromLog`, `LogSegment.read`, KIP-74):
  * - the batch holding fetch_offset is returned whole, even when fetch_offset is mid-batch;
@@ -26,6 +29,7 @@ import { errorCodeOf } from '../api-error.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { downConvertFetched, fetchMagic } from '../fetch-down-conversion.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -51,7 +55,9 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
     return b;
   };
   let remaining = plan.maxBytes;
-  let minOneMessage = true;
+  // KIP-74 (v3+): the first batch may exceed the limits; v0-2 keep the hard limit
+  let minOneMessage = plan.version >= 3;
+  const magic = fetchMagic(plan.version);
   let bytes = 0;
   let anyError = false;
   const responses: FetchableTopicResponse[] = [];
@@ -82,7 +88,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         out.highWatermark = r.highWatermark;
         out.lastStableOffset = r.lastStableOffset;
         out.logStartOffset = r.logStartOffset;
-        out.records = r.records;
+        out.records = magic < 2 ? downConvertFetched(r.records, magic === 0 ? 0 : 1, p.fetchOffset) : r.records;
         if (r.abortedTransactions !== undefined) {
           out.abortedTransactions = r.abortedTransactions.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
         }
@@ -115,7 +121,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
 
 export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   api: Fetch,
-  minVersion: 4,
+  minVersion: 0,
   maxVersion: 12,
   async handle(request, ctx) {
     const broker = ctx.broker;

@@ -1,7 +1,8 @@
 /**
  * ListOffsets (2): earliest (-2), latest (-1: the high watermark, or the last stable offset
  * for read_committed, v2+), max timestamp (-3), or the first offset whose timestamp is >= t
- * (`UnifiedLog.fetchOffsetByTimestamp`). No match: offset and timestamp -1.
+ * (`UnifiedLog.fetchOffsetByTimestamp`). No match: offset and timestamp -1. v0 answers a list of
+ * segment-boundary offsets instead (legacy-list-offsets.ts).
  */
 import {
   ListOffsets,
@@ -14,11 +15,12 @@ import { errorCodeOf } from '../api-error.js';
 import { LATEST_TIMESTAMP } from '../../storage/partition-log.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { legacyOffsetsBefore } from '../legacy-list-offsets.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsResponse> = {
   api: ListOffsets,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 6,
   handle(request, ctx) {
     const broker = ctx.broker;
@@ -27,10 +29,14 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
     for (const t of request.topics) {
       const partitions: ListOffsetsPartitionResponse[] = [];
       for (const p of t.partitions) {
-        const out: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+        const out: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1, oldStyleOffsets: [] };
         partitions.push(out);
         try {
           const log = partitionLog(broker, t.name, p.partitionIndex);
+          if (ctx.apiVersion === 0) {
+            out.oldStyleOffsets = legacyOffsetsBefore(log, p.timestamp, p.maxNumOffsets ?? 1, Date.now());
+            continue;
+          }
           if (p.timestamp === LATEST_TIMESTAMP && committed) {
             out.offset = log.lastStableOffset;
             continue;

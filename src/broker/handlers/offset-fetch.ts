@@ -2,7 +2,10 @@
  * OffsetFetch (9). v2+ fetch every committed partition when topics is null and carry a top-level
  * error; v8 asks for several groups at once. Unknown groups and partitions answer offset -1 with
  * no error. With requireStable (v7+), a partition whose transactional offset commit waits for its
- * marker answers UNSTABLE_OFFSET_COMMIT (KIP-447), which clients retry.
+ * marker answers UNSTABLE_OFFSET_COMMIT (KIP-447), which clients retry. v0 read offsets from
+ * ZooKeeper: a KRaft Kafka 3.x answers it UNSUPPORTED_VERSION in every requested partition
+ * (`KafkaApis.handleOffsetFetchRequestFromZookeeper`, "Version 0 offset fetch requests", through
+ * `OffsetFetchRequest.getErrorResponse`), and so does kafkalite.
  */
 import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/schemas/offset-fetch.js';
 import type { ApiHandler } from '../handler.js';
@@ -11,7 +14,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = {
   api: OffsetFetch,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 8,
   handle(request, ctx) {
     const groups = ctx.broker.groups;
@@ -26,13 +29,14 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
         })),
       };
     }
-    if (!active) {
-      // v1 has no top-level error: each requested partition carries it
+    const failed = ctx.apiVersion === 0 ? ErrorCode.UNSUPPORTED_VERSION : !active ? ErrorCode.NOT_COORDINATOR : ErrorCode.NONE;
+    if (failed !== ErrorCode.NONE) {
+      // v0-1 have no top-level error: each requested partition carries it
       const topics = (request.topics ?? []).map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NOT_COORDINATOR })),
+        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: failed })),
       }));
-      return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NOT_COORDINATOR };
+      return { throttleTimeMs: 0, topics, errorCode: failed };
     }
     return { throttleTimeMs: 0, topics: fetchOffsets(groups, request.groupId ?? '', request.topics ?? null, request.requireStable ?? false), errorCode: ErrorCode.NONE };
   },
