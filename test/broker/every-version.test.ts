@@ -10,6 +10,9 @@ import { encodeRecordBatch } from '../../src/record/builder.js';
 import { encodeLegacyMessageSet } from '../../src/record/legacy-builder.js';
 import { withBroker } from '../helpers/broker.js';
 import { RawClient, type Msg } from '../helpers/raw-client.js';
+import { readRecordBatches } from '../../src/index.js';
+import { errorName } from '../../src/protocol/error-codes.js';
+import { startBroker } from '../../src/broker/broker.js';
 
 const T = 'every-version';
 
@@ -54,10 +57,90 @@ describe('every advertised API version', () => {
             answered.push(`${apiKey}v${v}`);
           }
         }
-        assert.ok(answered.includes('1v12') && answered.includes('0v0') && answered.includes('32v4'), answered.join(' '));
+        // Kafka 3.9's floors: every one of these is served from v0
+        for (const k of ['0v0', '1v0', '2v0', '3v0', '8v0', '9v0', '11v0', '19v0', '20v0', '32v0', '1v12', '32v4']) assert.ok(answered.includes(k), `${k} not answered: ${answered.join(' ')}`);
       } finally {
         c.socket.destroy();
       }
     });
+  });
+});
+
+describe('old Fetch versions read down-converted records', () => {
+  test('v0-1 read magic 0, v2-3 magic 1, v4+ the stored magic 2; headers dropped, offsets kept', async () => {
+    await withBroker({}, async (broker) => {
+      broker.topics.create(T, 1, {}, broker.logs);
+      const c = await RawClient.connect(broker.port);
+      try {
+        const records = encodeRecordBatch([{ key: 'k0', value: 'v0', headers: [{ key: 'h', value: 'x' }] }, { key: 'k1', value: 'v1' }, { key: null, value: 'v2' }]);
+        const produced = await c.request(0, 7, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: T, partitionData: [{ index: 0, records }] }] });
+        assert.equal(errorName(produced.responses[0].partitionResponses[0].errorCode), 'NONE');
+        for (const [version, magic] of [[0, 0], [1, 0], [2, 1], [3, 1], [4, 2]] as const) {
+          for (const fetchOffset of [0n, 1n]) {
+            const r = await c.request(1, version, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: T, partitions: [{ partition: 0, fetchOffset, partitionMaxBytes: 1 << 20 }] }] });
+            const p = r.responses[0].partitions[0];
+            assert.equal(errorName(p.errorCode), 'NONE');
+            const batches = [...readRecordBatches(p.records)];
+            assert.ok(batches.length > 0, `v${version}: no batches`);
+            const got = batches.flatMap((b) => b.records().map((rec) => ({ magic: b.magic, offset: rec.offset, key: rec.key?.toString() ?? null, value: rec.value?.toString(), headers: rec.headerCount })));
+            // an uncompressed batch converted for an old client starts at the fetch offset (RecordsUtil.downConvert)
+            const from = magic < 2 ? Number(fetchOffset) : 0;
+            assert.deepEqual(
+              got,
+              [
+                { magic, offset: 0n, key: 'k0', value: 'v0', headers: magic < 2 ? 0 : 1 },
+                { magic, offset: 1n, key: 'k1', value: 'v1', headers: 0 },
+                { magic, offset: 2n, key: null, value: 'v2', headers: 0 },
+              ].slice(from),
+              `Fetch v${version} from ${fetchOffset}`,
+            );
+          }
+        }
+      } finally {
+        c.socket.destroy();
+      }
+    });
+  });
+});
+
+describe('kafkalite.protocol.compat=4.0', () => {
+  test('advertises Kafka 4 floors (Produce still from v0) and answers a Kafka 3-only version UNSUPPORTED_VERSION', async () => {
+    const broker = await startBroker({ protocolCompat: '4.0' });
+    const c = await RawClient.connect(broker.port);
+    try {
+      const apis = new Map(broker.advertisedApis().map((a) => [a.apiKey, a]));
+      assert.equal(apis.get(0)?.minVersion, 0);
+      assert.equal(apis.get(1)?.minVersion, 4);
+      assert.equal(apis.get(2)?.minVersion, 1);
+      assert.equal(apis.get(8)?.minVersion, 2);
+      assert.equal(apis.get(11)?.minVersion, 0);
+      assert.equal(apis.get(19)?.minVersion, 2);
+      const produce = await c.request(0, 2, { acks: -1, timeoutMs: 5000, topicData: [{ name: T, partitionData: [{ index: 0, records: encodeLegacyMessageSet([{ key: 'k', value: 'v' }], { magic: 1 }) }] }] });
+      assert.equal(errorName(produce.responses[0].partitionResponses[0].errorCode), 'UNSUPPORTED_VERSION');
+      const fetch = await c.request(1, 3, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: T, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] });
+      assert.equal(errorName(fetch.responses[0].partitions[0].errorCode), 'UNSUPPORTED_VERSION');
+      const created = await c.request(19, 1, { topics: [{ name: 'x', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+      assert.equal(errorName(created.topics[0].errorCode), 'UNSUPPORTED_VERSION');
+      assert.equal(broker.topics.get('x'), undefined);
+      // the connection stays open: a served version still answers
+      const meta = await c.request(3, 1, { topics: null });
+      assert.ok(Array.isArray(meta.brokers));
+    } finally {
+      c.socket.destroy();
+      await broker.close();
+    }
+  });
+
+  test('startBroker defaults group.initial.rebalance.delay.ms to 0, a given value wins; Broker.start keeps 3000', async () => {
+    const a = await startBroker();
+    const b = await startBroker({ config: { 'group.initial.rebalance.delay.ms': '1500' } });
+    try {
+      assert.equal(a.config.groupInitialRebalanceDelayMs, 0);
+      assert.equal(b.config.groupInitialRebalanceDelayMs, 1500);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    await withBroker({}, async (broker) => assert.equal(broker.config.groupInitialRebalanceDelayMs, 3000));
   });
 });
