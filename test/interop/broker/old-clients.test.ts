@@ -101,3 +101,20 @@ describe('librdkafka with api.version.request=false', () => {
     });
   }
 });
+
+describe('kafkalite.protocol.compat=4.0 with an old client', () => {
+  test('kafka-python api_version=(0, 10, 0) sends Produce v2, which Kafka 4 does not serve: it gets UNSUPPORTED_VERSION, not EOF; (1, 0) still produces', async () => {
+    await withBroker({ protocolCompat: '4.0' }, async (broker) => {
+      const topic = 'compat-4';
+      broker.topics.create(topic, 1, {}, broker.logs);
+      const sent = messages(topic).slice(0, 3);
+      const [old, current] = await run(broker, [
+        { op: 'kp_produce', topic, apiVersion: [0, 10, 0], messages: sent },
+        { op: 'kp_produce', topic, apiVersion: [1, 0], messages: sent },
+      ]);
+      for (const e of old!.errors as (string | null)[]) assert.match(e ?? 'no error', /UnsupportedVersionError/);
+      assert.deepEqual(current!.errors, sent.map(() => null));
+      assert.equal(broker.topics.get(topic) !== undefined && storedRows(broker, topic, 0).length, sent.length);
+    });
+  });
+});

@@ -10,6 +10,7 @@ Steps:
              -> {deliveries, messages, committed, end}
   rdk_cycle  {topic, group, fallback, messages: [{key, value}]} -> the same
   modern_read {topic, expect} -> {messages}
+  kp_produce {topic, apiVersion, messages} -> {errors: [str|null]}: each send's error, if any
 """
 from confluent_kafka import Consumer, Producer, TopicPartition as CTopicPartition
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
@@ -48,6 +49,21 @@ def kp_cycle(bootstrap, step):
     end = consumer.position(tp)
     consumer.close()
     return {'deliveries': deliveries, 'messages': got, 'committed': committed, 'end': end}
+
+
+def kp_produce(bootstrap, step):
+    producer = KafkaProducer(bootstrap_servers=bootstrap, api_version=tuple(step['apiVersion']), acks='all', retries=0)
+    futures = [producer.send(step['topic'], key=unhex(m['key']), value=unhex(m['value']), partition=0) for m in step['messages']]
+    producer.flush(30)
+    errors = []
+    for f in futures:
+        try:
+            f.get(timeout=30)
+            errors.append(None)
+        except Exception as e:  # the error the client raised is what the test checks
+            errors.append('%s: %s' % (type(e).__name__, e))
+    producer.close(10)
+    return {'errors': errors}
 
 
 def rdk_config(bootstrap, fallback, extra=None):
@@ -110,4 +126,4 @@ def modern_read(bootstrap, step):
 
 
 if __name__ == '__main__':
-    run_steps({'kp_cycle': kp_cycle, 'rdk_cycle': rdk_cycle, 'modern_read': modern_read})
+    run_steps({'kp_cycle': kp_cycle, 'rdk_cycle': rdk_cycle, 'modern_read': modern_read, 'kp_produce': kp_produce})
