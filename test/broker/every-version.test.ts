@@ -103,6 +103,36 @@ describe('old Fetch versions read down-converted records', () => {
   });
 });
 
+describe('topic ids: Metadata v10-12 and Fetch v13-17', () => {
+  test('Metadata gives the id, v12 looks a topic up by it, Fetch v17 reads by it; an unknown id is UNKNOWN_TOPIC_ID, an id below Metadata v12 INVALID_REQUEST', async () => {
+    await withBroker({}, async (broker) => {
+      broker.topics.create(T, 1, {}, broker.logs);
+      const c = await RawClient.connect(broker.port);
+      try {
+        await c.request(0, 9, BODIES[0]!(9));
+        const byName = await c.request(3, 10, { topics: [{ name: T, topicId: Buffer.alloc(16) }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+        const id: Buffer = byName.topics[0].topicId;
+        assert.ok(id.equals(broker.topics.get(T)!.topicIdBytes) && !id.equals(Buffer.alloc(16)));
+        const unknownId = Buffer.alloc(16, 7);
+        const byId = await c.request(3, 12, { topics: [{ name: null, topicId: id }, { name: null, topicId: unknownId }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+        assert.equal(byId.topics[0].name, T);
+        assert.equal(errorName(byId.topics[1].errorCode), 'UNKNOWN_TOPIC_ID');
+        const refused = await c.request(3, 11, { topics: [{ name: T, topicId: id }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+        assert.equal(errorName(refused.topics[0].errorCode), 'INVALID_REQUEST');
+        for (const v of [13, 17]) {
+          const f = await c.request(1, v, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [{ topicId: id, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }, { topicId: unknownId, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }], forgottenTopicsData: [], rackId: '' });
+          assert.ok(f.responses[0].topicId.equals(id));
+          assert.equal(errorName(f.responses[0].partitions[0].errorCode), 'NONE');
+          assert.equal([...readRecordBatches(f.responses[0].partitions[0].records)].length, 1, `Fetch v${v}`);
+          assert.equal(errorName(f.responses[1].partitions[0].errorCode), 'UNKNOWN_TOPIC_ID');
+        }
+      } finally {
+        c.socket.destroy();
+      }
+    });
+  });
+});
+
 describe('kafkalite.protocol.compat=4.0', () => {
   test('advertises Kafka 4 floors (Produce still from v0) and answers a Kafka 3-only version UNSUPPORTED_VERSION', async () => {
     const broker = await startBroker({ protocolCompat: '4.0' });

@@ -1,5 +1,6 @@
 /**
- * Fetch (1); v13+ addresses topics by id, so the handler stops at v12. v0-3 read magic 0/1 and get
+ * Fetch (1); v13+ addresses topics by id (an id not known answers UNKNOWN_TOPIC_ID in each of its
+ * partitions, as Kafka's `FetchRequest.fetchData` resolves them), up to Kafka 4.0's v17. v0-3 read magic 0/1 and get
  * the records down-converted (fetch-down-conversion.ts), as Kafka 3.x did; v0-2 have no max_bytes,
  * and their read is bounded by the partition limit alone (`hardMaxBytesLimit`: no KIP-74 first
  * message beyond it, `KafkaApis.handleFetchRequest`).
@@ -33,6 +34,7 @@ import { downConvertFetched, fetchMagic } from '../fetch-down-conversion.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 const EMPTY = Buffer.alloc(0);
+const ZERO_ID = Buffer.alloc(16);
 const INT32_MAX = 2147483647;
 /** Reads smaller than this take Node's own allocation (its 8 KiB slab below 4 KiB). */
 const POOLED_READ_MIN = 16 * 1024;
@@ -62,8 +64,9 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
   let anyError = false;
   const responses: FetchableTopicResponse[] = [];
   for (const topic of plan.topics) {
-    // v12 and below name topics (v13+ use ids, not served)
-    const name = topic.topic ?? '';
+    // v12 and below name topics, v13+ give their ids
+    const byId = plan.version >= 13;
+    const name = byId ? (topic.topicId !== undefined ? broker.topics.byId(topic.topicId)?.name : undefined) : (topic.topic ?? '');
     const partitions: PartitionData[] = [];
     for (const p of topic.partitions) {
       const out: PartitionData = {
@@ -77,6 +80,11 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         records: EMPTY,
       };
       partitions.push(out);
+      if (name === undefined) {
+        out.errorCode = ErrorCode.UNKNOWN_TOPIC_ID;
+        anyError = true;
+        continue;
+      }
       try {
         const log = partitionLog(broker, name, p.partition);
         out.highWatermark = log.highWatermark;
@@ -114,7 +122,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         Object.assign(out, { errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, abortedTransactions: null, records: EMPTY });
       }
     }
-    responses.push({ topic: name, partitions });
+    responses.push({ topic: name ?? '', topicId: topic.topicId ?? ZERO_ID, partitions });
   }
   return { responses, bytes, anyError };
 }
@@ -122,7 +130,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
 export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   api: Fetch,
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 17,
   async handle(request, ctx) {
     const broker = ctx.broker;
     const requestedMax = request.maxBytes ?? INT32_MAX;
