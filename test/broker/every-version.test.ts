@@ -133,6 +133,26 @@ describe('topic ids: Metadata v10-12 and Fetch v13-17', () => {
   });
 });
 
+describe('ListOffsets v0 and v8-10', () => {
+  test('v0 answers segment-boundary offsets newest first (legacyFetchOffsetsBefore); v8 EARLIEST_LOCAL is the log start, v9 LATEST_TIERED finds nothing', async () => {
+    await withBroker({}, async (broker) => {
+      broker.topics.create(T, 1, {}, broker.logs);
+      const c = await RawClient.connect(broker.port);
+      try {
+        const records = encodeRecordBatch([{ value: 'a' }, { value: 'b' }, { value: 'c' }]);
+        await c.request(0, 7, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: T, partitionData: [{ index: 0, records }] }] });
+        const v0 = await c.request(2, 0, { replicaId: -1, topics: [{ name: T, partitions: [{ partitionIndex: 0, timestamp: -1n, maxNumOffsets: 10 }, { partitionIndex: 0, timestamp: -2n, maxNumOffsets: 10 }, { partitionIndex: 0, timestamp: -1n, maxNumOffsets: 1 }, { partitionIndex: 0, timestamp: 1n, maxNumOffsets: 10 }] }, { name: 'nope', partitions: [{ partitionIndex: 0, timestamp: -1n, maxNumOffsets: 1 }] }] });
+        assert.deepEqual(v0.topics[0].partitions.map((p: Msg) => p.oldStyleOffsets), [[3n, 0n], [0n], [3n], []]);
+        assert.equal(errorName(v0.topics[1].partitions[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
+        const v9 = await c.request(2, 9, { replicaId: -1, isolationLevel: 0, topics: [{ name: T, partitions: [{ partitionIndex: 0, timestamp: -4n }, { partitionIndex: 0, timestamp: -5n }, { partitionIndex: 0, timestamp: -1n }] }] });
+        assert.deepEqual(v9.topics[0].partitions.map((p: Msg) => [errorName(p.errorCode), p.offset]), [['NONE', 0n], ['NONE', -1n], ['NONE', 3n]]);
+      } finally {
+        c.socket.destroy();
+      }
+    });
+  });
+});
+
 describe('kafkalite.protocol.compat=4.0', () => {
   test('advertises Kafka 4 floors (Produce still from v0) and answers a Kafka 3-only version UNSUPPORTED_VERSION', async () => {
     const broker = await startBroker({ protocolCompat: '4.0' });

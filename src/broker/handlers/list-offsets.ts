@@ -2,7 +2,9 @@
  * ListOffsets (2): earliest (-2), latest (-1: the high watermark, or the last stable offset
  * for read_committed, v2+), max timestamp (-3), or the first offset whose timestamp is >= t
  * (`UnifiedLog.fetchOffsetByTimestamp`). No match: offset and timestamp -1. v0 answers a list of
- * segment-boundary offsets instead (legacy-list-offsets.ts).
+ * segment-boundary offsets instead (legacy-list-offsets.ts). v7-10 add MAX_TIMESTAMP (-3),
+ * EARLIEST_LOCAL (-4), LATEST_TIERED (-5) and a timeout for remote reads, which a broker without
+ * tiered storage never waits on.
  */
 import {
   ListOffsets,
@@ -12,7 +14,10 @@ import {
   type ListOffsetsTopicResponse,
 } from '../../protocol/schemas/list-offsets.js';
 import { errorCodeOf } from '../api-error.js';
-import { LATEST_TIMESTAMP } from '../../storage/partition-log.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '../../storage/partition-log.js';
+
+/** ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP (KIP-405). */
+const EARLIEST_LOCAL_TIMESTAMP = -4n;
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { legacyOffsetsBefore } from '../legacy-list-offsets.js';
@@ -21,7 +26,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsResponse> = {
   api: ListOffsets,
   minVersion: 0,
-  maxVersion: 6,
+  maxVersion: 10,
   handle(request, ctx) {
     const broker = ctx.broker;
     const committed = request.isolationLevel === 1;
@@ -41,7 +46,9 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
             out.offset = log.lastStableOffset;
             continue;
           }
-          const found = log.fetchOffsetByTimestamp(p.timestamp);
+          // without tiered storage (KIP-405) the local log is the log: EARLIEST_LOCAL (-4, v8+) is
+          // EARLIEST, and LATEST_TIERED (-5, v9+) finds nothing (`UnifiedLog.fetchOffsetByTimestamp`)
+          const found = log.fetchOffsetByTimestamp(p.timestamp === EARLIEST_LOCAL_TIMESTAMP ? EARLIEST_TIMESTAMP : p.timestamp);
           if (found !== undefined) {
             out.timestamp = found.timestamp;
             out.offset = found.offset;
