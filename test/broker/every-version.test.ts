@@ -153,6 +153,37 @@ describe('ListOffsets v0 and v8-10', () => {
   });
 });
 
+describe('JoinGroup v9 and SyncGroup v5', () => {
+  test('a static leader rejoining a stable group gets the members and skipAssignment at v9 (KIP-814), not at v8; SyncGroup v5 checks the protocol type and name', async () => {
+    await withBroker({ config: { 'group.initial.rebalance.delay.ms': '0' } }, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      try {
+        const join = (v: number) =>
+          c.request(11, v, { groupId: 'g9', sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: 'static-1', protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.from([0, 1]) }], reason: null });
+        const first = await join(9);
+        assert.equal(errorName(first.errorCode), 'NONE');
+        assert.equal(first.skipAssignment, false);
+        const sync = (v: number, protocolType: string, memberId: string) =>
+          c.request(14, v, { groupId: 'g9', generationId: first.generationId, memberId, groupInstanceId: 'static-1', protocolType, protocolName: 'range', assignments: [{ memberId, assignment: Buffer.from([9]) }] });
+        assert.equal(errorName((await sync(5, 'other', first.memberId)).errorCode), 'INCONSISTENT_GROUP_PROTOCOL');
+        const synced = await sync(5, 'consumer', first.memberId);
+        assert.equal(errorName(synced.errorCode), 'NONE');
+        assert.equal(synced.protocolName, 'range');
+        const again = await join(9);
+        assert.equal(errorName(again.errorCode), 'NONE');
+        assert.equal(again.skipAssignment, true);
+        assert.deepEqual(again.members.map((m: Msg) => m.groupInstanceId), ['static-1']);
+        assert.equal(again.leader, again.memberId);
+        const old = await join(8);
+        assert.equal(errorName(old.errorCode), 'NONE');
+        assert.deepEqual(old.members, []);
+      } finally {
+        c.socket.destroy();
+      }
+    });
+  });
+});
+
 describe('kafkalite.protocol.compat=4.0', () => {
   test('advertises Kafka 4 floors (Produce still from v0) and answers a Kafka 3-only version UNSUPPORTED_VERSION', async () => {
     const broker = await startBroker({ protocolCompat: '4.0' });
