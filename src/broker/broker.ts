@@ -14,6 +14,7 @@ import { DynamicBrokerConfigs } from './dynamic-broker-configs.js';
 import { ClientQuotaStore } from './quotas/client-quotas.js';
 import { BrokerQuotas } from './quotas/quota-manager.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
+import { advertisedMinVersion, servedMinVersion, type ProtocolCompat } from './protocol-compat.js';
 import { Connection } from './connection.js';
 import type { AnyApiHandler } from './handler.js';
 import { ApiKey } from '../protocol/api-keys.js';
@@ -62,6 +63,8 @@ export interface BrokerOptions {
   config?: Record<string, string>;
   logLevel?: LogLevel;
   logger?: Logger;
+  /** kafkalite.protocol.compat: `4.0` serves only the versions Kafka 4.x serves (protocol-compat.ts); wins over `config`. */
+  protocolCompat?: ProtocolCompat;
   /** Highest version advertised per API key (for negotiation tests); can be changed later with capApiVersion. */
   maxVersions?: Record<number, number>;
   /** The group coordinator's clock and scheduler (tests step a manual one); the system clock by default. */
@@ -129,6 +132,7 @@ export class Broker extends EventEmitter {
       host: options.host ?? DEFAULT_BROKER_CONFIG.host,
       advertisedHost: options.host ?? DEFAULT_BROKER_CONFIG.advertisedHost,
     });
+    if (options.protocolCompat !== undefined) this.config.protocolCompat = options.protocolCompat;
     this.logger = options.logger ?? createLogger(options.logLevel ?? 'warn');
     this.queuedRequests = new QueuedBytes(this.config.queuedMaxRequestBytes);
     this.queuedResponses = new QueuedBytes(this.config.queuedMaxResponseBytes);
@@ -310,20 +314,27 @@ export class Broker extends EventEmitter {
     return range !== undefined && version >= range[0] && version <= range[1] ? h : undefined;
   }
 
-  /** The advertised [min, max] of an API, after runtime caps; undefined when not served. */
+  /** The handler of an API whatever the version asked (unsupported-version.ts answers with it). */
+  knownHandler(apiKey: number): AnyApiHandler | undefined {
+    return this.handlers.get(apiKey);
+  }
+
+  /** The served [min, max] of an API, after the protocol compat and runtime caps; undefined when not served. */
   versionRange(apiKey: number): [number, number] | undefined {
     const h = this.handlers.get(apiKey);
     if (h === undefined) return undefined;
+    const min = servedMinVersion(this.config.protocolCompat, apiKey, h.minVersion);
     const max = Math.min(h.maxVersion, this.caps.get(apiKey) ?? h.maxVersion);
-    return max >= h.minVersion ? [h.minVersion, max] : undefined;
+    return max >= min ? [min, max] : undefined;
   }
 
-  /** Every served API with its advertised range, sorted by key (ApiVersions). */
+  /** Every served API with its advertised range, sorted by key (ApiVersions; Kafka 4 advertises Produce from v0). */
   advertisedApis(): { apiKey: number; minVersion: number; maxVersion: number }[] {
     const out = [];
     for (const key of [...this.handlers.keys()].sort((a, b) => a - b)) {
       const r = this.versionRange(key);
-      if (r !== undefined) out.push({ apiKey: key, minVersion: r[0], maxVersion: r[1] });
+      const h = this.handlers.get(key)!;
+      if (r !== undefined) out.push({ apiKey: key, minVersion: advertisedMinVersion(this.config.protocolCompat, key, h.minVersion), maxVersion: r[1] });
     }
     return out;
   }
@@ -389,7 +400,11 @@ export class Broker extends EventEmitter {
   }
 }
 
-/** Starts an in-process broker: `const { bootstrap, close } = await startBroker()`. */
+/**
+ * Starts an in-process broker: `const { bootstrap, close } = await startBroker()`. Unless `config`
+ * sets it, `group.initial.rebalance.delay.ms` is 0 here, as in the Kafka container images tests
+ * use, so a test's first consumer joins at once; `kafkalite serve` keeps Kafka's 3000.
+ */
 export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
-  return Broker.start(options);
+  return Broker.start({ ...options, config: { 'group.initial.rebalance.delay.ms': '0', ...options.config } });
 }

@@ -8,10 +8,11 @@
  * reads sockets through NIO), are properties with a `kafkalite.` prefix, checked here at start like
  * Kafka's own: `kafkalite.page.cache.budget.bytes`, `kafkalite.index.cache.budget.bytes`,
  * `kafkalite.background.flush.enable`, `kafkalite.socket.reads`,
- * `kafkalite.queued.max.response.bytes[.per.connection]`.
+ * `kafkalite.queued.max.response.bytes[.per.connection]`, `kafkalite.protocol.compat`.
  */
 import { isIP } from 'node:net';
 import { InvalidConfigError } from '../errors.js';
+import { PROTOCOL_COMPATS, type ProtocolCompat } from './protocol-compat.js';
 import { DEFAULT_CLEANER_CONFIG, type LogCleanerConfig } from '../storage/cleaner/log-cleaner.js';
 import { DEFAULT_LOG_CONFIG, logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 import { DEFAULT_INDEX_CACHE_BUDGET } from '../storage/index-cache-budget.js';
@@ -67,6 +68,8 @@ export interface BrokerConfig {
   backgroundFlush: boolean;
   /** kafkalite.socket.reads: `direct` into the broker's buffers, or `stream` (Node's 'data' events; socket-reads.ts). */
   socketReads: SocketReadMode;
+  /** kafkalite.protocol.compat: `3.9` serves every version Kafka 3.9 does, `4.0` only Kafka 4.x's (protocol-compat.ts). */
+  protocolCompat: ProtocolCompat;
   /** The broker-wide default topic config (from the `log.*` properties). */
   logConfig: LogConfig;
   /** The properties as given (DescribeConfigs on the broker resource reports them as STATIC_BROKER_CONFIG). */
@@ -98,6 +101,7 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   indexCacheBudgetBytes: DEFAULT_INDEX_CACHE_BUDGET,
   backgroundFlush: true,
   socketReads: 'direct',
+  protocolCompat: '3.9',
   logConfig: DEFAULT_LOG_CONFIG,
   overrides: {},
 });
@@ -289,6 +293,9 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
         break;
       case 'kafkalite.socket.reads':
         c.socketReads = oneOf(name, raw, ['direct', 'stream'] as const);
+        break;
+      case 'kafkalite.protocol.compat':
+        c.protocolCompat = oneOf(name, raw, PROTOCOL_COMPATS);
         break;
       default:
         throw new InvalidConfigError(`Unknown broker config name: ${name}`);

@@ -34,6 +34,7 @@ import { errorMessageOf } from './api-error.js';
 import { startReads } from './socket-reads.js';
 import type { QueuedBytes } from './queued-bytes.js';
 import { storageErrorFrame } from './log-dir-failure.js';
+import { unsupportedVersionResponse } from './unsupported-version.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -339,6 +340,7 @@ export class Connection {
     const { apiKey, apiVersion, correlationId } = header;
     const handler = this.broker.handlerFor(apiKey, apiVersion);
     if (handler === undefined) {
+      if (this.answerUnsupportedVersion(frame, header)) return;
       this.broker.logger.warnThrottled(
         `unsupported:${apiKey}:${apiVersion}`,
         `closing connection ${this.remote}: unsupported API key ${apiKey} version ${apiVersion} (client ${header.clientId})`,
@@ -378,6 +380,29 @@ export class Connection {
       this.heldReleases.push(...releases.splice(0));
       if (this.closed) this.releaseHeld();
     }
+  }
+
+  /**
+   * A known API in a version not served: answered UNSUPPORTED_VERSION where the version's
+   * response can carry it (unsupported-version.ts); false when the connection must close instead.
+   */
+  private answerUnsupportedVersion(frame: Buffer, header: { apiKey: number; apiVersion: number; correlationId: number; bodyOffset: number; clientId: string }): boolean {
+    const known = this.broker.knownHandler(header.apiKey);
+    if (known === undefined) return false;
+    let frameOut: Buffer[];
+    try {
+      const body = unsupportedVersionResponse(known, header.apiVersion, frame, header.bodyOffset);
+      if (body === undefined) return false;
+      frameOut = encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, encodeMessage(known.api.response, header.apiVersion, body));
+    } catch {
+      return false; // a request that does not decode: closed like any malformed one
+    }
+    this.broker.logger.warnThrottled(
+      `unsupported:${header.apiKey}:${header.apiVersion}`,
+      `answered UNSUPPORTED_VERSION to ${known.api.name} v${header.apiVersion} from ${this.remote} (client ${header.clientId})`,
+    );
+    this.write(frameOut, []);
+    return true;
   }
 
   private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[]): Promise<void> {

@@ -104,6 +104,15 @@ describe("kafkalite's own properties", () => {
     }
   });
 
+  test('kafkalite.protocol.compat: 3.9 by default, 4.0 when set, anything else refused', () => {
+    assert.equal(brokerConfigFromProperties({}).protocolCompat, '3.9');
+    assert.equal(brokerConfigFromProperties({ 'kafkalite.protocol.compat': '4.0' }).protocolCompat, '4.0');
+    assert.throws(
+      () => brokerConfigFromProperties({ 'kafkalite.protocol.compat': '3.0' }),
+      (e: unknown) => e instanceof InvalidConfigError && e.message.includes('Invalid value 3.0 for configuration kafkalite.protocol.compat'),
+    );
+  });
+
   test('a broker does not start with a bad value', async () => {
     await assert.rejects(
       startBroker({ config: { 'kafkalite.page.cache.budget.bytes': '-5' }, logLevel: 'silent' }),

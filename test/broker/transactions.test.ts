@@ -41,9 +41,9 @@ async function endTxn(c: RawClient, tid: string, pid: bigint, epoch: number, com
   return name((await c.request(26, version, { transactionalId: tid, producerId: pid, producerEpoch: epoch, committed })).errorCode);
 }
 
-async function produce(c: RawClient, tid: string | null, topic: string, partition: number, pid: bigint, epoch: number, seq: number, values: string[]): Promise<string> {
+async function produce(c: RawClient, tid: string | null, topic: string, partition: number, pid: bigint, epoch: number, seq: number, values: string[], version = 7): Promise<string> {
   const records = encodeRecordBatch(values.map((v) => ({ value: v })), { isTransactional: true, producerId: pid, producerEpoch: epoch, baseSequence: seq });
-  const r = await c.request(0, 7, { transactionalId: tid, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+  const r = await c.request(0, version, { transactionalId: tid, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
   return name(r.responses[0].partitionResponses[0].errorCode);
 }
 
@@ -119,6 +119,9 @@ describe('transaction coordinator', () => {
       assert.equal(broker.transactions.describe('tx').txn?.state, 'Ongoing');
       // KIP-890: partition 1 was not added
       assert.equal(await produce(c, 'tx', 'out', 1, pid, epoch, 0, ['stray']), 'INVALID_TXN_STATE');
+      assert.equal(await produce(c, 'tx', 'out', 1, pid, epoch, 0, ['stray'], 10), 'INVALID_TXN_STATE');
+      // Produce v11 (KIP-890's genericError): the coordinator's own answer
+      assert.equal(await produce(c, 'tx', 'out', 1, pid, epoch, 0, ['stray'], 11), 'TRANSACTION_ABORTABLE');
       assert.equal(await produce(c, 'tx', 'out', 0, pid, epoch, 0, ['a', 'b']), 'NONE');
       // v4 verify-only: the partition in the transaction, and one that is not
       const v = await c.request(24, 4, { transactions: [{ transactionalId: 'tx', producerId: pid, producerEpoch: epoch, verifyOnly: true, topics: [{ name: 'out', partitions: [0, 1] }] }] });

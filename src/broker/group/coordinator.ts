@@ -41,6 +41,8 @@ export interface JoinGroupRequest {
   rebalanceTimeoutMs: number;
   protocolType: string;
   protocols: GroupProtocol[];
+  /** JoinGroup v9+ (KIP-814): a rejoining static leader can be told to skip the assignment. */
+  supportSkippingAssignment?: boolean;
 }
 
 export interface SyncGroupRequest {
@@ -265,8 +267,11 @@ export class GroupCoordinator {
         return { ...fenced, errorCode: storeGroupError(code), memberId: '' };
       }
       this.scheduleSessionExpiry(g, member);
-      // the assignment is unchanged: the member learns the generation and keeps its partitions
-      return { errorCode: ErrorCode.NONE, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName, leader: g.leaderId ?? '', memberId: newMemberId, members: [] };
+      // the assignment is unchanged: the member learns the generation and keeps its partitions; from
+      // JoinGroup v9 a rejoining leader gets the members with skipAssignment (KIP-814), so it knows the
+      // group without reassigning it (Kafka `updateStaticMemberAndRebalance`)
+      const skipAssignment = req.supportSkippingAssignment === true && g.leaderId === newMemberId;
+      return { errorCode: ErrorCode.NONE, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName, leader: g.leaderId ?? '', memberId: newMemberId, members: skipAssignment ? this.memberMetadata(g) : [], skipAssignment };
     }
     return this.updateMemberAndRebalance(g, member, req);
   }

@@ -18,6 +18,8 @@ export interface JoinGroupResult {
   leader: string;
   memberId: string;
   members: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[];
+  /** JoinGroup v9 (KIP-814): the static leader rejoined a stable group and must not reassign. */
+  skipAssignment?: boolean;
 }
 
 export interface SyncGroupResult {

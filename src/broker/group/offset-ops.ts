@@ -19,7 +19,7 @@ export interface OffsetCommitRequest {
   groupInstanceId: string | null;
   /** OffsetCommit v2-4 retentionTimeMs; -1 means the broker's offsets.retention.minutes. */
   retentionTimeMs: bigint;
-  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null }[] }[];
+  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null; commitTimestamp?: bigint }[] }[];
 }
 
 export type PartitionErrors = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
@@ -85,7 +85,9 @@ export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, top
       if (!topicExists(t.name, p.partitionIndex)) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       else if (Buffer.byteLength(metadata, 'utf8') > c.config.offsetMetadataMaxBytes) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
       else {
-        const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp: now, expireTimestamp: expire };
+        // OffsetCommit v1 may name the commit time (Kafka's GroupCoordinatorAdapter: -1 is now)
+        const commitTimestamp = p.commitTimestamp !== undefined && p.commitTimestamp !== -1n ? p.commitTimestamp : now;
+        const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp, expireTimestamp: expire };
         accepted.push({ topic: t.name, partition: p.partitionIndex, value, result });
       }
     }

@@ -13,7 +13,7 @@ import { ApiKey } from '../../protocol/api-keys.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
-export const API_VERSIONS_MAX = 3;
+export const API_VERSIONS_MAX = 4;
 
 export const apiVersionsHandler: ApiHandler<ApiVersionsRequest, ApiVersionsResponse> = {
   api: ApiVersions,

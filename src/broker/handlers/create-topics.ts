@@ -14,7 +14,7 @@ import { canCreateTopic } from '../auth/checks.js';
 
 export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
   api: CreateTopics,
-  minVersion: 2,
+  minVersion: 0,
   maxVersion: 7,
   handle(request, ctx) {
     const broker = ctx.broker;

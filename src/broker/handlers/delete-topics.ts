@@ -12,7 +12,7 @@ const ZERO_ID = Buffer.alloc(16);
 
 export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
   api: DeleteTopics,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 6,
   handle(request, ctx) {
     const broker = ctx.broker;

@@ -1,5 +1,9 @@
 /**
- * Fetch (1); v13+ addresses topics by id, so the handler stops at v12.
+ * Fetch (1); v13+ addresses topics by id (an id not known answers UNKNOWN_TOPIC_ID in each of its
+ * partitions, as Kafka's `FetchRequest.fetchData` resolves them), up to Kafka 4.0's v17. v0-3 read magic 0/1 and get
+ * the records down-converted (fetch-down-conversion.ts), as Kafka 3.x did; v0-2 have no max_bytes,
+ * and their read is bounded by the partition limit alone (`hardMaxBytesLimit`: no KIP-74 first
+ * message beyond it, `KafkaApis.handleFetchRequest`).
  *
  * Kafka's read rules (`ReplicaManager.readFromLog`, `LogSegment.read`, KIP-74):
  * - the batch holding fetch_offset is returned whole, even when fetch_offset is mid-batch;
@@ -26,12 +30,14 @@ import { errorCodeOf } from '../api-error.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
+import { downConvertFetched, fetchMagic } from '../fetch-down-conversion.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { AclOperation } from '../auth/acl.js';
 import { requireTopic } from '../auth/checks.js';
 import type { RequestContext } from '../handler.js';
 
 const EMPTY = Buffer.alloc(0);
+const ZERO_ID = Buffer.alloc(16);
 const INT32_MAX = 2147483647;
 /** Reads smaller than this take Node's own allocation (its 8 KiB slab below 4 KiB). */
 const POOLED_READ_MIN = 16 * 1024;
@@ -56,13 +62,16 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
     return b;
   };
   let remaining = plan.maxBytes;
-  let minOneMessage = true;
+  // KIP-74 (v3+): the first batch may exceed the limits; v0-2 keep the hard limit
+  let minOneMessage = plan.version >= 3;
+  const magic = fetchMagic(plan.version);
   let bytes = 0;
   let anyError = false;
   const responses: FetchableTopicResponse[] = [];
   for (const topic of plan.topics) {
-    // v12 and below name topics (v13+ use ids, not served)
-    const name = topic.topic ?? '';
+    // v12 and below name topics, v13+ give their ids
+    const byId = plan.version >= 13;
+    const name = byId ? (topic.topicId !== undefined ? broker.topics.byId(topic.topicId)?.name : undefined) : (topic.topic ?? '');
     const partitions: PartitionData[] = [];
     for (const p of topic.partitions) {
       const out: PartitionData = {
@@ -76,6 +85,11 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         records: EMPTY,
       };
       partitions.push(out);
+      if (name === undefined) {
+        out.errorCode = ErrorCode.UNKNOWN_TOPIC_ID;
+        anyError = true;
+        continue;
+      }
       try {
         requireTopic(plan.ctx, AclOperation.READ, name);
         const log = partitionLog(broker, name, p.partition);
@@ -88,7 +102,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         out.highWatermark = r.highWatermark;
         out.lastStableOffset = r.lastStableOffset;
         out.logStartOffset = r.logStartOffset;
-        out.records = r.records;
+        out.records = magic < 2 ? downConvertFetched(r.records, magic === 0 ? 0 : 1, p.fetchOffset) : r.records;
         if (r.abortedTransactions !== undefined) {
           out.abortedTransactions = r.abortedTransactions.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
         }
@@ -114,15 +128,15 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         Object.assign(out, { errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, abortedTransactions: null, records: EMPTY });
       }
     }
-    responses.push({ topic: name, partitions });
+    responses.push({ topic: name ?? '', topicId: topic.topicId ?? ZERO_ID, partitions });
   }
   return { responses, bytes, anyError };
 }
 
 export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   api: Fetch,
-  minVersion: 4,
-  maxVersion: 12,
+  minVersion: 0,
+  maxVersion: 17,
   async handle(request, ctx) {
     const broker = ctx.broker;
     const requestedMax = request.maxBytes ?? INT32_MAX;

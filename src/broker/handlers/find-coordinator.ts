@@ -1,5 +1,6 @@
 /**
- * FindCoordinator (10); v4 batches keys. On one node the broker coordinates every group (key type
+ * FindCoordinator (10); v4 batches keys, v5 may answer TRANSACTION_ABORTABLE (KIP-890), v6 knows
+ * share-group keys (KIP-932). On one node the broker coordinates every group (key type
  * 0) and every transactional id (key type 1, txn/coordinator.ts); other key types (share groups)
  * get INVALID_REQUEST, as Kafka answers a key type it does not know. Advertising v0 matters beyond groups: librdkafka 2.0.2 enables LZ4
  * only when FindCoordinator v0 is advertised (librdkafka 2.0.2 `rd_kafka_feature_map`).
@@ -16,7 +17,7 @@ const TRANSACTION = 1;
 export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoordinatorResponse> = {
   api: FindCoordinator,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 6,
   handle(request, ctx) {
     const broker = ctx.broker;
     // v0 has no key type: it asks for a group's coordinator (the field's default, 0)

@@ -1,6 +1,7 @@
 /**
  * LeaveGroup (13). v0-2 name one member and answer with its error at the top level; v3+ batch
- * members (KIP-345), by member id or by group.instance.id, each answered on its own.
+ * members (KIP-345), by member id or by group.instance.id, each answered on its own; v5 adds
+ * each member's reason, which Kafka only logs.
  */
 import { LeaveGroup, type LeaveGroupRequest, type LeaveGroupResponse } from '../../protocol/schemas/leave-group.js';
 import type { ApiHandler } from '../handler.js';
@@ -11,7 +12,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse> = {
   api: LeaveGroup,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   handle(request, ctx) {
     const groups = ctx.broker.groups;
     const denied = groupError(ctx, AclOperation.READ, request.groupId);

@@ -5,6 +5,9 @@
  * created when `auto.create.topics.enable` and the request allows it (v4+ flag; always before v4),
  * with `num.partitions`. Kafka answers LEADER_NOT_AVAILABLE while the controller creates the topic;
  * kafkalite creates it synchronously, so the first answer already carries its partitions.
+ * v10+ answer topic ids; v12 may ask by id (a null name), unknown ids answer UNKNOWN_TOPIC_ID.
+ * Asking by id below v12 is refused with INVALID_REQUEST in every topic, as Kafka's
+ * `handleTopicMetadataRequest` throws and `MetadataRequest.getErrorResponse` answers.
  */
 import { Metadata, type MetadataRequest, type MetadataResponse, type MetadataResponseTopic } from '../../protocol/schemas/metadata.js';
 import { errorCodeOf } from '../api-error.js';
@@ -18,6 +21,7 @@ import { authorizedOperations, canCreateTopic, canDescribeTopic, clusterAuthoriz
 
 /** The default of topicAuthorizedOperations when not requested (the JSON's Integer.MIN_VALUE). */
 const OPS_NOT_REQUESTED = -2147483648;
+const ZERO_ID = Buffer.alloc(16);
 
 export function topicMetadata(broker: Broker, t: TopicInfo, errorCode: number = ErrorCode.NONE): MetadataResponseTopic {
   const nodeId = broker.config.nodeId;
@@ -51,10 +55,18 @@ export function autoCreateTopic(broker: Broker, name: string, allowed: boolean):
 export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
   api: Metadata,
   minVersion: 0,
-  maxVersion: 9,
+  maxVersion: 12,
   handle(request, ctx) {
     const broker = ctx.broker;
     const requested = request.topics;
+    const byIdRefused = ctx.apiVersion < 12 && (requested ?? []).some((t) => t.name === null || (t.topicId !== undefined && !t.topicId.equals(ZERO_ID)));
+    if (byIdRefused) {
+      return {
+        throttleTimeMs: 0,
+        brokers: [],
+        topics: (requested ?? []).map((t) => ({ errorCode: ErrorCode.INVALID_REQUEST, name: t.name ?? '', topicId: t.topicId ?? ZERO_ID, isInternal: false, partitions: [] })),
+      };
+    }
     const all = requested === null || (ctx.apiVersion === 0 && requested.length === 0);
     const topics: MetadataResponseTopic[] = [];
     if (all) {
@@ -63,9 +75,15 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     } else {
       const allowAuto = ctx.apiVersion < 4 || request.allowAutoTopicCreation !== false;
       const seen = new Set<string>();
-      for (const { name } of requested) {
-        // a null name asks by topic id, from v10 on (not served): the decoder refuses null below it
-        if (name === null || seen.has(name)) continue;
+      for (const { name, topicId } of requested) {
+        if (name === null) {
+          // v12: by topic id
+          const t = topicId !== undefined ? broker.topics.byId(topicId) : undefined;
+          if (t !== undefined) topics.push(topicMetadata(broker, t));
+          else topics.push({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: topicId ?? ZERO_ID, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
+          continue;
+        }
+        if (seen.has(name)) continue;
         seen.add(name);
         // named topics: TOPIC_AUTHORIZATION_FAILED whether or not they exist (KAFKA-5547)
         if (!canDescribeTopic(ctx, name)) {

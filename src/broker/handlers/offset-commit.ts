@@ -1,6 +1,8 @@
 /**
  * OffsetCommit (8); Kafka 4 dropped v0-1. Generation -1 with an empty member id is a standalone
- * commit, accepted while the group has no members. v2-4 may set a retention time; v7+ carries
+ * commit, accepted while the group has no members. v0 stored offsets in ZooKeeper: a KRaft Kafka 3.x
+ * answers it UNSUPPORTED_VERSION in every partition (`KafkaApis.handleOffsetCommitRequest`,
+ * "Version 0 offset commit requests"), and so does kafkalite; v1 may name each commit's timestamp. v2-4 may set a retention time; v7+ carries
  * group.instance.id. The commit is written to __consumer_offsets before it is answered.
  */
 import { OffsetCommit, type OffsetCommitRequest, type OffsetCommitResponse } from '../../protocol/schemas/offset-commit.js';
@@ -13,9 +15,13 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 
 export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitResponse> = {
   api: OffsetCommit,
-  minVersion: 2,
+  minVersion: 0,
   maxVersion: 8,
   handle(request, ctx) {
+    if (ctx.apiVersion === 0) {
+      const errorCode = ErrorCode.UNSUPPORTED_VERSION;
+      return { topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })) };
+    }
     // KafkaApis.handleOffsetCommitRequest: READ on the group, then READ on each topic
     const every = (name: string, partitions: { partitionIndex: number }[], errorCode: number) => ({ name, partitions: partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) });
     const groupDenied = groupError(ctx, AclOperation.READ, request.groupId);
@@ -36,6 +42,7 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
             committedOffset: p.committedOffset,
             committedLeaderEpoch: p.committedLeaderEpoch ?? -1,
             committedMetadata: p.committedMetadata,
+            ...(p.commitTimestamp !== undefined ? { commitTimestamp: p.commitTimestamp } : {}),
           })),
         })),
       },

@@ -2,7 +2,10 @@
  * OffsetFetch (9). v2+ fetch every committed partition when topics is null and carry a top-level
  * error; v8 asks for several groups at once. Unknown groups and partitions answer offset -1 with
  * no error. With requireStable (v7+), a partition whose transactional offset commit waits for its
- * marker answers UNSTABLE_OFFSET_COMMIT (KIP-447), which clients retry.
+ * marker answers UNSTABLE_OFFSET_COMMIT (KIP-447), which clients retry. v0 read offsets from
+ * ZooKeeper: a KRaft Kafka 3.x answers it UNSUPPORTED_VERSION in every requested partition
+ * (`KafkaApis.handleOffsetFetchRequestFromZookeeper`, "Version 0 offset fetch requests", through
+ * `OffsetFetchRequest.getErrorResponse`), and so does kafkalite.
  */
 import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/schemas/offset-fetch.js';
 import type { ApiHandler } from '../handler.js';
@@ -27,7 +30,7 @@ function describableOnly(ctx: RequestContext, all: boolean, fetched: Fetched): F
 
 export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = {
   api: OffsetFetch,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 8,
   handle(request, ctx) {
     const groups = ctx.broker.groups;
@@ -46,15 +49,15 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
         }),
       };
     }
-    const denied = groupError(ctx, AclOperation.DESCRIBE, request.groupId ?? '');
-    if (!active || denied) {
-      const errorCode = denied || ErrorCode.NOT_COORDINATOR;
-      // v1 has no top-level error: each requested partition carries it
+    const denied = ctx.apiVersion === 0 ? ErrorCode.NONE : groupError(ctx, AclOperation.DESCRIBE, request.groupId ?? '');
+    const failed = ctx.apiVersion === 0 ? ErrorCode.UNSUPPORTED_VERSION : denied || (!active ? ErrorCode.NOT_COORDINATOR : ErrorCode.NONE);
+    if (failed !== ErrorCode.NONE) {
+      // v0-1 have no top-level error: each requested partition carries it
       const topics = (request.topics ?? []).map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode })),
+        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: failed })),
       }));
-      return { throttleTimeMs: 0, topics, errorCode };
+      return { throttleTimeMs: 0, topics, errorCode: failed };
     }
     const fetched = fetchOffsets(groups, request.groupId ?? '', request.topics ?? null, request.requireStable ?? false);
     return { throttleTimeMs: 0, topics: describableOnly(ctx, (request.topics ?? null) === null, fetched), errorCode: ErrorCode.NONE };

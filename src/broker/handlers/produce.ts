@@ -5,7 +5,10 @@
  * Unlike Kafka 4, which rejects v0-2, kafkalite serves them: their magic 0/1 message sets go through
  * the same validator as any append and are up-converted to the topic's format (Kafka 3.x
  * behaviour), so old clients keep working. v3+ must carry exactly one magic-2 batch per partition
- * (`ProduceRequest.validateRecords`: INVALID_RECORD otherwise).
+ * (`ProduceRequest.validateRecords`: INVALID_RECORD otherwise). v10 adds the new leader to a
+ * NOT_LEADER_OR_FOLLOWER answer (KIP-951), which a single node never gives; v11 answers a
+ * transactional batch for a partition outside its transaction TRANSACTION_ABORTABLE instead of
+ * INVALID_TXN_STATE (KIP-890, txn/verification.ts).
  *
  * acks: 0 (no response; on any error the connection is closed so the client notices, as
  * `KafkaApis.handleProduceRequest` does), 1 and -1 (the single node is the whole ISR, so both
@@ -59,7 +62,7 @@ function checkV3Records(version: number, records: Buffer | null): { errorCode: n
 export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
   api: Produce,
   minVersion: 0,
-  maxVersion: 9,
+  maxVersion: 11,
   handle(request, ctx) {
     const broker = ctx.broker;
     // once written to the log the request's bytes are referenced by nothing: its frame's memory can
@@ -103,7 +106,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
             out.errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
             continue;
           }
-          const unverified = verifyTransactionalProduce(broker.transactions, request.transactionalId ?? null, topic.name, p.index, p.records, log);
+          const unverified = verifyTransactionalProduce(broker.transactions, request.transactionalId ?? null, topic.name, p.index, p.records, log, ctx.apiVersion > 10);
           if (unverified !== ErrorCode.NONE) {
             out.errorCode = unverified;
             out.errorMessage = `Transactional records for ${topic.name}-${p.index} are not part of an ongoing transaction of ${request.transactionalId}`;

@@ -16,7 +16,7 @@ const GROUP_COORDINATOR_ERRORS = new Set<number>([ErrorCode.NOT_COORDINATOR, Err
 
 export const writeTxnMarkersHandler: ApiHandler<WriteTxnMarkersRequest, WriteTxnMarkersResponse> = {
   api: WriteTxnMarkers,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 1,
   handle(request, ctx) {
     const broker = ctx.broker;

@@ -22,15 +22,16 @@ const TRANSACTIONAL_FLAG = 0x10;
 const CONTROL_FLAG = 0x20;
 
 /**
- * The verification's error as Produce up to v10 reports it (the DEFAULT_ERROR mode of
- * `AddPartitionsToTxnManager` and ReplicaManager's mapping): a partition not in the transaction is
- * INVALID_TXN_STATE, a fenced epoch INVALID_PRODUCER_EPOCH, and a coordinator that cannot answer
- * now NOT_ENOUGH_REPLICAS, which old clients retry.
+ * The verification's error as Produce reports it (`AddPartitionsToTxnManager` and ReplicaManager's
+ * mapping): a partition not in the transaction is INVALID_TXN_STATE up to v10 (the defaultError
+ * mode) and TRANSACTION_ABORTABLE from v11 (genericError, KIP-890), a fenced epoch
+ * INVALID_PRODUCER_EPOCH, and a coordinator that cannot answer now NOT_ENOUGH_REPLICAS, which old
+ * clients retry.
  */
-function produceError(code: number): number {
+function produceError(code: number, genericError: boolean): number {
   switch (code) {
     case ErrorCode.TRANSACTION_ABORTABLE:
-      return ErrorCode.INVALID_TXN_STATE;
+      return genericError ? code : ErrorCode.INVALID_TXN_STATE;
     case ErrorCode.PRODUCER_FENCED:
       return ErrorCode.INVALID_PRODUCER_EPOCH;
     case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
@@ -51,6 +52,8 @@ export function verifyTransactionalProduce(
   partition: number,
   records: Buffer | null,
   log: PartitionLog,
+  /** Produce v11+: TRANSACTION_ABORTABLE is answered as it is. */
+  genericError = false,
 ): number {
   if (!coordinator.config.partitionVerification || transactionalId === null) return ErrorCode.NONE;
   if (records === null || records.length < HEADER_SIZE || records[MAGIC] !== 2) return ErrorCode.NONE;
@@ -62,5 +65,5 @@ export function verifyTransactionalProduce(
   // an open transaction at this epoch: the partition was verified when it began
   if (entry !== undefined && entry.producerEpoch === producerEpoch && entry.currentTxnFirstOffset !== undefined) return ErrorCode.NONE;
   const r = coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [{ topic, partition }]);
-  return produceError(r.errorCode !== ErrorCode.NONE ? r.errorCode : (r.partitions?.[0] ?? ErrorCode.NONE));
+  return produceError(r.errorCode !== ErrorCode.NONE ? r.errorCode : (r.partitions?.[0] ?? ErrorCode.NONE), genericError);
 }
