@@ -104,6 +104,10 @@ export class ClusterView {
     this.client.close();
   }
 
+  get isClosed(): boolean {
+    return this.client.isClosed;
+  }
+
   private async metadata(topics: string[] | null): Promise<MetadataResponse> {
     // v9 (flexible, with allowAutoTopicCreation false so browsing never creates a topic); v4 at least
     const body = { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false };

@@ -187,7 +187,9 @@ export class DiskView {
     for (let i = 0; i + 8 <= b.length; i += 8) {
       const rel = b.readInt32BE(i);
       const pos = b.readInt32BE(i + 4);
-      if (i > 0 && rel === 0 && pos === 0) break;
+      // no entry points at position 0: LogSegment.append indexes a batch only once more than
+      // index.interval.bytes precede it, so (0, 0) is the preallocated zero tail, even first
+      if (rel === 0 && pos === 0) break;
       out.push({ offset: String(base + BigInt(rel)), position: pos });
     }
     return out;
