@@ -200,7 +200,7 @@ async function diskPage() {
   const topics = await api('disk');
   return [h('h1', {}, 'Log on disk'), h('p', { class: 'muted' }, info.dataDir),
     table(['Partition', 'Segments', 'Bytes', 'Start offset', 'End offset'], topics.flatMap((t) => t.partitions.map((p) => [
-      h('a', { href: '#/disk/' + enc(t.name) + '/' + p.partition }, t.name + '-' + p.partition), p.segments, fmtBytes(p.bytes), p.startOffset || '', p.endOffset || '']))), [1, 2, 3, 4])];
+      h('a', { href: '#/disk/' + enc(t.name) + '/' + p.partition }, t.name + '-' + p.partition), p.segments, fmtBytes(p.bytes), p.startOffset || '', p.endOffset || ''])), [1, 2, 3, 4])];
 }
 
 async function segmentsPage(topic, p) {
