@@ -17,6 +17,7 @@ modules=(kafka confluent_kafka lz4 zstandard xxhash snappy crc32c)
 missing_peers() {
   local missing=()
   command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+  [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   if [[ -x $python ]]; then
     local absent
     absent=$("$python" -c 'import importlib.util, sys; print(" ".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))' "${modules[@]}" 2>/dev/null) || absent="${modules[*]}"

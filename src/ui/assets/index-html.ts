@@ -5,6 +5,7 @@ export const INDEX_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>kafkalite console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/style.css">
 <script type="module" src="/assets/app.js"></script>
 </head>

@@ -24,6 +24,7 @@ a { color: var(--accent); }
 code, .mono, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 pre { margin: 0; white-space: pre-wrap; word-break: break-all; max-height: 260px; overflow: auto; }
 .muted { color: var(--muted); }
+.hdr pre { display: inline; }
 .bad { color: var(--bad); font-weight: 600; }
 .good { color: var(--good); font-weight: 600; }
 .error { background: #fdecea; color: var(--bad); padding: 8px 12px; border-radius: 6px; margin: 8px 0; white-space: pre-wrap; }
