@@ -79,6 +79,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'storage/producer-snapshot': ['shared'],
   'storage/time-index': ['shared'],
   'ui/console-browser': ['chromium'],
+  'ui/offline-corpus': ['shared'],
 };
 
 export type Tier = 'unit' | 'peers' | 'all';

@@ -49,6 +49,7 @@ button:focus-visible, a:focus-visible, input:focus-visible, select:focus-visible
   header.top { padding: 8px 10px; }
   .mode { margin-left: 0; width: 100%; }
   textarea { min-width: 0; width: 100%; }
+  td pre { min-width: 16ch; }
   form.bar > label { flex: 1 1 45%; }
 }
 `;
