@@ -49,7 +49,7 @@ function run(m: Machine): { status: number | null; stderr: string; stdout: strin
   if (m.chromium !== false) script('chromium', 'exit 0');
   // answers the script's find_spec probe: the modules it was asked about that are "missing"
   script('python3', `for a in "\${@:3}"; do for l in $(<${lacking}); do [[ $a == "$l" ]] && printf '%s ' "$a"; done; done; echo`);
-  script('apt-get', `echo "$*" >> ${aptLog}${m.aptInstalls ? `; printf '#!/bin/bash\\n' > ${bin}/kcat; /bin/chmod +x ${bin}/kcat; cp ${bin}/kcat ${bin}/chromium; : > ${lacking}` : ''}`);
+  script('apt-get', `echo "$*" >> ${aptLog}${m.aptInstalls ? `; printf '#!/bin/bash\\n' > ${bin}/kcat; /bin/chmod +x ${bin}/kcat; /bin/cp ${bin}/kcat ${bin}/chromium; : > ${lacking}` : ''}`);
   const shared = join(dir, 'shared');
   if (m.shared !== false) mkdirSync(join(shared, 'corpora'), { recursive: true });
   const r = spawnSync('/bin/bash', [SCRIPT], {
