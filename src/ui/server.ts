@@ -63,7 +63,7 @@ export class UiServer {
   static async start(options: UiServerOptions): Promise<UiServer> {
     const host = options.host ?? '127.0.0.1';
     if (options.bootstrap === undefined && options.dataDir === undefined) throw new UiError('the console needs a cluster (bootstrap) or a data directory');
-    if (!isLoopback(host) && !options.password) throw new UiError(`binding the console to ${host} needs a password (--ui-password): it can produce to topics`);
+    if (!isLoopback(host) && !options.password) throw new UiError(`binding the console to ${host} needs a password (kafkalite ui --password, serve --ui-password): it can produce to topics`);
     let ui: UiServer | undefined;
     const server = createServer((req, res) => {
       if (ui) void ui.handle(req, res);
