@@ -11,6 +11,9 @@ import { readRecordBatches } from '../../src/record/batches.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { logFilePath } from '../../src/storage/file-names.js';
 import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { encodeLegacyMessageSet } from '../../src/record/legacy-builder.js';
 import { UiServer } from '../../src/ui/server.js';
 import { parseUiArgs } from '../../src/cli/ui.js';
 import { parseServeArgs } from '../../src/cli/serve.js';
@@ -178,7 +181,6 @@ describe('console API, serve mode', () => {
     try {
       const info = await ok(ui.url, '/api/info');
       assert.equal(info.mode, 'bootstrap');
-      await ok(ui.url, '/api/topics/fresh/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: 'hi' }) }).catch(() => undefined);
       second.topics.create('fresh', 1, {}, second.logs);
       const r = await ok(ui.url, '/api/topics/fresh/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: 'hi' }) });
       assert.equal(r.offset, '0');
@@ -211,6 +213,48 @@ describe('console API, offline and access', () => {
       // the console held no lock: a broker opens the directory while it is up
       const again = await Broker.start({ dataDir });
       await again.close();
+    } finally {
+      await ui.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('the batch inspector on legacy messages: the magic 1 and magic 0 layouts, CRC-32 recomputed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-ui-legacy-'));
+    mkdirSync(join(dataDir, 'legacy-0'));
+    const m1 = encodeLegacyMessageSet([{ key: 'k0', value: 'v0', timestamp: 1_700_000_000_000 }, { key: 'k1', value: 'v1', timestamp: 1_700_000_000_001 }], { magic: 1, baseOffset: 0 });
+    const m0 = encodeLegacyMessageSet([{ key: 'k2', value: 'v2' }, { key: 'k3', value: 'v3' }], { magic: 0, baseOffset: 2, compression: 'gzip' });
+    writeFileSync(join(dataDir, 'legacy-0', '00000000000000000000.log'), Buffer.concat([m1, m0]));
+    const entries = [...readRecordBatches(Buffer.concat([m1, m0]))];
+    const ui = await UiServer.start({ dataDir });
+    try {
+      const seg = await ok(ui.url, '/api/disk/legacy/0/segments/0');
+      assert.deepEqual(seg.batches.map((b: Json) => [b.position, b.magic, b.lastOffset]), entries.map((e) => [e.position, e.magic, String(e.lastOffset)]));
+      const first = await ok(ui.url, '/api/disk/legacy/0/segments/0/batches/0');
+      const f = (b: Json, name: string): string => b.fields.find((x: Json) => x.name === name).value;
+      assert.deepEqual(first.fields.map((x: Json) => x.name), ['offset', 'messageSize', 'crc', 'magic', 'attributes', 'timestamp', 'keyLength']);
+      assert.equal(f(first, 'offset'), '0');
+      assert.equal(f(first, 'messageSize'), String(entries[0]!.sizeInBytes - 12));
+      assert.equal(f(first, 'crc'), String(entries[0]!.crc >>> 0));
+      assert.equal(f(first, 'timestamp'), '1700000000000');
+      assert.equal(f(first, 'keyLength'), '2');
+      assert.deepEqual(first.crc, { stored: entries[0]!.crc >>> 0, computed: entries[0]!.crc >>> 0, valid: true, algorithm: 'CRC-32', coveredFrom: 16 });
+      const wrapper = await ok(ui.url, `/api/disk/legacy/0/segments/0/batches/${entries[2]!.position}`);
+      assert.deepEqual(wrapper.fields.map((x: Json) => x.name), ['offset', 'messageSize', 'crc', 'magic', 'attributes', 'keyLength']);
+      assert.equal(f(wrapper, 'magic'), '0');
+      assert.equal(f(wrapper, 'offset'), '3');
+      assert.deepEqual(wrapper.attributes, [{ bit: 'compression (bits 0-2)', value: 'gzip' }]);
+      assert.equal(wrapper.crc.valid, true);
+      // a flipped byte in the key: the recomputed CRC shows the mismatch
+      const damaged = Buffer.concat([m1, m0]);
+      damaged[entries[0]!.position + 30]! ^= 0xff;
+      writeFileSync(join(dataDir, 'legacy-0', '00000000000000000000.log'), damaged);
+      const bad = await ok(ui.url, '/api/disk/legacy/0/segments/0/batches/0');
+      assert.equal(bad.crc.valid, false);
+      assert.notEqual(bad.crc.computed, bad.crc.stored);
+      writeFileSync(join(dataDir, 'legacy-0', '00000000000000000000.log'), Buffer.concat([m1, m0]));
+      const msgs = await ok(ui.url, '/api/topics/legacy/messages');
+      assert.deepEqual(msgs.messages.map((m: Json) => [m.offset, text(m.key), m.batch.magic]), [['0', 'k0', 1], ['1', 'k1', 1], ['2', 'k2', 0], ['3', 'k3', 0]]);
     } finally {
       await ui.close();
       rmSync(dataDir, { recursive: true, force: true });
