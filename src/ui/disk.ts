@@ -258,6 +258,62 @@ export class DiskView {
     return inspect(batch, bytes, position);
   }
 
+  /**
+   * How Kafka's read path finds `offset`, step by step: the segment whose base offset is the
+   * greatest at or below it (LocalLog.read, segments.floorSegment), the binary search of that
+   * segment's offset index for the largest entry at or below it (AbstractIndex.largestLowerBoundSlotFor,
+   * each probe recorded), then the scan of batch headers from that position to the first batch
+   * whose last offset reaches it (FileRecords.searchForOffsetFromPosition).
+   */
+  lookup(topic: string, partition: number, offset: bigint): {
+    offset: string;
+    segments: string[];
+    segment: string | null;
+    probes: { lo: number; hi: number; mid: number; entryOffset: string; position: number; goes: 'lower' | 'higher' | 'found' }[];
+    indexEntry: { slot: number; offset: string; position: number } | null;
+    scanned: { position: number; lastOffset: string; sizeInBytes: number }[];
+    batch: { position: number; baseOffset: string | null; lastOffset: string } | null;
+  } {
+    const dir = this.partitionDir(topic, partition);
+    const bases = segmentBaseOffsets(dir);
+    const floor = [...bases].reverse().find((b) => b <= offset);
+    const out = { offset: String(offset), segments: bases.map(String), segment: floor === undefined ? null : String(floor), probes: [] as { lo: number; hi: number; mid: number; entryOffset: string; position: number; goes: 'lower' | 'higher' | 'found' }[], indexEntry: null as { slot: number; offset: string; position: number } | null, scanned: [] as { position: number; lastOffset: string; sizeInBytes: number }[], batch: null as { position: number; baseOffset: string | null; lastOffset: string } | null };
+    if (floor === undefined) return out;
+    const entries = this.offsetIndex(dir, floor);
+    let slot = -1;
+    if (entries.length > 0 && BigInt(entries[0]!.offset) <= offset) {
+      let lo = 0;
+      let hi = entries.length - 1;
+      while (lo < hi) {
+        const mid = Math.ceil(hi / 2 + lo / 2);
+        const e = entries[mid]!;
+        const at = BigInt(e.offset);
+        const goes = at === offset ? 'found' : at < offset ? 'higher' : 'lower';
+        out.probes.push({ lo, hi, mid, entryOffset: e.offset, position: e.position, goes });
+        if (goes === 'found') {
+          lo = hi = mid;
+        } else if (goes === 'higher') lo = mid;
+        else hi = mid - 1;
+      }
+      slot = lo;
+      out.indexEntry = { slot, offset: entries[slot]!.offset, position: entries[slot]!.position };
+    }
+    const start = slot < 0 ? 0 : entries[slot]!.position;
+    const file = this.segmentFile(dir, floor);
+    try {
+      for (const h of file.headers(start)) {
+        out.scanned.push({ position: h.position, lastOffset: String(h.lastOffset), sizeInBytes: h.sizeInBytes });
+        if (h.lastOffset >= offset) {
+          out.batch = { position: h.position, baseOffset: h.baseOffset === undefined ? null : String(h.baseOffset), lastOffset: String(h.lastOffset) };
+          break;
+        }
+      }
+    } finally {
+      file.close();
+    }
+    return out;
+  }
+
   /** A page of messages read from the segments (offline browsing): from the segment holding the start offset. */
   messages(topic: string, partition: number, from: StartPosition, limit: number): { messages: MessageView[]; startOffset: string; endOffset: string; from: string } {
     const segs = this.segments(topic, partition);

@@ -204,10 +204,18 @@ export class UiServer {
     if (a === 'disk' && get) {
       const disk = this.diskView();
       if (s.length === 1) return disk.topics();
-      // disk/<topic>/<partition>/segments[/<base>[/batches/<position>]]
+      // disk/<topic>/<partition>/segments[/<base>[/batches/<position>]], disk/<topic>/<partition>/lookup?offset=N
       if (b !== undefined && c !== undefined && d === 'segments') {
         const partition = intOf(c, 'partition');
         if (s.length === 4) return disk.segments(b, partition);
+      }
+      if (b !== undefined && c !== undefined && d === 'lookup' && s.length === 4) {
+        const v = q.get('offset');
+        if (v === null) throw new UiError('lookup needs ?offset=N');
+        return disk.lookup(b, intOf(c, 'partition'), bigOf(v, 'offset'));
+      }
+      if (b !== undefined && c !== undefined && d === 'segments') {
+        const partition = intOf(c, 'partition');
         if (s.length === 5) return disk.segment(b, partition, bigOf(e!, 'segment base offset'));
         if (s.length === 7 && f === 'batches') return disk.batch(b, partition, bigOf(e!, 'segment base offset'), intOf(g!, 'position'));
       }

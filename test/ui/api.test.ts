@@ -261,6 +261,46 @@ describe('console API, offline and access', () => {
     }
   });
 
+  test('offset lookup, step by step: floor segment, binary search of the offset index, scan to the batch', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-ui-lookup-'));
+    const broker = await Broker.start({ dataDir, ui: true, config: { 'log.index.interval.bytes': '64', 'log.segment.bytes': '2000' } });
+    try {
+      broker.topics.create('many', 1, {}, broker.logs);
+      for (let i = 0; i < 40; i++) {
+        await ok(broker.uiUrl!, '/api/topics/many/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: `k${i}`, value: 'x'.repeat(20) }) });
+      }
+    } finally {
+      await broker.close();
+    }
+    const ui = await UiServer.start({ dataDir });
+    try {
+      const segs: Json[] = await ok(ui.url, '/api/disk/many/0/segments');
+      assert.ok(segs.length >= 2, `${segs.length} segments`);
+      for (const target of [0n, 17n, 25n, 39n]) {
+        const r = await ok(ui.url, `/api/disk/many/0/lookup?offset=${target}`);
+        const floor = segs.filter((x) => BigInt(x.baseOffset) <= target).pop();
+        assert.equal(r.segment, floor.baseOffset, `offset ${target}`);
+        const seg = await ok(ui.url, `/api/disk/many/0/segments/${floor.baseOffset}`);
+        const expectedEntry = seg.offsetIndex.filter((e: Json) => BigInt(e.offset) <= target).pop();
+        if (expectedEntry === undefined) assert.equal(r.indexEntry, null);
+        else assert.deepEqual([r.indexEntry.offset, r.indexEntry.position], [expectedEntry.offset, expectedEntry.position]);
+        if (seg.offsetIndex.length > 1 && expectedEntry !== undefined) assert.ok(r.probes.length > 0);
+        const expectedBatch = seg.batches.find((b: Json) => BigInt(b.lastOffset) >= target);
+        assert.deepEqual([r.batch.position, r.batch.lastOffset], [expectedBatch.position, expectedBatch.lastOffset]);
+        assert.deepEqual(r.scanned.at(-1).position, expectedBatch.position);
+        assert.equal(r.scanned[0].position, expectedEntry?.position ?? 0);
+      }
+      assert.ok(segs.some((x) => x.offsetIndexEntries > 1), 'some segment has a sparse index of several entries');
+      const past = await ok(ui.url, '/api/disk/many/0/lookup?offset=1000');
+      assert.equal(past.batch, null);
+      assert.equal((await call(ui.url, '/api/disk/many/0/lookup?offset=-1')).status, 400);
+      assert.equal((await call(ui.url, '/api/disk/many/0/lookup')).status, 400);
+    } finally {
+      await ui.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('binding off loopback needs a password; with one, basic auth is required', async () => {
     await assert.rejects(UiServer.start({ dataDir: '.', host: '0.0.0.0' }), /needs a password/);
     const ui = await UiServer.start({ dataDir: '.', host: '0.0.0.0', password: 's3cret' });

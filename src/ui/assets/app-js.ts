@@ -203,9 +203,31 @@ async function diskPage() {
       h('a', { href: '#/disk/' + enc(t.name) + '/' + p.partition }, t.name + '-' + p.partition), p.segments, fmtBytes(p.bytes), p.startOffset || '', p.endOffset || ''])), [1, 2, 3, 4])];
 }
 
+/** Kafka's read path for one offset, step by step: segment, index binary search, scan to the batch. */
+function lookupForm(topic, p) {
+  const input = h('input', { id: 'lk-offset', name: 'offset', inputmode: 'numeric', size: 14 });
+  const out = h('div', { id: 'lk-steps', 'aria-live': 'polite' });
+  const run = async (ev) => {
+    ev.preventDefault();
+    try {
+      const r = await api('disk/' + enc(topic) + '/' + p + '/lookup?offset=' + enc(input.value.trim()));
+      const steps = [h('li', {}, 'Segment: the greatest base offset at or below ' + r.offset + ' among [' + r.segments.join(', ') + '] is ' + (r.segment === null ? 'none (the offset is below the log)' : r.segment))];
+      if (r.segment !== null) {
+        r.probes.forEach((x) => steps.push(h('li', {}, 'Index probe: slots ' + x.lo + '..' + x.hi + ', middle slot ' + x.mid + ' holds offset ' + x.entryOffset + ' at position ' + x.position + ': ' + (x.goes === 'found' ? 'found' : 'search ' + x.goes))));
+        steps.push(h('li', {}, r.indexEntry === null ? 'Index: no entry at or below the offset, scan from position 0' : 'Index: slot ' + r.indexEntry.slot + ', offset ' + r.indexEntry.offset + ', start scanning at position ' + r.indexEntry.position));
+        steps.push(h('li', {}, 'Scan: ' + r.scanned.length + ' batch header(s) read (' + r.scanned.map((x) => x.position + '→' + x.lastOffset).join(', ') + ')'));
+        steps.push(h('li', {}, r.batch === null ? 'No batch reaches the offset: it is past the segment’s end' : h('span', {}, 'Batch at position ', h('a', { href: '#/disk/' + enc(topic) + '/' + p + '/' + r.segment + '/' + r.batch.position }, String(r.batch.position)), ' holds offsets up to ' + r.batch.lastOffset)));
+      }
+      out.replaceChildren(h('ol', {}, steps));
+    } catch (e) { out.replaceChildren(errorBox(e)); }
+  };
+  return h('div', {}, h('form', { class: 'bar', onsubmit: run }, h('label', {}, 'Offset', input), h('button', { type: 'submit', id: 'lk-go' }, 'Find')), out);
+}
+
 async function segmentsPage(topic, p) {
   const segs = await api('disk/' + enc(topic) + '/' + p + '/segments');
   return [crumbs(['Log on disk', '#/disk'], topic + '-' + p), h('h1', {}, topic + '-' + p + ': segments'),
+    h('h2', {}, 'Find an offset as Kafka’s read path does'), lookupForm(topic, p), h('h2', {}, 'Segments'),
     table(['Base offset', 'Size', 'Batches', 'Offsets', 'Max timestamp', 'Offset index entries', 'Time index entries', ''],
       segs.map((s) => [h('a', { href: '#/disk/' + enc(topic) + '/' + p + '/' + s.baseOffset }, s.baseOffset), fmtBytes(s.sizeInBytes), s.batches,
         s.firstOffset === null ? 'empty' : s.firstOffset + '–' + (BigInt(s.nextOffset) - 1n), s.maxTimestamp === null ? '' : fmtTime(s.maxTimestamp), s.offsetIndexEntries, s.timeIndexEntries, s.active ? 'active' : '']), [0, 1, 2, 5, 6])];
