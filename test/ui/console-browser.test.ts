@@ -129,6 +129,12 @@ describe('web console in Chromium', () => {
   test('the log on disk: segments, a segment with its index, and the gzip batch header', async () => {
     const page = await newPage();
     await open(page, base + '#/disk/orders/0');
+    await page.fill('#lk-offset', '4');
+    await page.click('#lk-go');
+    await page.waitForSelector('#lk-steps ol');
+    const steps = await page.$$eval('#lk-steps li', (li) => li.map((x) => x.textContent));
+    assert.equal(steps[0], 'Segment: the greatest base offset at or below 4 among [0] is 0');
+    assert.match(steps.at(-1)!, /^Batch at position \d+ holds offsets up to 4$/);
     await page.screenshot({ path: SHOTS + 'segments-desktop.png', fullPage: true });
     await page.click('main table a:text-is("0")');
     await page.waitForSelector('main[data-ready="#/disk/orders/0/0"]');
