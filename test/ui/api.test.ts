@@ -18,6 +18,24 @@ import { UiServer } from '../../src/ui/server.js';
 import { parseUiArgs } from '../../src/cli/ui.js';
 import { parseServeArgs } from '../../src/cli/serve.js';
 import { filledBroker, HTML_HEADER, LATER_TS } from './fixture.js';
+import { spawn } from 'node:child_process';
+import { REPO_ROOT } from '../helpers/paths.js';
+
+/** Runs `kafkalite <args>` until it prints the console's URL; returns it and a stop that SIGTERMs and gives the exit code. */
+async function consoleProcess(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'kafkalite.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /kafkalite console on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) => reject(new Error(`kafkalite ${args.join(' ')} exited ${code} before its URL: ${out}`)));
+  });
+  return { url, stop: () => (child.kill('SIGTERM'), exited) };
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -312,6 +330,22 @@ describe('console API, offline and access', () => {
       assert.equal((await call(base, '/api/info', auth('s3cret'))).status, 200);
     } finally {
       await ui.close();
+    }
+  });
+
+  test('the commands: kafkalite ui --data-dir and kafkalite serve --ui-port print the URL and stop on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-ui-cli-'));
+    try {
+      const served = await consoleProcess(['serve', '--port', '0', '--data-dir', dataDir, '--ui-port', '0', '--log-level', 'warn']);
+      const info = await ok(served.url, '/api/info');
+      assert.equal(info.mode, 'serve');
+      assert.equal(info.dataDir, dataDir);
+      assert.equal(await served.stop(), 0);
+      const offline = await consoleProcess(['ui', '--data-dir', dataDir, '--port', '0']);
+      assert.equal((await ok(offline.url, '/api/info')).mode, 'offline');
+      assert.equal(await offline.stop(), 0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
