@@ -29,8 +29,11 @@ const READ_UNCOMMITTED = 0;
 const READ_COMMITTED = 1;
 /** ConfigResource.Type.TOPIC */
 const TOPIC_RESOURCE = 2;
-/** Bytes one Fetch may bring back for a page of messages. */
-const PAGE_FETCH_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes one Fetch may bring back for a page of messages: small, since a page is 50 messages; the
+ * first batch comes whole whatever its size (KIP-74), so a large batch still arrives.
+ */
+const PAGE_FETCH_BYTES = 256 * 1024;
 
 export interface TopicSummary {
   name: string;

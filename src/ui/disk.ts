@@ -142,6 +142,18 @@ export class DiskView {
     return [...topics].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, partitions]) => ({ name, partitions: partitions.sort((a, b) => a.partition - b.partition) }));
   }
 
+  /** Bytes of each topic's segment files, from their sizes alone (the overview's column; no header scan). */
+  bytesByTopic(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const name of partitionDirs(this.dataDir)) {
+      const topic = name.slice(0, name.lastIndexOf('-'));
+      const dir = join(this.dataDir, name);
+      const bytes = segmentBaseOffsets(dir).reduce((n, base) => n + statSync(logFilePath(dir, base)).size, 0);
+      out.set(topic, (out.get(topic) ?? 0) + bytes);
+    }
+    return out;
+  }
+
   /** A partition's segments, oldest first; the last one is the active segment. */
   segments(topic: string, partition: number): SegmentView[] {
     const dir = this.partitionDir(topic, partition);
@@ -316,31 +328,72 @@ export class DiskView {
 
   /** A page of messages read from the segments (offline browsing): from the segment holding the start offset. */
   messages(topic: string, partition: number, from: StartPosition, limit: number): { messages: MessageView[]; startOffset: string; endOffset: string; from: string } {
-    const segs = this.segments(topic, partition);
     const dir = this.partitionDir(topic, partition);
-    const start = BigInt(segs.find((s) => s.firstOffset !== null)?.firstOffset ?? '0');
-    const end = BigInt([...segs].reverse().find((s) => s.nextOffset !== null)?.nextOffset ?? '0');
+    const bases = segmentBaseOffsets(dir);
+    // the log's start: the first batch of the first segment holding one; its end: the last batch
+    // of the last segment holding one (the active segment, bounded by segment.bytes), no full scan
+    let start: bigint | undefined;
+    for (const base of bases) {
+      start = this.firstOffsetOf(dir, base);
+      if (start !== undefined) break;
+    }
+    let end: bigint | undefined;
+    for (const base of [...bases].reverse()) {
+      end = this.nextOffsetOf(dir, base);
+      if (end !== undefined) break;
+    }
+    const first = start ?? 0n;
+    const next = end ?? first;
     let offset: bigint;
-    if (from.kind === 'beginning') offset = start;
-    else if (from.kind === 'end') offset = end - BigInt(limit) > start ? end - BigInt(limit) : start;
-    else if (from.kind === 'offset') offset = from.offset < start ? start : from.offset;
-    else offset = this.offsetForTimestamp(dir, segs, from.timestamp) ?? end;
+    if (from.kind === 'beginning') offset = first;
+    else if (from.kind === 'end') offset = next - BigInt(limit) > first ? next - BigInt(limit) : first;
+    else if (from.kind === 'offset') offset = from.offset < first ? first : from.offset;
+    else offset = this.offsetForTimestamp(dir, this.segments(topic, partition), from.timestamp) ?? next;
     const out: MessageView[] = [];
-    for (const s of segs) {
+    const floor = [...bases].reverse().find((b) => b <= offset) ?? bases[0];
+    for (const base of bases) {
       if (out.length >= limit) break;
-      if (s.nextOffset === null || BigInt(s.nextOffset) <= offset) continue;
-      const file = this.segmentFile(dir, BigInt(s.baseOffset));
+      if (floor === undefined || base < floor) continue;
+      const file = this.segmentFile(dir, base);
       try {
         // the index's largest entry at or below the offset: where Kafka's read path starts scanning
-        const entry = this.offsetIndex(dir, BigInt(s.baseOffset)).filter((e) => BigInt(e.offset) <= offset).pop();
-        const startPos = entry?.position ?? 0;
-        const buf = Buffer.from(file.readBytes(startPos, file.sizeInBytes - startPos));
-        out.push(...messagesOfBatches(buf, partition, offset, limit - out.length).messages);
+        const entry = this.offsetIndex(dir, base).filter((e) => BigInt(e.offset) <= offset).pop();
+        for (const fb of file.batches(entry?.position ?? 0)) {
+          if (out.length >= limit) break;
+          if (fb.batch.nextOffset <= offset) continue;
+          // the batch view lives until the next read: its messages are decoded now
+          out.push(...messagesOfBatches(fb.batch.bytes, partition, offset, limit - out.length).messages);
+        }
       } finally {
         file.close();
       }
     }
-    return { messages: out, startOffset: String(start), endOffset: String(end), from: String(offset) };
+    return { messages: out, startOffset: String(first), endOffset: String(next), from: String(offset) };
+  }
+
+  private firstOffsetOf(dir: string, base: bigint): bigint | undefined {
+    const file = this.segmentFile(dir, base);
+    try {
+      for (const h of file.headers()) return h.baseOffset ?? h.lastOffset;
+      return undefined;
+    } finally {
+      file.close();
+    }
+  }
+
+  private nextOffsetOf(dir: string, base: bigint): bigint | undefined {
+    const file = this.segmentFile(dir, base);
+    let next: bigint | undefined;
+    try {
+      // from the last offset index entry: the scan covers at most index.interval.bytes and the tail
+      const last = this.offsetIndex(dir, base).pop();
+      for (const h of file.headers(last?.position ?? 0)) next = h.lastOffset + 1n;
+    } catch {
+      // a damaged tail: what was read before it stands
+    } finally {
+      file.close();
+    }
+    return next;
   }
 
   /** The first offset of the first batch whose max timestamp reaches `ts` (Kafka's fetchOffsetByTimestamp, by batch headers). */

@@ -167,7 +167,7 @@ export class UiServer {
           return this.diskView().topics().map((t) => ({ name: t.name, internal: t.name.startsWith('__'), partitions: t.partitions.length, endOffsets: String(t.partitions.reduce((n, p) => n + BigInt(p.endOffset ?? '0'), 0n)), messages: String(t.partitions.reduce((n, p) => n + (p.endOffset !== null && p.startOffset !== null ? BigInt(p.endOffset) - BigInt(p.startOffset) : 0n), 0n)), bytes: t.partitions.reduce((n, p) => n + p.bytes, 0) }));
         }
         const topics = await (await this.clusterView()).topics();
-        const bytes = new Map(this.disk ? this.disk.topics().map((t) => [t.name, t.partitions.reduce((n, p) => n + p.bytes, 0)]) : []);
+        const bytes = this.disk ? this.disk.bytesByTopic() : new Map<string, number>();
         return topics.map((t) => ({ ...t, bytes: bytes.get(t.name) ?? null }));
       }
       const topic = b;
