@@ -11,12 +11,15 @@ here=${BASH_SOURCE[0]%/*}
 [[ $here == "${BASH_SOURCE[0]}" ]] && here=.
 root=$(cd "$here/.." && pwd)
 python=${KAFKALITE_PYTHON:-/usr/bin/python3}
+# Debian's Chromium, driven by playwright-core in the web console's browser tests
+chromium=${KAFKALITE_CHROMIUM:-/usr/bin/chromium}
 shared=${KAFKALITE_SHARED:-$root/../shared}
 modules=(kafka confluent_kafka lz4 zstandard xxhash snappy crc32c)
 
 missing_peers() {
   local missing=()
   command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+  [[ -x $chromium ]] || missing+=(chromium)
   if [[ -x $python ]]; then
     local absent
     absent=$("$python" -c 'import importlib.util, sys; print(" ".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))' "${modules[@]}" 2>/dev/null) || absent="${modules[*]}"

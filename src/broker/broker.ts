@@ -35,6 +35,7 @@ import { QueuedBytes, type QueuedBytesStats } from './queued-bytes.js';
 import type { LogDirFailure } from '../storage/log-dir-failure.js';
 import { logDirFailureLine } from './log-dir-failure.js';
 import { createAuthorizer, takeAuthorizerProperties, type StandardAuthorizer } from './auth/index.js';
+import { UiServer } from '../ui/server.js';
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
@@ -69,6 +70,8 @@ export interface BrokerOptions {
   maxVersions?: Record<number, number>;
   /** The group coordinator's clock and scheduler (tests step a manual one); the system clock by default. */
   timer?: Timer;
+  /** The web console next to the broker (src/ui): `true` for 127.0.0.1 on a free port; its address is `uiUrl`. */
+  ui?: boolean | { port?: number; host?: string; password?: string };
 }
 
 /**
@@ -115,6 +118,8 @@ export class Broker extends EventEmitter {
   private server: Server | undefined;
   private boundPort = 0;
   private closing: Promise<void> | undefined;
+  /** The web console, when started with `ui`. */
+  private uiServer: UiServer | undefined;
 
   private constructor(
     readonly dataDir: string,
@@ -195,6 +200,15 @@ export class Broker extends EventEmitter {
     }
     broker.scheduleLogTasks();
     broker.cleaner.startup();
+    if (options.ui) {
+      const ui = options.ui === true ? {} : options.ui;
+      try {
+        broker.uiServer = await UiServer.start({ ...ui, bootstrap: broker.bootstrap, dataDir });
+      } catch (e) {
+        await broker.close();
+        throw e;
+      }
+    }
     return broker;
   }
 
@@ -374,7 +388,13 @@ export class Broker extends EventEmitter {
     return this.closing;
   };
 
+  /** The web console's address (`ui` option), e.g. http://127.0.0.1:8080/. */
+  get uiUrl(): string | undefined {
+    return this.uiServer?.url;
+  }
+
   private async doClose(): Promise<void> {
+    await this.uiServer?.close();
     for (const t of this.timers) clearInterval(t);
     this.cleaner.shutdown();
     const server = this.server;

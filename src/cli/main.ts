@@ -13,6 +13,7 @@ import { parseRecoverArgs, recover, RECOVER_USAGE } from './recover.js';
 import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
 import { parseStatsArgs, stats, STATS_USAGE } from './stats.js';
 import { transactions } from './transactions.js';
+import { parseUiArgs, ui, UI_USAGE } from './ui.js';
 import { parseTransactionsArgs, TRANSACTIONS_USAGE } from './transactions-args.js';
 import { parseVerifyArgs, verify, VERIFY_USAGE } from './verify.js';
 
@@ -94,6 +95,13 @@ const COMMANDS: { [name: string]: Command<object> } = {
     parse: parseAclsArgs,
     run: acls,
     reads: (opts) => (opts.action === 'list' ? [opts.dir] : []),
+  }),
+  ui: command({
+    summary: 'the web console: a cluster (--bootstrap) or a data directory offline (--data-dir)',
+    usage: UI_USAGE,
+    parse: parseUiArgs,
+    run: ui,
+    reads: (opts) => (opts.dataDir !== undefined && opts.bootstrap === undefined ? [opts.dataDir] : []),
   }),
 };
 

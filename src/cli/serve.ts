@@ -17,6 +17,9 @@ Options:
   --config <k=v>       a Kafka broker property, repeatable (num.partitions=4, log.segment.bytes=..., 
                        auto.create.topics.enable=false, message.max.bytes=..., log.retention.ms=...)
   --log-level <level>  debug | info | warn | error | silent (default info)
+  --ui-port <n>        also serve the web console on this HTTP port (0 picks a free one)
+  --ui-host <addr>     address the console binds (default 127.0.0.1; any other needs --ui-password)
+  --ui-password <p>    HTTP basic-auth password of the console (or KAFKALITE_UI_PASSWORD)
   -h, --help           this help`;
 
 export interface ServeOptions {
@@ -25,6 +28,8 @@ export interface ServeOptions {
   dataDir: string;
   config: Record<string, string>;
   logLevel: LogLevel;
+  /** The web console (src/ui), when --ui-port is given. */
+  ui?: { port: number; host: string; password?: string };
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | { help: true } | { error: string } {
@@ -61,6 +66,24 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         o.config[v.slice(0, eq)] = v.slice(eq + 1);
         break;
       }
+      case '--ui-port': {
+        const v = value();
+        if (v === undefined || !/^\d+$/.test(v) || Number(v) > 65535) return { error: `--ui-port needs a port number, got ${v ?? 'nothing'}` };
+        o.ui = { host: '127.0.0.1', ...o.ui, port: Number(v) };
+        break;
+      }
+      case '--ui-host': {
+        const v = value();
+        if (v === undefined) return { error: '--ui-host needs an address' };
+        o.ui = { port: 8080, ...o.ui, host: v };
+        break;
+      }
+      case '--ui-password': {
+        const v = value();
+        if (v === undefined || v === '') return { error: '--ui-password needs a value' };
+        o.ui = { port: 8080, host: '127.0.0.1', ...o.ui, password: v };
+        break;
+      }
       case '--log-level': {
         const v = value();
         if (v === undefined || !isLogLevel(v)) return { error: `--log-level must be one of debug, info, warn, error, silent` };
@@ -71,6 +94,7 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         return { error: `unknown option ${a}` };
     }
   }
+  if (o.ui !== undefined && o.ui.password === undefined && process.env.KAFKALITE_UI_PASSWORD) o.ui.password = process.env.KAFKALITE_UI_PASSWORD;
   return o;
 }
 
@@ -78,12 +102,13 @@ export async function serve(o: ServeOptions): Promise<number> {
   const logger = createLogger(o.logLevel);
   let broker: Broker;
   try {
-    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger });
+    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.ui ? { ui: o.ui } : {}) });
   } catch (e) {
     process.stderr.write(`kafkalite serve: ${(e as Error).message}\n`);
     return 1;
   }
   process.stdout.write(`kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
+  if (broker.uiUrl !== undefined) process.stdout.write(`kafkalite console on ${broker.uiUrl}\n`);
   return new Promise((resolve) => {
     const stop = (signal: string): void => {
       logger.info(`${signal}: shutting down`);

@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/storage.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts', 'check-peers.sh');
 const MODULES = ['kafka', 'confluent_kafka', 'lz4', 'zstandard', 'xxhash', 'snappy', 'crc32c'];
-const DEBIAN_PEERS = 'kcat python3-kafka python3-confluent-kafka python3-lz4 python3-zstandard python3-xxhash python3-snappy python3-crc32c';
+const DEBIAN_PEERS = 'kcat python3-kafka python3-confluent-kafka python3-lz4 python3-zstandard python3-xxhash python3-snappy python3-crc32c chromium';
 
 const tmp = tempDir('check-peers');
 after(() => tmp.cleanup());
@@ -29,6 +29,8 @@ interface Machine {
   /** apt-get installs kcat (and the modules) when called. */
   aptInstalls?: boolean;
   shared?: boolean;
+  /** Debian's chromium (present unless false). */
+  chromium?: boolean;
 }
 
 function run(m: Machine): { status: number | null; stderr: string; stdout: string; apt: string[] } {
@@ -44,14 +46,15 @@ function run(m: Machine): { status: number | null; stderr: string; stdout: strin
   writeFileSync(lacking, (m.lacking ?? []).join(' '));
   script('id', `echo ${m.uid}`);
   if (m.kcat) script('kcat', 'exit 0');
+  if (m.chromium !== false) script('chromium', 'exit 0');
   // answers the script's find_spec probe: the modules it was asked about that are "missing"
   script('python3', `for a in "\${@:3}"; do for l in $(<${lacking}); do [[ $a == "$l" ]] && printf '%s ' "$a"; done; done; echo`);
-  script('apt-get', `echo "$*" >> ${aptLog}${m.aptInstalls ? `; printf '#!/bin/bash\\n' > ${bin}/kcat; /bin/chmod +x ${bin}/kcat; : > ${lacking}` : ''}`);
+  script('apt-get', `echo "$*" >> ${aptLog}${m.aptInstalls ? `; printf '#!/bin/bash\\n' > ${bin}/kcat; /bin/chmod +x ${bin}/kcat; /bin/cp ${bin}/kcat ${bin}/chromium; : > ${lacking}` : ''}`);
   const shared = join(dir, 'shared');
   if (m.shared !== false) mkdirSync(join(shared, 'corpora'), { recursive: true });
   const r = spawnSync('/bin/bash', [SCRIPT], {
     encoding: 'utf8',
-    env: { PATH: bin, KAFKALITE_PYTHON: join(bin, 'python3'), KAFKALITE_SHARED: shared },
+    env: { PATH: bin, KAFKALITE_PYTHON: join(bin, 'python3'), KAFKALITE_CHROMIUM: join(bin, 'chromium'), KAFKALITE_SHARED: shared },
   });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout, apt: existsSync(aptLog) ? readFileSync(aptLog, 'utf8').trim().split('\n') : [] };
 }
@@ -69,13 +72,16 @@ describe('scripts/check-peers.sh', () => {
     const lines = r.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, r.stderr);
     assert.equal(lines[0], `check-peers: missing test peers (kcat, python3 module confluent_kafka, python3 module crc32c): install them with: sudo ${REPO_ROOT}/scripts/install-peers.sh`);
+    const noBrowser = run({ uid: 1000, kcat: true, chromium: false });
+    assert.equal(noBrowser.status, 1);
+    assert.equal(noBrowser.stderr, `check-peers: missing test peers (chromium): install them with: sudo ${REPO_ROOT}/scripts/install-peers.sh\n`);
   });
 
   test('root, peers missing: installs them with the apt-get line of scripts/install-peers.sh, then passes', () => {
-    const r = run({ uid: 0, kcat: false, lacking: MODULES, aptInstalls: true });
+    const r = run({ uid: 0, kcat: false, chromium: false, lacking: MODULES, aptInstalls: true });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(r.apt, ['update -qq', `install -y -qq --no-install-recommends ${DEBIAN_PEERS}`]);
-    assert.match(r.stderr, /^check-peers: installing the Debian test peers \(missing: kcat, python3 module kafka, .*\) with scripts\/install-peers.sh\n$/);
+    assert.match(r.stderr, /^check-peers: installing the Debian test peers \(missing: kcat, chromium, python3 module kafka, .*\) with scripts\/install-peers.sh\n$/);
   });
 
   test('root, and the install does not bring them: the same one line', () => {

@@ -1,0 +1,321 @@
+/**
+ * The console's page logic, one ES module with no dependencies: a hash router, the JSON API, and
+ * DOM built with textContent only (topic names, keys, values and headers are data, never markup).
+ * Kept as a string so that `tsc` emits it with the rest (no bundler, no copy step).
+ */
+export const APP_JS = String.raw`
+const main = document.getElementById('main');
+let info = { mode: 'bootstrap', readOnly: false };
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+async function api(path, options) {
+  const res = await fetch('/api/' + path, options);
+  const body = await res.json().catch(() => ({ error: res.status + ' ' + res.statusText }));
+  if (!res.ok) throw new Error(body.error || res.statusText);
+  return body;
+}
+
+function enc(s) { return encodeURIComponent(s); }
+
+function table(headers, rows, numeric) {
+  const num = new Set(numeric || []);
+  return h('div', { class: 'scroll' }, h('table', {},
+    h('thead', {}, h('tr', {}, headers.map((x, i) => h('th', { scope: 'col', class: num.has(i) ? 'num' : null }, x)))),
+    h('tbody', {}, rows.length === 0
+      ? h('tr', {}, h('td', { colspan: headers.length, class: 'muted' }, 'none'))
+      : rows.map((r) => h('tr', {}, r.map((c, i) => h('td', { class: num.has(i) ? 'num' : null }, c)))))));
+}
+
+function errorBox(e) { return h('div', { class: 'error', role: 'alert' }, String(e.message || e)); }
+
+function fmtBytes(n) {
+  if (n === null || n === undefined) return '';
+  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0; let x = Number(n);
+  while (x >= 1024 && i < u.length - 1) { x /= 1024; i++; }
+  return (i === 0 ? String(x) : x.toFixed(1)) + ' ' + u[i];
+}
+
+function fmtTime(ms) {
+  const n = Number(ms);
+  if (!Number.isFinite(n) || n < 0) return String(ms);
+  return new Date(n).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+function bytesOf(b64) {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function hexOf(bytes) { return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' '); }
+
+/** A key, value or header value as text, JSON (pretty) or hex; null stays visible as null. */
+function render(b64, format) {
+  if (b64 === null || b64 === undefined) return h('span', { class: 'muted' }, 'null');
+  const bytes = bytesOf(b64);
+  if (format === 'hex') return h('pre', {}, hexOf(bytes));
+  let text;
+  try { text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { return h('pre', { title: 'not UTF-8: shown as hex' }, hexOf(bytes)); }
+  if (format === 'json') {
+    try { return h('pre', { class: 'json' }, JSON.stringify(JSON.parse(text), null, 2)); } catch { return h('pre', {}, text); }
+  }
+  return h('pre', {}, text);
+}
+
+function crumbs(...parts) {
+  return h('div', { class: 'crumbs' }, parts.flatMap((p, i) => [i > 0 ? ' / ' : null, Array.isArray(p) ? h('a', { href: p[1] }, p[0]) : p]));
+}
+
+async function overview() {
+  const topics = await api('topics');
+  const total = topics.reduce((n, t) => n + BigInt(t.messages || '0'), 0n);
+  const bytes = topics.reduce((n, t) => n + (t.bytes || 0), 0);
+  return [
+    h('h1', {}, 'Topics'),
+    h('div', { class: 'cards' },
+      h('div', { class: 'card' }, h('b', {}, String(topics.length)), 'topics'),
+      h('div', { class: 'card' }, h('b', {}, String(topics.reduce((n, t) => n + t.partitions, 0))), 'partitions'),
+      h('div', { class: 'card' }, h('b', {}, total.toString()), 'messages'),
+      info.dataDir ? h('div', { class: 'card' }, h('b', {}, fmtBytes(bytes)), 'on disk') : null),
+    table(['Topic', 'Partitions', 'Messages', 'End offsets', 'Bytes on disk'],
+      topics.map((t) => [h('a', { href: '#/topic/' + enc(t.name) }, t.name), t.partitions, t.messages, t.endOffsets, t.bytes === null || t.bytes === undefined ? '' : fmtBytes(t.bytes)]), [1, 2, 3, 4]),
+  ];
+}
+
+async function topicPage(name) {
+  const t = await api('topics/' + enc(name));
+  const out = [crumbs(['Topics', '#/'], name), h('h1', {}, name)];
+  out.push(h('h2', {}, 'Partitions'));
+  out.push(table(['Partition', 'Leader', 'Start offset', 'End offset', 'Last stable offset', 'Messages', info.dataDir ? 'Log on disk' : ''],
+    t.partitions.map((p) => [p.partition, p.leader, p.startOffset, p.endOffset, p.lastStableOffset === null ? '' : p.lastStableOffset, p.messages,
+      info.dataDir ? h('a', { href: '#/disk/' + enc(name) + '/' + p.partition }, 'segments') : '']), [0, 1, 2, 3, 4, 5]));
+  out.push(h('h2', {}, 'Messages'));
+  out.push(browser(name, t.partitions));
+  if (!info.readOnly) {
+    out.push(h('h2', {}, 'Produce a message'));
+    out.push(produceForm(name, t.partitions));
+    const configs = h('div', {}, h('p', { class: 'muted' }, 'Loading configs…'));
+    out.push(h('h2', {}, 'Configs'), configs);
+    api('topics/' + enc(name) + '/configs').then(
+      (cs) => configs.replaceChildren(table(['Name', 'Value', 'Source'], cs.map((c) => [h('code', {}, c.name), c.sensitive ? '(sensitive)' : c.value === null ? h('span', { class: 'muted' }, 'null') : c.value, c.source]))),
+      (e) => configs.replaceChildren(errorBox(e)));
+  }
+  return out;
+}
+
+function browser(topic, partitions) {
+  const part = h('select', { id: 'mb-partition', name: 'partition' }, partitions.map((p) => h('option', { value: p.partition }, String(p.partition))));
+  const from = h('select', { id: 'mb-from', name: 'from' }, ['beginning', 'offset', 'timestamp', 'end'].map((x) => h('option', { value: x }, x)));
+  const at = h('input', { id: 'mb-at', name: 'at', placeholder: 'offset or ms / ISO time', size: 22 });
+  const limit = h('input', { id: 'mb-limit', name: 'limit', type: 'number', min: 1, max: 500, value: 50, size: 5 });
+  const format = h('select', { id: 'mb-format', name: 'format' }, ['text', 'json', 'hex'].map((x) => h('option', { value: x }, x)));
+  const results = h('div', { id: 'mb-results', 'aria-live': 'polite' });
+  let last = null;
+  const draw = () => {
+    if (!last) return;
+    const f = format.value;
+    results.replaceChildren(
+      h('p', { class: 'muted' }, last.messages.length + ' messages from offset ' + last.from + ' (partition start ' + last.startOffset + ', end ' + last.endOffset + ')' + (last.ms !== undefined ? ', ' + last.ms + ' ms' : '')),
+      table(['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Batch'], last.messages.map((m) => [
+        m.offset, fmtTime(m.timestamp), render(m.key, f), render(m.value, f),
+        m.headers.length === 0 ? h('span', { class: 'muted' }, 'none') : h('div', {}, m.headers.map((x) => h('div', { class: 'hdr' }, h('code', {}, x.key), ': ', render(x.value, f)))),
+        h('span', { class: 'mono' }, m.batch.codec + ' · magic ' + m.batch.magic + ' · batch ' + m.batch.baseOffset + '–' + m.batch.lastOffset + (m.batch.producerId !== '-1' ? ' · pid ' + m.batch.producerId + '/' + m.batch.producerEpoch + ' seq ' + m.batch.baseSequence : '') + (m.batch.transactional ? ' · txn' : '')),
+      ]), [0]));
+  };
+  const load = async (ev) => {
+    if (ev) ev.preventDefault();
+    let spec = from.value;
+    if (spec === 'offset') spec = 'offset:' + at.value.trim();
+    if (spec === 'timestamp') {
+      const v = at.value.trim();
+      spec = 'timestamp:' + (/^\d+$/.test(v) ? v : String(Date.parse(v)));
+    }
+    const t0 = performance.now();
+    try {
+      last = await api('topics/' + enc(topic) + '/messages?partition=' + enc(part.value) + '&from=' + enc(spec) + '&limit=' + enc(limit.value));
+      last.ms = Math.round(performance.now() - t0);
+      draw();
+    } catch (e) { results.replaceChildren(errorBox(e)); }
+  };
+  format.addEventListener('change', draw);
+  const form = h('form', { class: 'bar', onsubmit: load },
+    h('label', {}, 'Partition', part), h('label', {}, 'From', from), h('label', {}, 'Offset / time', at),
+    h('label', {}, 'Limit', limit), h('label', {}, 'Show as', format), h('button', { type: 'submit', id: 'mb-load' }, 'Load'));
+  setTimeout(() => load(), 0);
+  return h('div', {}, form, results);
+}
+
+function produceForm(topic, partitions) {
+  const part = h('select', { id: 'pf-partition', name: 'partition' }, partitions.map((p) => h('option', { value: p.partition }, String(p.partition))));
+  const key = h('input', { id: 'pf-key', name: 'key', size: 20 });
+  const value = h('textarea', { id: 'pf-value', name: 'value' });
+  const headers = h('textarea', { id: 'pf-headers', name: 'headers', placeholder: 'one header a line: key=value' });
+  const status = h('div', { id: 'pf-status', 'aria-live': 'polite' });
+  const submit = async (ev) => {
+    ev.preventDefault();
+    const hs = headers.value.split('\n').filter((l) => l.trim() !== '').map((l) => { const i = l.indexOf('='); return i < 0 ? { key: l, value: '' } : { key: l.slice(0, i), value: l.slice(i + 1) }; });
+    try {
+      const r = await api('topics/' + enc(topic) + '/messages', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ partition: Number(part.value), key: key.value === '' ? null : key.value, value: value.value, headers: hs }) });
+      status.replaceChildren(h('p', { class: 'good' }, 'Produced at offset ' + r.offset + ' of partition ' + part.value));
+    } catch (e) { status.replaceChildren(errorBox(e)); }
+  };
+  return h('div', {}, h('form', { class: 'bar', onsubmit: submit },
+    h('label', {}, 'Partition', part), h('label', {}, 'Key', key), h('label', {}, 'Value', value), h('label', {}, 'Headers', headers),
+    h('button', { type: 'submit', id: 'pf-send' }, 'Produce')), status);
+}
+
+async function groupsPage() {
+  const gs = await api('groups');
+  return [h('h1', {}, 'Consumer groups'), table(['Group', 'State', 'Protocol type'], gs.map((g) => [h('a', { href: '#/group/' + enc(g.groupId) }, g.groupId), g.state, g.protocolType]))];
+}
+
+async function groupPage(id) {
+  const g = await api('groups/' + enc(id));
+  return [crumbs(['Consumer groups', '#/groups'], id), h('h1', {}, id),
+    h('div', { class: 'cards' }, h('div', { class: 'card' }, h('b', {}, g.state), 'state'), h('div', { class: 'card' }, h('b', {}, g.protocol || '–'), 'protocol'),
+      h('div', { class: 'card' }, h('b', {}, String(g.members.length)), 'members'), h('div', { class: 'card' }, h('b', {}, g.totalLag), 'total lag')),
+    h('h2', {}, 'Members'), table(['Member', 'Client id', 'Host', 'Instance id'], g.members.map((m) => [h('code', {}, m.memberId), m.clientId, m.clientHost, m.groupInstanceId || ''])),
+    h('h2', {}, 'Committed offsets and lag'), table(['Topic', 'Partition', 'Committed', 'End offset', 'Lag', 'Metadata'],
+      g.offsets.map((o) => [h('a', { href: '#/topic/' + enc(o.topic) }, o.topic), o.partition, o.committedOffset, o.endOffset, o.lag, o.metadata || '']), [1, 2, 3, 4])];
+}
+
+async function diskPage() {
+  const topics = await api('disk');
+  return [h('h1', {}, 'Log on disk'), h('p', { class: 'muted' }, info.dataDir),
+    table(['Partition', 'Segments', 'Bytes', 'Start offset', 'End offset'], topics.flatMap((t) => t.partitions.map((p) => [
+      h('a', { href: '#/disk/' + enc(t.name) + '/' + p.partition }, t.name + '-' + p.partition), p.segments, fmtBytes(p.bytes), p.startOffset || '', p.endOffset || ''])), [1, 2, 3, 4])];
+}
+
+/** Kafka's read path for one offset, step by step: segment, index binary search, scan to the batch. */
+function lookupForm(topic, p) {
+  const input = h('input', { id: 'lk-offset', name: 'offset', inputmode: 'numeric', size: 14 });
+  const out = h('div', { id: 'lk-steps', 'aria-live': 'polite' });
+  const run = async (ev) => {
+    ev.preventDefault();
+    try {
+      const r = await api('disk/' + enc(topic) + '/' + p + '/lookup?offset=' + enc(input.value.trim()));
+      const steps = [h('li', {}, 'Segment: the greatest base offset at or below ' + r.offset + ' among [' + r.segments.join(', ') + '] is ' + (r.segment === null ? 'none (the offset is below the log)' : r.segment))];
+      if (r.segment !== null) {
+        r.probes.forEach((x) => steps.push(h('li', {}, 'Index probe: slots ' + x.lo + '..' + x.hi + ', middle slot ' + x.mid + ' holds offset ' + x.entryOffset + ' at position ' + x.position + ': ' + (x.goes === 'found' ? 'found' : 'search ' + x.goes))));
+        steps.push(h('li', {}, r.indexEntry === null ? 'Index: no entry at or below the offset, scan from position 0' : 'Index: slot ' + r.indexEntry.slot + ', offset ' + r.indexEntry.offset + ', start scanning at position ' + r.indexEntry.position));
+        steps.push(h('li', {}, 'Scan: ' + r.scanned.length + ' batch header(s) read (' + r.scanned.map((x) => x.position + '→' + x.lastOffset).join(', ') + ')'));
+        steps.push(h('li', {}, r.batch === null ? 'No batch reaches the offset: it is past the segment’s end' : h('span', {}, 'Batch at position ', h('a', { href: '#/disk/' + enc(topic) + '/' + p + '/' + r.segment + '/' + r.batch.position }, String(r.batch.position)), ' holds offsets up to ' + r.batch.lastOffset)));
+      }
+      out.replaceChildren(h('ol', {}, steps));
+    } catch (e) { out.replaceChildren(errorBox(e)); }
+  };
+  return h('div', {}, h('form', { class: 'bar', onsubmit: run }, h('label', {}, 'Offset', input), h('button', { type: 'submit', id: 'lk-go' }, 'Find')), out);
+}
+
+async function segmentsPage(topic, p) {
+  const segs = await api('disk/' + enc(topic) + '/' + p + '/segments');
+  return [crumbs(['Log on disk', '#/disk'], topic + '-' + p), h('h1', {}, topic + '-' + p + ': segments'),
+    h('h2', {}, 'Find an offset as Kafka’s read path does'), lookupForm(topic, p), h('h2', {}, 'Segments'),
+    table(['Base offset', 'Size', 'Batches', 'Offsets', 'Max timestamp', 'Offset index entries', 'Time index entries', ''],
+      segs.map((s) => [h('a', { href: '#/disk/' + enc(topic) + '/' + p + '/' + s.baseOffset }, s.baseOffset), fmtBytes(s.sizeInBytes), s.batches,
+        s.firstOffset === null ? 'empty' : s.firstOffset + '–' + (BigInt(s.nextOffset) - 1n), s.maxTimestamp === null ? '' : fmtTime(s.maxTimestamp), s.offsetIndexEntries, s.timeIndexEntries, s.active ? 'active' : '']), [0, 1, 2, 5, 6])];
+}
+
+/** Batches along the segment's bytes, with the offset index entries marked under them: the index is sparse. */
+function sparseIndexPicture(seg) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('class', 'sparse');
+  svg.setAttribute('viewBox', '0 0 1000 44');
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', seg.batches.length + ' batches, ' + seg.offsetIndex.length + ' offset index entries');
+  const size = Math.max(1, seg.sizeInBytes);
+  for (const b of seg.batches) {
+    const r = document.createElementNS(ns, 'rect');
+    r.setAttribute('x', String(b.position / size * 1000)); r.setAttribute('y', '2');
+    r.setAttribute('width', String(Math.max(0.6, b.sizeInBytes / size * 1000 - 0.4))); r.setAttribute('height', '20');
+    r.setAttribute('fill', '#8fb8e6');
+    svg.append(r);
+  }
+  for (const e of seg.offsetIndex) {
+    const l = document.createElementNS(ns, 'rect');
+    l.setAttribute('x', String(e.position / size * 1000)); l.setAttribute('y', '24');
+    l.setAttribute('width', '2'); l.setAttribute('height', '18'); l.setAttribute('fill', '#b3261e');
+    svg.append(l);
+  }
+  return h('div', {}, svg, h('p', { class: 'muted' }, 'Blue: batches along the file; red: offset index entries (one per index.interval.bytes).'));
+}
+
+async function segmentPage(topic, p, base) {
+  const seg = await api('disk/' + enc(topic) + '/' + p + '/segments/' + base);
+  const link = (pos) => '#/disk/' + enc(topic) + '/' + p + '/' + base + '/' + pos;
+  return [crumbs(['Log on disk', '#/disk'], ['' + topic + '-' + p, '#/disk/' + enc(topic) + '/' + p], 'segment ' + base),
+    h('h1', {}, 'Segment ' + base + ' of ' + topic + '-' + p), h('p', { class: 'muted' }, fmtBytes(seg.sizeInBytes) + ', ' + seg.batches.length + ' batches' + (seg.truncated ? ' (first ones shown)' : '')),
+    sparseIndexPicture(seg),
+    h('h2', {}, 'Batches'), table(['Position', 'Size', 'Magic', 'Base offset', 'Last offset', 'Max timestamp'],
+      seg.batches.map((b) => [h('a', { href: link(b.position) }, String(b.position)), b.sizeInBytes, b.magic, b.baseOffset === null ? '' : b.baseOffset, b.lastOffset, fmtTime(b.maxTimestamp)]), [0, 1, 2, 3, 4]),
+    h('h2', {}, 'Offset index'), table(['Offset', 'Position'], seg.offsetIndex.map((e) => [e.offset, h('a', { href: link(e.position) }, String(e.position))]), [0, 1]),
+    h('h2', {}, 'Time index'), table(['Timestamp', 'Offset'], seg.timeIndex.map((e) => [fmtTime(e.timestamp) + ' (' + e.timestamp + ')', e.offset]), [1])];
+}
+
+async function batchPage(topic, p, base, pos) {
+  const b = await api('disk/' + enc(topic) + '/' + p + '/segments/' + base + '/batches/' + pos);
+  const bytes = b.hex.match(/../g) || [];
+  const owner = new Array(bytes.length).fill(-1);
+  b.fields.forEach((f, i) => { for (let k = f.offset; k < f.offset + f.size && k < owner.length; k++) owner[k] = i; });
+  const dump = h('div', { class: 'hex', id: 'batch-hex', 'aria-label': 'batch bytes' }, bytes.map((x, k) => h('span', { class: owner[k] < 0 ? 'rec' : 'f' + (owner[k] % 8), title: owner[k] < 0 ? 'records' : b.fields[owner[k]].name }, x)));
+  return [crumbs(['Log on disk', '#/disk'], [topic + '-' + p, '#/disk/' + enc(topic) + '/' + p], ['segment ' + base, '#/disk/' + enc(topic) + '/' + p + '/' + base], 'position ' + pos),
+    h('h1', {}, 'Batch at position ' + pos + ' (magic ' + b.magic + ', ' + b.sizeInBytes + ' bytes)'),
+    h('p', {}, 'CRC (' + b.crc.algorithm + ' over bytes ' + b.crc.coveredFrom + '..end): stored ' + b.crc.stored + ', recomputed ' + b.crc.computed + ' ',
+      b.crc.valid ? h('span', { class: 'good', id: 'crc-ok' }, 'match') : h('span', { class: 'bad', id: 'crc-bad' }, 'MISMATCH')),
+    h('h2', {}, 'Header fields'),
+    h('div', { id: 'batch-fields' }, table(['Field', 'Bytes', 'Value', 'Hex'], b.fields.map((f, i) => [h('span', { class: 'f' + (i % 8) }, f.name), f.offset + '..' + (f.offset + f.size - 1), f.value, h('code', {}, f.hex)]))),
+    h('h2', {}, 'Attributes'), table(['Bit', 'Value'], b.attributes.map((a) => [a.bit, a.value])),
+    h('h2', {}, 'Bytes' + (b.sizeInBytes > bytes.length ? ' (first ' + bytes.length + ')' : '')), dump,
+    h('p', { class: 'muted legend' }, 'Coloured as the header fields above; grey: the records.'),
+    h('p', { class: 'muted' }, 'Codec ' + b.meta.codec + ', offsets ' + b.meta.baseOffset + '–' + b.meta.lastOffset + (b.records === null ? '' : ', ' + b.records + ' records'))];
+}
+
+async function route() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').map((x) => decodeURIComponent(x));
+  let view;
+  try {
+    if (parts[0] === '' || parts[0] === undefined) view = await overview();
+    else if (parts[0] === 'topic' && parts[1] !== undefined) view = await topicPage(parts[1]);
+    else if (parts[0] === 'groups') view = await groupsPage();
+    else if (parts[0] === 'group' && parts[1] !== undefined) view = await groupPage(parts[1]);
+    else if (parts[0] === 'disk' && parts.length === 1) view = await diskPage();
+    else if (parts[0] === 'disk' && parts.length === 3) view = await segmentsPage(parts[1], parts[2]);
+    else if (parts[0] === 'disk' && parts.length === 4) view = await segmentPage(parts[1], parts[2], parts[3]);
+    else if (parts[0] === 'disk' && parts.length === 5) view = await batchPage(parts[1], parts[2], parts[3], parts[4]);
+    else view = [h('h1', {}, 'Not found')];
+  } catch (e) { view = [errorBox(e)]; }
+  main.replaceChildren(...[view].flat());
+  document.title = 'kafkalite console' + (parts[1] ? ' – ' + parts[1] : '');
+  main.setAttribute('data-ready', location.hash || '#/');
+}
+
+async function start() {
+  try { info = await api('info'); } catch (e) { main.replaceChildren(errorBox(e)); return; }
+  document.getElementById('mode').textContent = info.mode === 'offline' ? 'offline, read-only: ' + info.dataDir : info.mode === 'serve' ? 'broker ' + info.bootstrap + ' · data ' + info.dataDir : 'cluster ' + info.bootstrap;
+  if (info.mode === 'offline') document.getElementById('nav-groups').remove();
+  if (!info.dataDir) document.getElementById('nav-disk').remove();
+  window.addEventListener('hashchange', route);
+  await route();
+}
+
+start();
+`;

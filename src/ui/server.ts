@@ -1,0 +1,296 @@
+/**
+ * The web console's HTTP server: the page (plain HTML, CSS and an ES module, served from strings in
+ * src/ui/assets, no network fetch at run time) and a JSON API over two sources: a cluster reached
+ * through the Kafka protocol (ClusterView) and a data directory read offline (DiskView). Serve mode
+ * has both (the broker's own data dir), `--bootstrap` the cluster only, `--data-dir` the disk only.
+ *
+ * It binds 127.0.0.1 unless told otherwise; any other address needs a password (HTTP basic auth,
+ * any user name), since the console can produce to topics.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { APP_JS } from './assets/app-js.js';
+import { INDEX_HTML } from './assets/index-html.js';
+import { STYLE_CSS } from './assets/style-css.js';
+import { ClusterError, ClusterView } from './cluster.js';
+import { DiskError, DiskView } from './disk.js';
+import { KafkaClientError } from './kafka-client.js';
+import type { StartPosition } from './messages.js';
+
+export interface UiServerOptions {
+  /** Address to bind (default 127.0.0.1); anything but loopback needs `password`. */
+  host?: string;
+  /** Port (default 0: a free one). */
+  port?: number;
+  password?: string;
+  /** A Kafka cluster to browse (host:port). */
+  bootstrap?: string;
+  /** A data directory to read (offline, or the broker's own in serve mode). */
+  dataDir?: string;
+}
+
+export class UiError extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_PAGE = 500;
+
+function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || /^127\./.test(host);
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+export class UiServer {
+  private cluster: Promise<ClusterView> | undefined;
+  readonly disk: DiskView | undefined;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: UiServerOptions,
+  ) {
+    this.disk = options.dataDir !== undefined ? new DiskView(options.dataDir) : undefined;
+  }
+
+  static async start(options: UiServerOptions): Promise<UiServer> {
+    const host = options.host ?? '127.0.0.1';
+    if (options.bootstrap === undefined && options.dataDir === undefined) throw new UiError('the console needs a cluster (bootstrap) or a data directory');
+    if (!isLoopback(host) && !options.password) throw new UiError(`binding the console to ${host} needs a password (kafkalite ui --password, serve --ui-password): it can produce to topics`);
+    let ui: UiServer | undefined;
+    const server = createServer((req, res) => {
+      if (ui) void ui.handle(req, res);
+    });
+    ui = new UiServer(server, options);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return ui;
+  }
+
+  get port(): number {
+    const a = this.server.address();
+    return typeof a === 'object' && a !== null ? a.port : 0;
+  }
+
+  get url(): string {
+    const host = this.options.host ?? '127.0.0.1';
+    return `http://${host.includes(':') ? `[${host}]` : host}:${this.port}/`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const c = this.cluster;
+    this.cluster = undefined;
+    if (c) (await c.catch(() => undefined))?.close();
+  }
+
+  /** The cluster connection, made on first use and again after it closed. */
+  private async clusterView(): Promise<ClusterView> {
+    if (this.options.bootstrap === undefined) throw new UiError('no cluster in offline mode (--data-dir): the console reads the files only', 404);
+    const current = this.cluster;
+    if (current) {
+      const c = await current.catch(() => undefined);
+      if (c && !c.isClosed) return c;
+    }
+    const next = ClusterView.connect(this.options.bootstrap);
+    this.cluster = next;
+    return next;
+  }
+
+  private diskView(): DiskView {
+    if (!this.disk) throw new UiError('no data directory: the log on disk is shown in serve mode and with --data-dir', 404);
+    return this.disk;
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    const password = this.options.password;
+    if (!password) return true;
+    const m = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
+    if (!m) return false;
+    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+    const given = decoded.slice(decoded.indexOf(':') + 1);
+    return timingSafeEqual(digest(given), digest(password));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    if (!this.authorized(req)) {
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="kafkalite console", charset="UTF-8"', 'Content-Type': 'text/plain' });
+      res.end('password required\n');
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://console.invalid');
+    const path = url.pathname;
+    try {
+      if (req.method === 'GET' && (path === '/' || path === '/index.html')) return send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
+      if (req.method === 'GET' && path === '/assets/app.js') return send(res, 200, 'text/javascript; charset=utf-8', APP_JS);
+      if (req.method === 'GET' && path === '/assets/style.css') return send(res, 200, 'text/css; charset=utf-8', STYLE_CSS);
+      if (path.startsWith('/api/')) {
+        const segments = path.slice('/api/'.length).split('/').map((s) => decodeURIComponent(s));
+        const body = await this.api(req, segments, url.searchParams);
+        return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
+      }
+      throw new UiError(`no page ${path}`, 404);
+    } catch (e) {
+      const status = e instanceof UiError || e instanceof ClusterError || e instanceof DiskError ? e.status : e instanceof KafkaClientError ? 502 : 500;
+      const message = e instanceof Error ? e.message : String(e);
+      if (!res.headersSent) send(res, status, 'application/json; charset=utf-8', JSON.stringify({ error: message }));
+      else res.destroy();
+    }
+  }
+
+  private async api(req: IncomingMessage, s: string[], q: URLSearchParams): Promise<unknown> {
+    const get = req.method === 'GET';
+    const post = req.method === 'POST';
+    const [a, b, c, d, e, f, g] = s;
+    if (get && a === 'info' && s.length === 1) {
+      return { bootstrap: this.options.bootstrap ?? null, dataDir: this.options.dataDir ?? null, mode: this.options.bootstrap === undefined ? 'offline' : this.disk ? 'serve' : 'bootstrap', readOnly: this.options.bootstrap === undefined };
+    }
+    if (a === 'topics') {
+      if (get && s.length === 1) {
+        if (this.options.bootstrap === undefined) {
+          return this.diskView().topics().map((t) => ({ name: t.name, internal: t.name.startsWith('__'), partitions: t.partitions.length, endOffsets: String(t.partitions.reduce((n, p) => n + BigInt(p.endOffset ?? '0'), 0n)), messages: String(t.partitions.reduce((n, p) => n + (p.endOffset !== null && p.startOffset !== null ? BigInt(p.endOffset) - BigInt(p.startOffset) : 0n), 0n)), bytes: t.partitions.reduce((n, p) => n + p.bytes, 0) }));
+        }
+        const topics = await (await this.clusterView()).topics();
+        const bytes = this.disk ? this.disk.bytesByTopic() : new Map<string, number>();
+        return topics.map((t) => ({ ...t, bytes: bytes.get(t.name) ?? null }));
+      }
+      const topic = b;
+      if (topic === undefined || topic === '') throw new UiError('missing topic name');
+      if (get && s.length === 2) {
+        if (this.options.bootstrap === undefined) {
+          const t = this.diskView().topics().find((x) => x.name === topic);
+          if (!t) throw new UiError(`no topic ${topic} in ${this.options.dataDir}`, 404);
+          return { name: topic, internal: topic.startsWith('__'), partitions: t.partitions.map((p) => ({ partition: p.partition, leader: -1, startOffset: p.startOffset, endOffset: p.endOffset, lastStableOffset: null, messages: String(BigInt(p.endOffset ?? '0') - BigInt(p.startOffset ?? '0')) })) };
+        }
+        return (await this.clusterView()).topic(topic);
+      }
+      if (get && c === 'configs' && s.length === 3) return (await this.clusterView()).configs(topic);
+      if (c === 'messages' && s.length === 3) {
+        if (get) {
+          const partition = intParam(q, 'partition', 0);
+          const limit = intParam(q, 'limit', 50);
+          if (limit < 1 || limit > MAX_PAGE) throw new UiError(`limit must be 1-${MAX_PAGE}`);
+          const from = startPosition(q.get('from') ?? 'beginning');
+          if (this.options.bootstrap === undefined) return this.diskView().messages(topic, partition, from, limit);
+          return (await this.clusterView()).messages(topic, partition, from, limit);
+        }
+        if (post) {
+          if (this.options.bootstrap === undefined) throw new UiError('offline mode is read-only', 405);
+          const r = produceBody(await readJson(req));
+          return (await this.clusterView()).produce(topic, r.partition, r);
+        }
+      }
+    }
+    if (a === 'groups' && get) {
+      if (s.length === 1) return (await this.clusterView()).groups();
+      if (s.length === 2 && b) return (await this.clusterView()).group(b);
+    }
+    if (a === 'disk' && get) {
+      const disk = this.diskView();
+      if (s.length === 1) return disk.topics();
+      // disk/<topic>/<partition>/segments[/<base>[/batches/<position>]], disk/<topic>/<partition>/lookup?offset=N
+      if (b !== undefined && c !== undefined && d === 'segments') {
+        const partition = intOf(c, 'partition');
+        if (s.length === 4) return disk.segments(b, partition);
+      }
+      if (b !== undefined && c !== undefined && d === 'lookup' && s.length === 4) {
+        const v = q.get('offset');
+        if (v === null) throw new UiError('lookup needs ?offset=N');
+        return disk.lookup(b, intOf(c, 'partition'), bigOf(v, 'offset'));
+      }
+      if (b !== undefined && c !== undefined && d === 'segments') {
+        const partition = intOf(c, 'partition');
+        if (s.length === 5) return disk.segment(b, partition, bigOf(e!, 'segment base offset'));
+        if (s.length === 7 && f === 'batches') return disk.batch(b, partition, bigOf(e!, 'segment base offset'), intOf(g!, 'position'));
+      }
+    }
+    throw new UiError(`no API ${req.method} /api/${s.join('/')}`, 404);
+  }
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+function intOf(v: string, name: string): number {
+  if (!/^\d{1,10}$/.test(v) || Number(v) > 0x7fffffff) throw new UiError(`${name} must be a non-negative int32, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+function bigOf(v: string, name: string): bigint {
+  if (!/^\d{1,19}$/.test(v) || BigInt(v) > 0x7fffffffffffffffn) throw new UiError(`${name} must be a non-negative int64, got ${JSON.stringify(v)}`);
+  return BigInt(v);
+}
+
+function intParam(q: URLSearchParams, name: string, dflt: number): number {
+  const v = q.get(name);
+  return v === null ? dflt : intOf(v, name);
+}
+
+/** `beginning`, `end`, `offset:N` or `timestamp:MS`. */
+export function startPosition(v: string): StartPosition {
+  if (v === 'beginning' || v === 'end') return { kind: v };
+  const m = /^(offset|timestamp):(\d{1,19})$/.exec(v);
+  if (!m) throw new UiError(`from must be beginning, end, offset:N or timestamp:MS, got ${JSON.stringify(v)}`);
+  const n = bigOf(m[2]!, m[1]!);
+  return m[1] === 'offset' ? { kind: 'offset', offset: n } : { kind: 'timestamp', timestamp: n };
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) throw new UiError('a POST body must be application/json', 415);
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    n += b.length;
+    if (n > MAX_BODY_BYTES) throw new UiError(`body larger than ${MAX_BODY_BYTES} bytes`, 413);
+    chunks.push(b);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new UiError('the body is not JSON');
+  }
+}
+
+function isRecord(v: unknown): v is { [k: string]: unknown } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function optString(o: { [k: string]: unknown }, k: string): string | null {
+  const v = o[k];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw new UiError(`${k} must be a string or null`);
+  return v;
+}
+
+/** `{ partition, key, value, headers: [{ key, value }] }`, checked field by field. */
+export function produceBody(v: unknown): { partition: number; key: string | null; value: string | null; headers: { key: string; value: string }[] } {
+  if (!isRecord(v)) throw new UiError('the body must be a JSON object');
+  const partition = v.partition === undefined ? 0 : v.partition;
+  if (typeof partition !== 'number' || !Number.isInteger(partition) || partition < 0 || partition > 0x7fffffff) throw new UiError('partition must be a non-negative integer');
+  const rawHeaders = v.headers === undefined ? [] : v.headers;
+  if (!Array.isArray(rawHeaders)) throw new UiError('headers must be an array of { key, value }');
+  const headers = rawHeaders.map((h: unknown) => {
+    if (!isRecord(h) || typeof h.key !== 'string' || typeof h.value !== 'string') throw new UiError('each header must be { key: string, value: string }');
+    return { key: h.key, value: h.value };
+  });
+  return { partition, key: optString(v, 'key'), value: optString(v, 'value'), headers };
+}

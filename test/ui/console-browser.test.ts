@@ -1,0 +1,173 @@
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core) against a broker
+ * kafkajs filled: the overview, a topic's messages from the beginning, an offset and a timestamp
+ * with a JSON value and its headers (an HTML header key shown as text, never run), a message
+ * produced through the form and seen in the browser, a consumer group's lag, and a gzip batch's
+ * header fields in the log-on-disk inspector. Screenshots of each page at desktop and phone widths
+ * go to test/ui/screenshots/ (ignored by git).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { Broker } from '../../src/broker/broker.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { filledBroker, HTML_HEADER, LATER_TS } from './fixture.js';
+
+const SHOTS = fileURLToPath(new URL('../../../test/ui/screenshots/', import.meta.url));
+const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+
+async function open(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForSelector(`main[data-ready="${new URL(url).hash || '#/'}"]`);
+}
+
+/** The message browser's rows: offset, key and value cells. */
+async function rows(page: Page): Promise<string[][]> {
+  await page.waitForSelector('#mb-results tbody tr');
+  return page.$$eval('#mb-results tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).slice(0, 4).map((td) => (td.textContent ?? '').trim())));
+}
+
+describe('web console in Chromium', () => {
+  let broker: Broker;
+  let browser: Browser;
+  let base: string;
+  const errors: string[] = [];
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    broker = await filledBroker();
+    base = broker.uiUrl!;
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await broker?.close();
+    if (broker) rmSync(broker.dataDir, { recursive: true, force: true });
+  });
+
+  async function newPage(size: { width: number; height: number } = WIDTHS.desktop): Promise<Page> {
+    const page = await browser.newPage({ viewport: size });
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    return page;
+  }
+
+  test('overview, topic messages from the beginning, an offset and a timestamp; HTML stays text', async () => {
+    const page = await newPage();
+    await open(page, base + '#/');
+    assert.equal(await page.locator('main table a', { hasText: 'orders' }).count(), 1);
+    await page.screenshot({ path: SHOTS + 'overview-desktop.png', fullPage: true });
+
+    const t0 = Date.now();
+    await page.click('main table a:text-is("orders")');
+    const first = await rows(page);
+    const firstPageMs = Date.now() - t0;
+    process.stdout.write(`# first page of messages rendered ${firstPageMs} ms after the click\n`);
+    assert.deepEqual(first.map((r) => [r[0], r[2]]), [['0', 'o-1'], ['1', 'o-2'], ['2', 'o-3'], ['3', 'o-4'], ['4', 'o-5']]);
+    await page.selectOption('#mb-format', 'json');
+    const json = await page.locator('#mb-results tbody tr').first().locator('pre.json').first().textContent();
+    assert.deepEqual(JSON.parse(json!), { id: 1, item: 'book' });
+    assert.match(json!, /\n {2}"item": "book"/);
+    // the header whose key is markup: its text is on the page, no <img> was made, nothing ran
+    const headerText = await page.locator('#mb-results tbody tr').first().locator('td').nth(4).textContent();
+    assert.ok(headerText!.includes(HTML_HEADER), headerText!);
+    assert.ok(headerText!.includes('<b>bold</b>'));
+    assert.equal(await page.locator('main img').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+    await page.screenshot({ path: SHOTS + 'topic-desktop.png', fullPage: true });
+
+    await page.selectOption('#mb-from', 'offset');
+    await page.fill('#mb-at', '3');
+    await page.click('#mb-load');
+    await page.waitForFunction(() => document.querySelector('#mb-results tbody tr td')?.textContent === '3');
+    assert.deepEqual((await rows(page)).map((r) => r[0]), ['3', '4']);
+
+    await page.selectOption('#mb-from', 'timestamp');
+    await page.fill('#mb-at', String(LATER_TS + 1n));
+    await page.click('#mb-load');
+    await page.waitForFunction(() => document.querySelector('#mb-results tbody tr td')?.textContent === '4');
+    assert.deepEqual((await rows(page)).map((r) => r[0]), ['4']);
+    await page.close();
+  });
+
+  test('produce through the form and see the message in the browser', async () => {
+    const page = await newPage();
+    await open(page, base + '#/topic/orders');
+    await rows(page);
+    await page.fill('#pf-key', 'from-browser');
+    await page.fill('#pf-value', '{"made":"in chromium"}');
+    await page.fill('#pf-headers', 'src=form\nrun=1');
+    await page.click('#pf-send');
+    await page.waitForSelector('#pf-status .good');
+    assert.equal(await page.textContent('#pf-status'), 'Produced at offset 5 of partition 0');
+    await page.selectOption('#mb-from', 'end');
+    await page.fill('#mb-limit', '1');
+    await page.click('#mb-load');
+    await page.waitForFunction(() => document.querySelector('#mb-results tbody tr td')?.textContent === '5');
+    const [row] = await rows(page);
+    assert.deepEqual(row, ['5', row![1], 'from-browser', '{"made":"in chromium"}']);
+    const headers = await page.locator('#mb-results tbody tr').first().locator('td').nth(4).textContent();
+    assert.equal(headers, 'src: formrun: 1');
+    await page.close();
+  });
+
+  test('a consumer group with its lag', async () => {
+    const page = await newPage();
+    await open(page, base + '#/groups');
+    await page.click('main table a:text-is("billing")');
+    await page.waitForSelector('main[data-ready="#/group/billing"]');
+    const cells = await page.$$eval('main table', (ts) => Array.from(ts[1]!.querySelectorAll('tbody td')).map((td) => td.textContent));
+    const end = Number((await (await fetch(base + 'api/topics/orders')).json()).partitions[0].endOffset);
+    assert.deepEqual(cells.slice(0, 5), ['orders', '0', '1', String(end), String(end - 1)]);
+    await page.screenshot({ path: SHOTS + 'group-desktop.png', fullPage: true });
+    await page.close();
+  });
+
+  test('the log on disk: segments, a segment with its index, and the gzip batch header', async () => {
+    const page = await newPage();
+    await open(page, base + '#/disk/orders/0');
+    await page.fill('#lk-offset', '4');
+    await page.click('#lk-go');
+    await page.waitForSelector('#lk-steps ol');
+    const steps = await page.$$eval('#lk-steps li', (li) => li.map((x) => x.textContent));
+    assert.equal(steps[0], 'Segment: the greatest base offset at or below 4 among [0] is 0');
+    assert.match(steps.at(-1)!, /^Batch at position \d+ holds offsets up to 4$/);
+    await page.screenshot({ path: SHOTS + 'segments-desktop.png', fullPage: true });
+    await page.click('main table a:text-is("0")');
+    await page.waitForSelector('main[data-ready="#/disk/orders/0/0"]');
+    await page.screenshot({ path: SHOTS + 'segment-desktop.png', fullPage: true });
+    await page.click('main table a:text-is("0")');
+    await page.waitForSelector('main[data-ready="#/disk/orders/0/0/0"]');
+    const fields = await page.$$eval('#batch-fields tbody tr', (trs) => Object.fromEntries(trs.map((tr) => {
+      const td = Array.from(tr.querySelectorAll('td')).map((c) => c.textContent ?? '');
+      return [td[0], [td[1], td[2], td[3]]];
+    })));
+    assert.deepEqual(fields['baseOffset'], ['0..7', '0', '0000000000000000']);
+    assert.deepEqual(fields['magic'], ['16..16', '2', '02']);
+    assert.deepEqual(fields['lastOffsetDelta'], ['23..26', '2', '00000002']);
+    assert.deepEqual(fields['recordsCount'], ['57..60', '3', '00000003']);
+    assert.equal(await page.locator('#crc-ok').textContent(), 'match');
+    assert.equal(await page.locator('main table', { hasText: 'compression (bits 0-2)' }).locator('td:text-is("gzip")').count(), 1);
+    // the hex view colours the crc's four bytes as the crc field
+    assert.deepEqual(await page.$$eval('#batch-hex span[title="crc"]', (s) => s.map((x) => x.textContent)), (fields['crc']![2]!.match(/../g) ?? []));
+    await page.screenshot({ path: SHOTS + 'batch-desktop.png', fullPage: true });
+    await page.close();
+  });
+
+  test('every page at phone width, and no script errors on any page', async () => {
+    const page = await newPage(WIDTHS.phone);
+    for (const [name, hash] of [['overview', '#/'], ['topic', '#/topic/orders'], ['group', '#/group/billing'], ['segments', '#/disk/orders/0'], ['segment', '#/disk/orders/0/0'], ['batch', '#/disk/orders/0/0/0']] as const) {
+      await open(page, base + hash);
+      if (name === 'topic') await rows(page);
+      // nothing wider than the phone but the tables' own scrolling boxes
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${name} overflows the phone width by ${overflow}px`);
+      await page.screenshot({ path: SHOTS + `${name}-phone.png`, fullPage: true });
+    }
+    await page.close();
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * A broker with the console, filled by a real client (kafkajs): topic `orders` with a gzip batch
+ * of JSON values and headers (one header key is HTML, which the console must show as text), then
+ * a plain batch with later timestamps, and a consumer group `billing` with a committed offset
+ * (kafkajs admin.setOffsets: an OffsetCommit of an empty group).
+ */
+import { createRequire } from 'node:module';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Broker } from '../../src/broker/broker.js';
+
+const require = createRequire(import.meta.url);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+const { Kafka, logLevel, CompressionTypes } = require('kafkajs') as { Kafka: new (o: Any) => Any; logLevel: { NOTHING: number }; CompressionTypes: { GZIP: number; None: number } };
+
+export const HTML_HEADER = '<img src=x onerror="window.__xss=1">';
+/** Timestamps of the first batch (two hours ago) and the second (one hour ago): the timestamp browse starts there. */
+export const EARLY_TS = BigInt(Math.floor(Date.now() / 1000) * 1000 - 7_200_000);
+export const LATER_TS = EARLY_TS + 3_600_000n;
+
+export async function filledBroker(): Promise<Broker> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-ui-'));
+  const broker = await Broker.start({ dataDir, ui: true, config: { 'group.initial.rebalance.delay.ms': '0' } });
+  const kafka = new Kafka({ clientId: 'ui-fill', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 1 }] });
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({
+    topic: 'orders',
+    compression: CompressionTypes.GZIP,
+    messages: [
+      { key: 'o-1', value: JSON.stringify({ id: 1, item: 'book' }), headers: { trace: 'abc', [HTML_HEADER]: '<b>bold</b>' }, timestamp: String(EARLY_TS) },
+      { key: 'o-2', value: JSON.stringify({ id: 2, item: 'pen' }), timestamp: String(EARLY_TS) },
+      { key: 'o-3', value: JSON.stringify({ id: 3, item: 'ink' }), timestamp: String(EARLY_TS) },
+    ],
+  });
+  await producer.send({
+    topic: 'orders',
+    messages: [
+      { key: 'o-4', value: 'later-4', timestamp: String(LATER_TS) },
+      { key: 'o-5', value: 'later-5', timestamp: String(LATER_TS + 1000n) },
+    ],
+  });
+  await producer.disconnect();
+  await admin.setOffsets({ groupId: 'billing', topic: 'orders', partitions: [{ partition: 0, offset: '1' }] });
+  await admin.disconnect();
+  return broker;
+}
