@@ -29,6 +29,7 @@ import {
 } from 'node:fs';
 import { InvalidArgumentError, StorageError } from '../errors.js';
 import { syncInBackground } from './background-sync.js';
+import type { DescriptorHolder } from './descriptor-budget.js';
 import type { CacheHolder } from './index-cache-budget.js';
 import { createLogResources, type LogResources } from './log-resources.js';
 
@@ -78,7 +79,7 @@ function storageError(what: string, path: string, cause: unknown): StorageError 
   return new StorageError(`${what} index file ${path}: ${reason}`, { cause });
 }
 
-export abstract class AbstractIndex implements CacheHolder {
+export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
   /** Path of the index file (changes with `renameTo`). */
   path: string;
   readonly baseOffset: bigint;
@@ -87,7 +88,9 @@ export abstract class AbstractIndex implements CacheHolder {
   /** Size `reset()` resizes back to (Kafka's `maxIndexSize`). */
   readonly maxIndexSize: number;
 
+  /** Undefined once closed, or while the descriptor budget has it closed (then `closed` is false). */
   private fd: number | undefined;
+  private closed = false;
   /** File length in bytes: trusted as-is on open (Kafka's `length`), so it may be ragged. */
   private _length: number;
   private _entries: number;
@@ -124,12 +127,17 @@ export abstract class AbstractIndex implements CacheHolder {
     this.view = this.scratch;
     this.resources = options.resources ?? createLogResources();
 
+    this.resources.descriptors.reserve();
     const { fd, created } = this.openFile();
     this.fd = fd;
+    this.resources.descriptors.opened(this);
     try {
       if (created) ftruncateSync(fd, roundDownToExactMultiple(this.maxIndexSize, entrySize));
       this._length = fstatSync(fd).size;
     } catch (cause) {
+      this.fd = undefined;
+      this.closed = true;
+      this.resources.descriptors.closed(this);
       closeSync(fd);
       throw storageError('Cannot size', path, cause);
     }
@@ -203,7 +211,33 @@ export abstract class AbstractIndex implements CacheHolder {
   }
 
   get isClosed(): boolean {
-    return this.fd === undefined;
+    return this.closed;
+  }
+
+  /** Whether the descriptor is open now (tests, diagnostics). */
+  get descriptorOpen(): boolean {
+    return this.fd !== undefined;
+  }
+
+  /**
+   * The budget closes this index (Kafka's `LazyIndex` closes idle indexes the same way): the
+   * appended entries only in the cache are written first; false, and it stays open, when that fails.
+   */
+  releaseDescriptor(): boolean {
+    const fd = this.fd;
+    if (fd === undefined) return true;
+    try {
+      this.writeUnwritten();
+    } catch {
+      return false;
+    }
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // the descriptor is gone either way; the next use reopens the file
+    }
+    return true;
   }
 
   // ---- relative offsets ------------------------------------------------------------------------
@@ -238,7 +272,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * (and the budget can hold them), or mark the cache recently used.
    */
   protected prepareRead(): void {
-    this.handle();
+    this.checkOpen();
     if (this.cacheState === 'budget') this.resources.indexCache.touch(this);
     else if (this.cacheState === 'none' && this._entries > 0) this.loadBudgetCache();
   }
@@ -284,7 +318,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * the file at that slot. The caller has already applied Kafka's full/order checks.
    */
   protected appendSlot(fill: (buf: Buffer, at: number) => void): void {
-    this.handle();
+    this.checkOpen();
     if (!this.writable) throw new InvalidArgumentError(`Attempt to append to read-only index ${this.path}`);
     if (this._entries >= this._maxEntries) {
       // Kafka's mmap.put would overflow here (only reachable with skipFullCheck on a time index).
@@ -301,7 +335,7 @@ export abstract class AbstractIndex implements CacheHolder {
 
   /** Kafka's `truncateToEntries`: forget entries past `entries`; the file keeps its length. */
   protected truncateToEntries(entries: number): void {
-    this.handle();
+    this.checkOpen();
     this._entries = Math.min(entries, this._entries);
     if (this.unwrittenFrom >= this._entries) this.unwrittenFrom = -1;
     this.dirty = true;
@@ -324,7 +358,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * buffer reposition throws IllegalArgumentException there).
    */
   resize(newSize: number): boolean {
-    const fd = this.handle();
+    this.checkOpen();
     if (!Number.isSafeInteger(newSize) || newSize < 0) {
       throw new InvalidArgumentError(`Invalid index size ${newSize} for ${this.path}`);
     }
@@ -337,7 +371,7 @@ export abstract class AbstractIndex implements CacheHolder {
       );
     }
     try {
-      ftruncateSync(fd, rounded);
+      ftruncateSync(this.handle(), rounded);
     } catch (cause) {
       throw storageError('Cannot resize', this.path, cause);
     }
@@ -360,21 +394,22 @@ export abstract class AbstractIndex implements CacheHolder {
 
   /** Writes the appended entries still only in the cache to the file. */
   private writeUnwritten(): void {
-    if (this.unwrittenFrom < 0 || this.cacheState !== 'pinned' || this.fd === undefined) return;
+    if (this.unwrittenFrom < 0 || this.cacheState !== 'pinned' || this.closed) return;
     const from = this.unwrittenFrom * this.entrySize;
-    this.writeFully(this.fd, this.cache!, from, this._entries * this.entrySize - from);
+    this.writeFully(this.handle(), this.cache!, from, this._entries * this.entrySize - from);
     this.unwrittenFrom = -1;
   }
 
   /** Kafka's `flush()` (mmap.force): write the cached appends, then fsync. */
   flush(): void {
-    const fd = this.handle();
+    this.checkOpen();
     if (!this.writable || !this.dirty) return;
     this.writeUnwritten();
     this.dirty = false;
     try {
-      // fdatasync: the entries and the file length, not timestamps (as Kafka's log flush)
-      fdatasyncSync(fd);
+      // fdatasync: the entries and the file length, not timestamps (as Kafka's log flush); on any
+      // descriptor of the file, so one the budget closed and reopened syncs what the old one wrote
+      fdatasyncSync(this.handle());
     } catch (cause) {
       throw storageError('Cannot flush', this.path, cause);
     }
@@ -386,11 +421,11 @@ export abstract class AbstractIndex implements CacheHolder {
    */
   flushInBackground(): Promise<void> | undefined {
     if (!this.resources.backgroundFlush) return undefined;
-    const fd = this.handle();
+    this.checkOpen();
     if (!this.writable || !this.dirty) return Promise.resolve();
     this.writeUnwritten();
     const changes = this.changes;
-    return syncInBackground(fd, this.path)?.then(() => {
+    return syncInBackground(this.handle(), this.path)?.then(() => {
       if (this.changes === changes) this.dirty = false;
     });
   }
@@ -400,7 +435,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * trim a ragged one even then); closing twice is a no-op.
    */
   close(): void {
-    if (this.fd === undefined) return;
+    if (this.closed) return;
     // trimToValidSize without handing the cache to the budget: it is dropped right after.
     if (this.writable) {
       this.writeUnwritten();
@@ -443,16 +478,42 @@ export abstract class AbstractIndex implements CacheHolder {
 
   // ---- internals -------------------------------------------------------------------------------
 
+  /**
+   * The open descriptor, reopened if the budget closed it. Fetched anew before every system call,
+   * never kept across one that may open another file (which can close this one).
+   */
+  /** Refuses a closed index without reopening one the budget closed. */
+  private checkOpen(): void {
+    if (this.closed) throw new StorageError(`Index file ${this.path} is closed`);
+  }
+
   private handle(): number {
-    if (this.fd === undefined) throw new StorageError(`Index file ${this.path} is closed`);
-    return this.fd;
+    if (this.closed) throw new StorageError(`Index file ${this.path} is closed`);
+    const fd = this.fd;
+    if (fd !== undefined) {
+      this.resources.descriptors.touch(this);
+      return fd;
+    }
+    this.resources.descriptors.reserve();
+    let reopened: number;
+    try {
+      reopened = openSync(this.path, this.writable ? 'r+' : 'r');
+    } catch (cause) {
+      throw storageError('Cannot reopen', this.path, cause);
+    }
+    this.fd = reopened;
+    this.resources.descriptors.opened(this);
+    return reopened;
   }
 
   private closeHandler(): void {
     this.dropCache();
-    if (this.fd === undefined) return;
+    if (this.closed) return;
+    this.closed = true;
+    this.resources.descriptors.closed(this);
     const fd = this.fd;
     this.fd = undefined;
+    if (fd === undefined) return;
     try {
       closeSync(fd);
     } catch (cause) {
