@@ -55,9 +55,14 @@ export function processOpenFileLimit(limitsText?: string): number | undefined {
  * directory need the rest), between MIN_DESCRIPTOR_BUDGET and MAX_DEFAULT_DESCRIPTOR_BUDGET; 1,024
  * when the limit is unknown.
  */
-export function defaultDescriptorBudget(limit = cachedProcessLimit()): number {
+export function budgetForLimit(limit: number | undefined): number {
   if (limit === undefined) return 1024;
   return Math.max(MIN_DESCRIPTOR_BUDGET, Math.min(MAX_DEFAULT_DESCRIPTOR_BUDGET, Math.floor(limit / 2)));
+}
+
+/** The budget for this process's soft limit (`budgetForLimit`). */
+export function defaultDescriptorBudget(): number {
+  return budgetForLimit(cachedProcessLimit());
 }
 
 let processLimit: { value: number | undefined } | undefined;
