@@ -15,7 +15,7 @@
  * is a failing directory, which halts the broker anyway (log-dir-failure.ts).
  */
 import { readFileSync } from 'node:fs';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, StorageError } from '../errors.js';
 
 /** Something holding one descriptor under the budget. */
 export interface DescriptorHolder {
@@ -75,7 +75,7 @@ function cachedProcessLimit(): number | undefined {
 export class DescriptorBudget {
   private readonly limit: number;
   /** Insertion order is recency order: the first is the least recently used. */
-  private readonly open = new Set<DescriptorHolder>();
+  private readonly lru = new Set<DescriptorHolder>();
   /** The most recently touched holder, so repeated use of one file skips the Set shuffle. */
   private newest: DescriptorHolder | undefined;
   private closes = 0;
@@ -93,7 +93,7 @@ export class DescriptorBudget {
 
   /** Descriptors open under the budget now. */
   get openCount(): number {
-    return this.open.size;
+    return this.lru.size;
   }
 
   /** Descriptors the budget closed so far (diagnostics, tests). */
@@ -103,34 +103,89 @@ export class DescriptorBudget {
 
   /** Make room for one more descriptor: call before opening a file. */
   reserve(): void {
-    if (this.open.size < this.limit) return;
-    for (const victim of this.open) {
-      if (this.open.size < this.limit) return;
+    if (this.lru.size < this.limit) return;
+    for (const victim of this.lru) {
+      if (this.lru.size < this.limit) return;
       if (!victim.releaseDescriptor()) continue;
-      this.open.delete(victim);
+      this.lru.delete(victim);
       if (this.newest === victim) this.newest = undefined;
       this.closes++;
     }
   }
 
+  /**
+   * Runs `open` (which opens one file) after making room for it. Should the process run out of
+   * descriptors anyway (a budget set above the limit, sockets, another data directory), the least
+   * recently used quarter of this budget's files is closed and the open tried once more, so a
+   * directory stays loadable and writable; when that does not help either, the error names the
+   * limit instead of a bare EMFILE.
+   */
+  open<T>(opener: () => T): T {
+    this.reserve();
+    try {
+      return opener();
+    } catch (e) {
+      if (!isOutOfDescriptors(e) || this.shed(Math.max(1, Math.ceil(this.lru.size / 4))) === 0) throw outOfDescriptors(e);
+      try {
+        return opener();
+      } catch (again) {
+        throw isOutOfDescriptors(again) ? outOfDescriptors(again) : again;
+      }
+    }
+  }
+
+  /** Closes up to `n` least recently used descriptors; returns how many it closed. */
+  private shed(n: number): number {
+    let closed = 0;
+    for (const victim of this.lru) {
+      if (closed >= n) break;
+      if (!victim.releaseDescriptor()) continue;
+      this.lru.delete(victim);
+      if (this.newest === victim) this.newest = undefined;
+      this.closes++;
+      closed++;
+    }
+    return closed;
+  }
+
   /** `holder` opened its descriptor (after `reserve()`). */
   opened(holder: DescriptorHolder): void {
-    this.open.delete(holder);
-    this.open.add(holder);
+    this.lru.delete(holder);
+    this.lru.add(holder);
     this.newest = holder;
   }
 
   /** `holder` used its descriptor: it becomes the most recently used. */
   touch(holder: DescriptorHolder): void {
     if (this.newest === holder) return;
-    if (!this.open.delete(holder)) return;
-    this.open.add(holder);
+    if (!this.lru.delete(holder)) return;
+    this.lru.add(holder);
     this.newest = holder;
   }
 
   /** `holder` closed its descriptor itself. */
   closed(holder: DescriptorHolder): void {
-    this.open.delete(holder);
+    this.lru.delete(holder);
     if (this.newest === holder) this.newest = undefined;
   }
+}
+
+function isOutOfDescriptors(e: unknown): boolean {
+  let cause: unknown = e;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'EMFILE' || code === 'ENFILE') return true;
+    cause = cause.cause;
+  }
+  return false;
+}
+
+function outOfDescriptors(e: unknown): unknown {
+  if (!isOutOfDescriptors(e)) return e;
+  const limit = processOpenFileLimit();
+  return new StorageError(
+    `Out of file descriptors (the process may open ${limit ?? 'an unknown number of'} files, ulimit -n): ${(e as Error).message}. ` +
+      'Raise the limit or lower kafkalite.open.files.budget.',
+    { cause: e },
+  );
 }

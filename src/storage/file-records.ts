@@ -144,8 +144,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
       this.resources.descriptors.touch(this);
       return fd;
     }
-    this.resources.descriptors.reserve();
-    const reopened = openSync(this.path, this.writable ? 'r+' : 'r');
+    const reopened = this.resources.descriptors.open(() => openSync(this.path, this.writable ? 'r+' : 'r'));
     this.fd = reopened;
     this.resources.descriptors.opened(this);
     return reopened;
@@ -173,8 +172,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
 
   /** Opens an existing file read-only; its logical size is its length. */
   static open(path: string, resources: LogResources = createLogResources()): FileRecords {
-    resources.descriptors.reserve();
-    const fd = openSync(path, 'r');
+    const fd = resources.descriptors.open(() => openSync(path, 'r'));
     let size: number;
     try {
       size = checkedSize(path, fstatSync(fd).size);
@@ -192,8 +190,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
    */
   static openWritable(path: string, options: { create: boolean; initFileSize?: number; resources?: LogResources }): FileRecords {
     const resources = options.resources ?? createLogResources();
-    resources.descriptors.reserve();
-    const fd = openSync(path, options.create ? 'w+' : 'r+');
+    const fd = resources.descriptors.open(() => openSync(path, options.create ? 'w+' : 'r+'));
     let size = 0;
     try {
       if (options.create) {

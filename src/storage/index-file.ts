@@ -127,8 +127,7 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
     this.view = this.scratch;
     this.resources = options.resources ?? createLogResources();
 
-    this.resources.descriptors.reserve();
-    const { fd, created } = this.openFile();
+    const { fd, created } = this.resources.descriptors.open(() => this.openFile());
     this.fd = fd;
     this.resources.descriptors.opened(this);
     try {
@@ -494,12 +493,11 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
       this.resources.descriptors.touch(this);
       return fd;
     }
-    this.resources.descriptors.reserve();
     let reopened: number;
     try {
-      reopened = openSync(this.path, this.writable ? 'r+' : 'r');
+      reopened = this.resources.descriptors.open(() => openSync(this.path, this.writable ? 'r+' : 'r'));
     } catch (cause) {
-      throw storageError('Cannot reopen', this.path, cause);
+      throw cause instanceof StorageError ? cause : storageError('Cannot reopen', this.path, cause);
     }
     this.fd = reopened;
     this.resources.descriptors.opened(this);

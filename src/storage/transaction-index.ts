@@ -141,23 +141,26 @@ export class TransactionIndex implements DescriptorHolder {
    * (a read-only dump) opens read-only instead; appends to it then fail.
    */
   private openChannel(): number {
-    let fd: number;
-    this.resources.descriptors.reserve();
-    try {
-      fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
-      this.writable = true;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if ((code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') || !existsSync(this.path)) {
-        throw ioError('Cannot open', this.path, e);
-      }
+    const fd = this.resources.descriptors.open(() => {
       try {
-        fd = openSync(this.path, 'r');
-      } catch (e2) {
-        throw ioError('Cannot open', this.path, e2);
+        const rw = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
+        this.writable = true;
+        return rw;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if ((code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') || !existsSync(this.path)) {
+          throw ioError('Cannot open', this.path, e);
+        }
+        let ro: number;
+        try {
+          ro = openSync(this.path, 'r');
+        } catch (e2) {
+          throw ioError('Cannot open', this.path, e2);
+        }
+        this.writable = false;
+        return ro;
       }
-      this.writable = false;
-    }
+    });
     try {
       this.end = fstatSync(fd).size;
     } catch (e) {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { brokerConfigFromProperties } from '../../src/broker/config.js';
-import { InvalidArgumentError, InvalidConfigError } from '../../src/errors.js';
+import { InvalidArgumentError, InvalidConfigError, StorageError } from '../../src/errors.js';
 import { budgetForLimit, DescriptorBudget, MIN_DESCRIPTOR_BUDGET, processOpenFileLimit } from '../../src/storage/descriptor-budget.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { HeldAppends } from '../../src/storage/held-appends.js';
@@ -75,6 +75,38 @@ describe('the process limit and the default budget', () => {
       () => brokerConfigFromProperties({ 'kafkalite.open.files.budget': '3' }),
       (e: unknown) => e instanceof InvalidConfigError && /kafkalite.open.files.budget.*at least 8/.test(e.message),
     );
+  });
+});
+
+describe('running out of descriptors anyway', () => {
+  const emfile = () => Object.assign(new Error('EMFILE: too many open files, open'), { code: 'EMFILE' });
+
+  test('EMFILE closes the least recently used quarter and the open is tried again', () => {
+    const budget = new DescriptorBudget(100);
+    const released: number[] = [];
+    const holders = Array.from({ length: 8 }, (_, i) => ({ releaseDescriptor: () => (released.push(i), true) }));
+    for (const h of holders) budget.opened(h);
+    budget.touch(holders[0]!);
+    let calls = 0;
+    const fd = budget.open(() => {
+      if (calls++ === 0) throw emfile();
+      return 42;
+    });
+    assert.equal(fd, 42);
+    assert.deepEqual(released, [1, 2], 'the two least recently used of eight');
+    assert.equal(budget.openCount, 6);
+  });
+
+  test('with nothing to close, or EMFILE again, the error names the limit; other errors pass through', () => {
+    const budget = new DescriptorBudget(100);
+    assert.throws(
+      () => budget.open(() => { throw emfile(); }),
+      (e: unknown) => e instanceof StorageError && /ulimit -n/.test(e.message) && /kafkalite.open.files.budget/.test(e.message),
+    );
+    budget.opened({ releaseDescriptor: () => true });
+    assert.throws(() => budget.open(() => { throw emfile(); }), (e: unknown) => e instanceof StorageError && /Out of file descriptors/.test(e.message));
+    const enoent = Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+    assert.throws(() => budget.open(() => { throw enoent; }), (e: unknown) => e === enoent);
   });
 });
 
