@@ -26,7 +26,7 @@ import time
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.environ.get('KAFKALITE_ROOT') or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def free_port():
@@ -109,6 +109,7 @@ def main():
         fds, rss = usage(proc.pid)
         out['fds'] = fds
         out['rssMiB'] = round(rss / 1048576, 1)
+        del producer, admin  # their reconnect attempts would only fill stderr
         stop(proc)
         proc, restart = start(data_dir, port, nofile, extra)
         out['restartToListenSeconds'] = round(restart, 3)
