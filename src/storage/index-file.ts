@@ -95,6 +95,8 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
   private _length: number;
   private _entries: number;
   private _maxEntries: number;
+  /** A growth `growOnFirstAppend` put off: the length Kafka's file would have; the file has `_length`. */
+  private pendingLength: number | undefined;
 
   private cache: Buffer | undefined;
   private cacheState: IndexCacheState = 'none';
@@ -197,7 +199,7 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
 
   /** File length in bytes as Kafka tracks it (not necessarily a multiple of the entry size). */
   get length(): number {
-    return this._length;
+    return this.pendingLength ?? this._length;
   }
 
   /** Bytes of valid entries. */
@@ -323,6 +325,7 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
       // Kafka's mmap.put would overflow here (only reachable with skipFullCheck on a time index).
       throw new InvalidArgumentError(`Attempt to append to a full index (size = ${this._entries}) ${this.path}`);
     }
+    this.growNow();
     const at = this._entries * this.entrySize;
     const cache = this.pinnedCache(at + this.entrySize);
     fill(cache, at);
@@ -362,6 +365,13 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
       throw new InvalidArgumentError(`Invalid index size ${newSize} for ${this.path}`);
     }
     const rounded = roundDownToExactMultiple(newSize, this.entrySize);
+    if (this.pendingLength !== undefined) {
+      // a growth not made yet is dropped: the file still has its length, and this resize starts from it
+      const pending = this.pendingLength;
+      this.pendingLength = undefined;
+      this._maxEntries = Math.floor(this._length / this.entrySize);
+      if (rounded === pending) return false;
+    }
     if (this._length === rounded) return false;
     if (!this.writable) throw new InvalidArgumentError(`Attempt to resize read-only index ${this.path}`);
     if (rounded < this._entries * this.entrySize) {
@@ -379,6 +389,39 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
     this.dirty = true;
     this.changes++;
     return true;
+  }
+
+  /**
+   * Kafka's `resize(newSize)` as the loader calls it on the active segment's indexes, with a growth
+   * made only at the first append (the spirit of Kafka's `LazyIndex`): a log loaded and closed
+   * without appends leaves its files as found, with no preallocation to trim and sync at close
+   * (issue 21: that trim and fdatasync per partition was most of a clean stop). Until then the
+   * index reports the grown length and capacity, as Kafka's would.
+   */
+  growOnFirstAppend(newSize: number): void {
+    this.checkOpen();
+    const rounded = roundDownToExactMultiple(newSize, this.entrySize);
+    if (!this.writable || !Number.isSafeInteger(newSize) || rounded <= this._length) {
+      this.resize(newSize);
+      return;
+    }
+    this.pendingLength = rounded;
+    this._maxEntries = rounded / this.entrySize;
+  }
+
+  /** The growth `growOnFirstAppend` put off, made now. */
+  private growNow(): void {
+    const length = this.pendingLength;
+    if (length === undefined) return;
+    try {
+      ftruncateSync(this.handle(), length);
+    } catch (cause) {
+      throw storageError('Cannot resize', this.path, cause);
+    }
+    this.pendingLength = undefined;
+    this._length = length;
+    this.dirty = true;
+    this.changes++;
   }
 
   /**

@@ -129,8 +129,8 @@ export class LogLoader {
     }
     const logStartOffset = checkpointedStart > this.segments[0]!.baseOffset ? checkpointedStart : this.segments[0]!.baseOffset;
     const active = this.segments[this.segments.length - 1]!;
-    active.offsetIndex.resize(this.config.segmentIndexBytes);
-    active.timeIndex.resize(this.config.segmentIndexBytes);
+    active.offsetIndex.growOnFirstAppend(this.config.segmentIndexBytes);
+    active.timeIndex.growOnFirstAppend(this.config.segmentIndexBytes);
     this.leaderEpochCache.truncateFromEnd(logEndOffset);
     this.leaderEpochCache.truncateFromStart(logStartOffset);
     const producerStateManager = rebuildProducerState(this.dir, this.segments, logStartOffset, logEndOffset, this.config, clean, psmOptions);
