@@ -24,6 +24,7 @@ import {
   openSync,
   readSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -129,23 +130,44 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
     this.view = this.scratch;
     this.resources = options.resources ?? createLogResources();
 
-    const { fd, created } = this.resources.descriptors.open(() => this.openFile());
-    this.fd = fd;
-    this.resources.descriptors.opened(this);
-    try {
-      if (created) ftruncateSync(fd, roundDownToExactMultiple(this.maxIndexSize, entrySize));
-      this._length = fstatSync(fd).size;
-    } catch (cause) {
-      this.fd = undefined;
-      this.closed = true;
-      this.resources.descriptors.closed(this);
-      closeSync(fd);
-      throw storageError('Cannot size', path, cause);
+    // an existing file is opened at its first use, as Kafka's LazyIndex does (issue 21: loading a
+    // data directory then opens no index at all); only its length is needed now
+    const existing = this.existingLength();
+    let created = false;
+    if (existing !== undefined) {
+      this._length = existing;
+    } else {
+      const opened = this.resources.descriptors.open(() => this.openFile());
+      const fd = opened.fd;
+      created = opened.created;
+      this.fd = fd;
+      this.resources.descriptors.opened(this);
+      try {
+        if (created) ftruncateSync(fd, roundDownToExactMultiple(this.maxIndexSize, entrySize));
+        this._length = fstatSync(fd).size;
+      } catch (cause) {
+        this.fd = undefined;
+        this.closed = true;
+        this.resources.descriptors.closed(this);
+        closeSync(fd);
+        throw storageError('Cannot size', path, cause);
+      }
     }
     this._maxEntries = Math.floor(this._length / entrySize);
     // Kafka positions a new index at 0 and trusts an existing one: every whole slot is an entry,
     // zero-filled tails included (AbstractIndex.createMappedBuffer).
     this._entries = created ? 0 : this._maxEntries;
+  }
+
+  /** The length of an existing regular file at `path`; undefined when there is none (or it is no regular file: `openFile` reports that). */
+  private existingLength(): number | undefined {
+    try {
+      const st = statSync(this.path);
+      return st.isFile() ? st.size : undefined;
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw storageError('Cannot open', this.path, cause);
+    }
   }
 
   private openFile(): { fd: number; created: boolean } {
