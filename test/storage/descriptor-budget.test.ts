@@ -14,6 +14,8 @@ import { InvalidArgumentError, InvalidConfigError, StorageError } from '../../sr
 import { budgetForLimit, DescriptorBudget, MIN_DESCRIPTOR_BUDGET, processOpenFileLimit } from '../../src/storage/descriptor-budget.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { HeldAppends } from '../../src/storage/held-appends.js';
+import { LogManager } from '../../src/storage/log-manager.js';
+import { encodeRecordBatch } from '../../src/record/builder.js';
 import { createLogResources } from '../../src/storage/log-resources.js';
 import { OffsetIndex } from '../../src/storage/offset-index.js';
 import { TransactionIndex } from '../../src/storage/transaction-index.js';
@@ -24,12 +26,16 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Descriptors this process has open on files under `dir`, as the kernel lists them. */
+/**
+ * Descriptors this process has open on segment and index files under `path`, as the kernel lists
+ * them (the directory's `.lock`, held open while a LogManager runs, is not under the budget).
+ */
 function openUnder(path: string): number {
   let n = 0;
   for (const fd of readdirSync('/proc/self/fd')) {
     try {
-      if (readlinkSync(`/proc/self/fd/${fd}`).startsWith(path + '/')) n++;
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(path + '/') && /\.(log|index|timeindex|txnindex)$/.test(target)) n++;
     } catch {
       // the descriptor readdir itself used, closed meanwhile
     }
@@ -217,5 +223,27 @@ describe('segment files and indexes under a budget', () => {
     txn.close();
     for (const f of others) f.close();
     assert.equal(openUnder(dir), 0);
+  });
+});
+
+describe('one budget per data directory', () => {
+  test('two LogManagers in one process keep their own budgets, each bounding its own directory', () => {
+    const a = LogManager.open(join(dir, 'a'), { openFileBudget: 8 });
+    const b = LogManager.open(join(dir, 'b'), { openFileBudget: 16 });
+    try {
+      assert.notEqual(a.resources.descriptors, b.resources.descriptors);
+      for (let p = 0; p < 10; p++) {
+        a.getOrCreateLog('t', p).append(encodeRecordBatch([{ value: Buffer.from(`a${p}`) }]));
+        b.getOrCreateLog('t', p).append(encodeRecordBatch([{ value: Buffer.from(`b${p}`) }]));
+      }
+      assert.ok(openUnder(join(dir, 'a')) <= 8, `a: ${openUnder(join(dir, 'a'))}`);
+      assert.ok(openUnder(join(dir, 'b')) <= 16, `b: ${openUnder(join(dir, 'b'))}`);
+      assert.ok(openUnder(join(dir, 'b')) > 8, 'b is not held to a\'s budget');
+      assert.equal(a.resources.descriptors.limitCount, 8);
+      assert.equal(b.resources.descriptors.limitCount, 16);
+    } finally {
+      a.close();
+      b.close();
+    }
   });
 });
