@@ -156,6 +156,7 @@ export class Broker extends EventEmitter {
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
       pageCacheBudgetBytes: this.config.pageCacheBudgetBytes,
       indexCacheBudgetBytes: this.config.indexCacheBudgetBytes,
+      ...(this.config.openFileBudget !== undefined ? { openFileBudget: this.config.openFileBudget } : {}),
       backgroundFlush: this.config.backgroundFlush,
     });
     const logDirFailure = this.logs.resources.logDirFailure;

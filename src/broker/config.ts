@@ -16,6 +16,7 @@ import { PROTOCOL_COMPATS, type ProtocolCompat } from './protocol-compat.js';
 import { DEFAULT_CLEANER_CONFIG, type LogCleanerConfig } from '../storage/cleaner/log-cleaner.js';
 import { DEFAULT_LOG_CONFIG, logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 import { DEFAULT_INDEX_CACHE_BUDGET } from '../storage/index-cache-budget.js';
+import { MIN_DESCRIPTOR_BUDGET } from '../storage/descriptor-budget.js';
 import { DEFAULT_PAGE_CACHE_BUDGET } from '../storage/page-cache-budget.js';
 import type { SocketReadMode } from './socket-reads.js';
 
@@ -64,6 +65,8 @@ export interface BrokerConfig {
   pageCacheBudgetBytes: number;
   /** kafkalite.index.cache.budget.bytes: read-only index entries kept in memory (index-cache-budget.ts). */
   indexCacheBudgetBytes: number;
+  /** kafkalite.open.files.budget: segment and index descriptors kept open (descriptor-budget.ts); undefined: half the process limit. */
+  openFileBudget: number | undefined;
   /** kafkalite.background.flush.enable: rolled segments are flushed on the thread pool (background-sync.ts). */
   backgroundFlush: boolean;
   /** kafkalite.socket.reads: `direct` into the broker's buffers, or `stream` (Node's 'data' events; socket-reads.ts). */
@@ -99,6 +102,7 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   cleaner: DEFAULT_CLEANER_CONFIG,
   pageCacheBudgetBytes: DEFAULT_PAGE_CACHE_BUDGET,
   indexCacheBudgetBytes: DEFAULT_INDEX_CACHE_BUDGET,
+  openFileBudget: undefined,
   backgroundFlush: true,
   socketReads: 'direct',
   protocolCompat: '3.9',
@@ -287,6 +291,9 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
         break;
       case 'kafkalite.index.cache.budget.bytes':
         c.indexCacheBudgetBytes = long(name, raw, 0);
+        break;
+      case 'kafkalite.open.files.budget':
+        c.openFileBudget = int(name, raw, MIN_DESCRIPTOR_BUDGET);
         break;
       case 'kafkalite.background.flush.enable':
         c.backgroundFlush = bool(name, raw);

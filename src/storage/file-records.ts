@@ -35,6 +35,7 @@ import {
 } from '../record/constants.js';
 import { LegacyRecordBatch } from '../record/legacy.js';
 import { syncInBackground } from './background-sync.js';
+import type { DescriptorHolder } from './descriptor-budget.js';
 import type { HeldAppends, HeldAppendsFile } from './held-appends.js';
 import { createLogResources, type LogResources } from './log-resources.js';
 import { WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
@@ -80,7 +81,7 @@ const LEGACY_TIMESTAMP_END = LEGACY_TIMESTAMP_OFFSET + 8;
  */
 export type ReadTarget = Buffer | ((n: number) => Buffer);
 
-export class FileRecords implements PageCacheFile, HeldAppendsFile {
+export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHolder {
   private header = Buffer.allocUnsafe(HEADER_READ);
   private closed = false;
   /** Written, truncated or trimmed since the last flush. */
@@ -105,7 +106,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
 
   private constructor(
     public path: string,
-    private readonly fd: number,
+    /** Undefined while the descriptor budget has it closed (descriptor-budget.ts): the next use reopens it. */
+    private fd: number | undefined,
     /** Logical size: bytes of batches written (or found at open). */
     private size: number,
     readonly writable: boolean,
@@ -113,20 +115,72 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
   ) {
     this.writebackFrom = size;
     this.pageCacheColdBefore = size;
+    resources.descriptors.opened(this);
   }
 
+  /** -1 while closed by the descriptor budget, when `pageCacheClosed` is true. */
   get pageCacheFd(): number {
-    return this.fd;
+    return this.fd ?? -1;
   }
 
+  /** Also while the budget has the descriptor closed: page-cache hints are only hints. */
   get pageCacheClosed(): boolean {
-    return this.closed;
+    return this.closed || this.fd === undefined;
+  }
+
+  /** Whether the descriptor is open now (tests, diagnostics). */
+  get descriptorOpen(): boolean {
+    return this.fd !== undefined;
+  }
+
+  /**
+   * The open descriptor, reopened if the budget closed it. Fetched anew before every system call,
+   * never kept across one that may open another file (which can close this one).
+   */
+  private handle(): number {
+    if (this.closed) throw new StorageError(`${this.path} is closed`);
+    const fd = this.fd;
+    if (fd !== undefined) {
+      this.resources.descriptors.touch(this);
+      return fd;
+    }
+    const reopened = this.resources.descriptors.open(() => openSync(this.path, this.writable ? 'r+' : 'r'));
+    this.fd = reopened;
+    this.resources.descriptors.opened(this);
+    return reopened;
+  }
+
+  /**
+   * The budget closes this file: what is held is written first (a held append must reach the file
+   * before its descriptor goes, held-appends.ts); when that write fails the file stays open and the
+   * failure reaches the broker through `HeldAppends.writeAll` as before.
+   */
+  releaseDescriptor(): boolean {
+    if (this.fd === undefined) return true;
+    try {
+      this.writeHeld();
+    } catch {
+      return false;
+    }
+    const fd = this.fd;
+    this.fd = undefined;
+    // background flushes and page-cache hints run on duplicates (background-sync.ts), so closing
+    // here cuts none short; fdatasync on a reopened descriptor syncs the same file (`dirty` stays)
+    closeSync(fd);
+    return true;
   }
 
   /** Opens an existing file read-only; its logical size is its length. */
   static open(path: string, resources: LogResources = createLogResources()): FileRecords {
-    const fd = openSync(path, 'r');
-    return new FileRecords(path, fd, checkedSize(path, fstatSync(fd).size), false, resources);
+    const fd = resources.descriptors.open(() => openSync(path, 'r'));
+    let size: number;
+    try {
+      size = checkedSize(path, fstatSync(fd).size);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+    return new FileRecords(path, fd, size, false, resources);
   }
 
   /**
@@ -135,13 +189,20 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
    * until recovery truncates it, as Kafka does.
    */
   static openWritable(path: string, options: { create: boolean; initFileSize?: number; resources?: LogResources }): FileRecords {
-    const fd = openSync(path, options.create ? 'w+' : 'r+');
     const resources = options.resources ?? createLogResources();
-    if (options.create) {
-      if (options.initFileSize) ftruncateSync(fd, options.initFileSize);
-      return new FileRecords(path, fd, 0, true, resources);
+    const fd = resources.descriptors.open(() => openSync(path, options.create ? 'w+' : 'r+'));
+    let size = 0;
+    try {
+      if (options.create) {
+        if (options.initFileSize) ftruncateSync(fd, options.initFileSize);
+      } else {
+        size = checkedSize(path, fstatSync(fd).size);
+      }
+    } catch (e) {
+      closeSync(fd);
+      throw e;
     }
-    return new FileRecords(path, fd, checkedSize(path, fstatSync(fd).size), true, resources);
+    return new FileRecords(path, fd, size, true, resources);
   }
 
   get sizeInBytes(): number {
@@ -159,7 +220,10 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
     // more is written: those appends were never acknowledged, and recovery cuts the log to the file
     if (this.writeFailure === undefined) this.writeHeld();
     this.closed = true;
-    closeSync(this.fd);
+    this.resources.descriptors.closed(this);
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) closeSync(fd);
   }
 
   /**
@@ -180,7 +244,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
     } else {
       this.writeHeld();
       let done = 0;
-      while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, position + done);
+      const fd = this.handle();
+      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
     }
     this.size = position + bytes.length;
     this.dirty = true;
@@ -217,8 +282,9 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
     const held = this.held;
     this.held = [];
     try {
+      const fd = this.handle();
       let at = this.heldFrom;
-      let done = held.length === 1 ? 0 : writevSync(this.fd, held, at);
+      let done = held.length === 1 ? 0 : writevSync(fd, held, at);
       // a short pwritev (a signal, a full disk): the rest buffer by buffer, as append writes
       for (const b of held) {
         if (done >= b.length) {
@@ -226,7 +292,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
           at += b.length;
           continue;
         }
-        while (done < b.length) done += writeSync(this.fd, b, done, b.length - done, at + done);
+        while (done < b.length) done += writeSync(fd, b, done, b.length - done, at + done);
         at += b.length;
         done = 0;
       }
@@ -248,7 +314,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
   flush(): void {
     this.writeHeld();
     if (!this.writable || !this.dirty) return;
-    fdatasyncSync(this.fd);
+    fdatasyncSync(this.handle());
     this.dirty = false;
   }
 
@@ -258,7 +324,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
     if (!this.resources.backgroundFlush) return undefined;
     if (!this.writable || !this.dirty) return Promise.resolve();
     const changes = this.changes;
-    return syncInBackground(this.fd, this.path)?.then(() => {
+    return syncInBackground(this.handle(), this.path)?.then(() => {
       if (this.changes === changes) this.dirty = false;
     });
   }
@@ -274,7 +340,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
     this.writeHeld();
     const before = this.size;
     if (size > before) throw new StorageError(`Cannot truncate ${this.path} to ${size} bytes: it holds ${before}`);
-    ftruncateSync(this.fd, size);
+    ftruncateSync(this.handle(), size);
     this.size = size;
     this.writebackFrom = Math.min(this.writebackFrom, size);
     this.pageCacheColdBefore = Math.min(this.pageCacheColdBefore, size);
@@ -288,8 +354,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
   /** Trims a preallocated file to its logical size (roll and close). */
   trimToSize(): void {
     this.writeHeld();
-    if (this.writable && fstatSync(this.fd).size !== this.size) {
-      ftruncateSync(this.fd, this.size);
+    if (this.writable && fstatSync(this.handle()).size !== this.size) {
+      ftruncateSync(this.handle(), this.size);
       this.dirty = true;
       this.changes++;
     }
@@ -311,9 +377,10 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile {
 
   private readInto(buf: Buffer, offset: number, length: number, position: number): number {
     this.writeHeld();
+    const fd = this.handle();
     let done = 0;
     while (done < length) {
-      const n = readSync(this.fd, buf, offset + done, length - done, position + done);
+      const n = readSync(fd, buf, offset + done, length - done, position + done);
       if (n === 0) break;
       done += n;
     }

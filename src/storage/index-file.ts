@@ -24,11 +24,13 @@ import {
   openSync,
   readSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { InvalidArgumentError, StorageError } from '../errors.js';
 import { syncInBackground } from './background-sync.js';
+import type { DescriptorHolder } from './descriptor-budget.js';
 import type { CacheHolder } from './index-cache-budget.js';
 import { createLogResources, type LogResources } from './log-resources.js';
 
@@ -78,7 +80,7 @@ function storageError(what: string, path: string, cause: unknown): StorageError 
   return new StorageError(`${what} index file ${path}: ${reason}`, { cause });
 }
 
-export abstract class AbstractIndex implements CacheHolder {
+export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
   /** Path of the index file (changes with `renameTo`). */
   path: string;
   readonly baseOffset: bigint;
@@ -87,11 +89,15 @@ export abstract class AbstractIndex implements CacheHolder {
   /** Size `reset()` resizes back to (Kafka's `maxIndexSize`). */
   readonly maxIndexSize: number;
 
+  /** Undefined once closed, or while the descriptor budget has it closed (then `closed` is false). */
   private fd: number | undefined;
+  private closed = false;
   /** File length in bytes: trusted as-is on open (Kafka's `length`), so it may be ragged. */
   private _length: number;
   private _entries: number;
   private _maxEntries: number;
+  /** A growth `growOnFirstAppend` put off: the length Kafka's file would have; the file has `_length`. */
+  private pendingLength: number | undefined;
 
   private cache: Buffer | undefined;
   private cacheState: IndexCacheState = 'none';
@@ -124,19 +130,44 @@ export abstract class AbstractIndex implements CacheHolder {
     this.view = this.scratch;
     this.resources = options.resources ?? createLogResources();
 
-    const { fd, created } = this.openFile();
-    this.fd = fd;
-    try {
-      if (created) ftruncateSync(fd, roundDownToExactMultiple(this.maxIndexSize, entrySize));
-      this._length = fstatSync(fd).size;
-    } catch (cause) {
-      closeSync(fd);
-      throw storageError('Cannot size', path, cause);
+    // an existing file is opened at its first use, as Kafka's LazyIndex does (issue 21: loading a
+    // data directory then opens no index at all); only its length is needed now
+    const existing = this.existingLength();
+    let created = false;
+    if (existing !== undefined) {
+      this._length = existing;
+    } else {
+      const opened = this.resources.descriptors.open(() => this.openFile());
+      const fd = opened.fd;
+      created = opened.created;
+      this.fd = fd;
+      this.resources.descriptors.opened(this);
+      try {
+        if (created) ftruncateSync(fd, roundDownToExactMultiple(this.maxIndexSize, entrySize));
+        this._length = fstatSync(fd).size;
+      } catch (cause) {
+        this.fd = undefined;
+        this.closed = true;
+        this.resources.descriptors.closed(this);
+        closeSync(fd);
+        throw storageError('Cannot size', path, cause);
+      }
     }
     this._maxEntries = Math.floor(this._length / entrySize);
     // Kafka positions a new index at 0 and trusts an existing one: every whole slot is an entry,
     // zero-filled tails included (AbstractIndex.createMappedBuffer).
     this._entries = created ? 0 : this._maxEntries;
+  }
+
+  /** The length of an existing regular file at `path`; undefined when there is none (or it is no regular file: `openFile` reports that). */
+  private existingLength(): number | undefined {
+    try {
+      const st = statSync(this.path);
+      return st.isFile() ? st.size : undefined;
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw storageError('Cannot open', this.path, cause);
+    }
   }
 
   private openFile(): { fd: number; created: boolean } {
@@ -190,7 +221,7 @@ export abstract class AbstractIndex implements CacheHolder {
 
   /** File length in bytes as Kafka tracks it (not necessarily a multiple of the entry size). */
   get length(): number {
-    return this._length;
+    return this.pendingLength ?? this._length;
   }
 
   /** Bytes of valid entries. */
@@ -203,7 +234,33 @@ export abstract class AbstractIndex implements CacheHolder {
   }
 
   get isClosed(): boolean {
-    return this.fd === undefined;
+    return this.closed;
+  }
+
+  /** Whether the descriptor is open now (tests, diagnostics). */
+  get descriptorOpen(): boolean {
+    return this.fd !== undefined;
+  }
+
+  /**
+   * The budget closes this index (Kafka's `LazyIndex` closes idle indexes the same way): the
+   * appended entries only in the cache are written first; false, and it stays open, when that fails.
+   */
+  releaseDescriptor(): boolean {
+    const fd = this.fd;
+    if (fd === undefined) return true;
+    try {
+      this.writeUnwritten();
+    } catch {
+      return false;
+    }
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // the descriptor is gone either way; the next use reopens the file
+    }
+    return true;
   }
 
   // ---- relative offsets ------------------------------------------------------------------------
@@ -238,7 +295,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * (and the budget can hold them), or mark the cache recently used.
    */
   protected prepareRead(): void {
-    this.handle();
+    this.checkOpen();
     if (this.cacheState === 'budget') this.resources.indexCache.touch(this);
     else if (this.cacheState === 'none' && this._entries > 0) this.loadBudgetCache();
   }
@@ -284,12 +341,13 @@ export abstract class AbstractIndex implements CacheHolder {
    * the file at that slot. The caller has already applied Kafka's full/order checks.
    */
   protected appendSlot(fill: (buf: Buffer, at: number) => void): void {
-    this.handle();
+    this.checkOpen();
     if (!this.writable) throw new InvalidArgumentError(`Attempt to append to read-only index ${this.path}`);
     if (this._entries >= this._maxEntries) {
       // Kafka's mmap.put would overflow here (only reachable with skipFullCheck on a time index).
       throw new InvalidArgumentError(`Attempt to append to a full index (size = ${this._entries}) ${this.path}`);
     }
+    this.growNow();
     const at = this._entries * this.entrySize;
     const cache = this.pinnedCache(at + this.entrySize);
     fill(cache, at);
@@ -301,7 +359,7 @@ export abstract class AbstractIndex implements CacheHolder {
 
   /** Kafka's `truncateToEntries`: forget entries past `entries`; the file keeps its length. */
   protected truncateToEntries(entries: number): void {
-    this.handle();
+    this.checkOpen();
     this._entries = Math.min(entries, this._entries);
     if (this.unwrittenFrom >= this._entries) this.unwrittenFrom = -1;
     this.dirty = true;
@@ -324,11 +382,18 @@ export abstract class AbstractIndex implements CacheHolder {
    * buffer reposition throws IllegalArgumentException there).
    */
   resize(newSize: number): boolean {
-    const fd = this.handle();
+    this.checkOpen();
     if (!Number.isSafeInteger(newSize) || newSize < 0) {
       throw new InvalidArgumentError(`Invalid index size ${newSize} for ${this.path}`);
     }
     const rounded = roundDownToExactMultiple(newSize, this.entrySize);
+    if (this.pendingLength !== undefined) {
+      // a growth not made yet is dropped: the file still has its length, and this resize starts from it
+      const pending = this.pendingLength;
+      this.pendingLength = undefined;
+      this._maxEntries = Math.floor(this._length / this.entrySize);
+      if (rounded === pending) return false;
+    }
     if (this._length === rounded) return false;
     if (!this.writable) throw new InvalidArgumentError(`Attempt to resize read-only index ${this.path}`);
     if (rounded < this._entries * this.entrySize) {
@@ -337,7 +402,7 @@ export abstract class AbstractIndex implements CacheHolder {
       );
     }
     try {
-      ftruncateSync(fd, rounded);
+      ftruncateSync(this.handle(), rounded);
     } catch (cause) {
       throw storageError('Cannot resize', this.path, cause);
     }
@@ -346,6 +411,39 @@ export abstract class AbstractIndex implements CacheHolder {
     this.dirty = true;
     this.changes++;
     return true;
+  }
+
+  /**
+   * Kafka's `resize(newSize)` as the loader calls it on the active segment's indexes, with a growth
+   * made only at the first append (the spirit of Kafka's `LazyIndex`): a log loaded and closed
+   * without appends leaves its files as found, with no preallocation to trim and sync at close
+   * (issue 21: that trim and fdatasync per partition was most of a clean stop). Until then the
+   * index reports the grown length and capacity, as Kafka's would.
+   */
+  growOnFirstAppend(newSize: number): void {
+    this.checkOpen();
+    const rounded = roundDownToExactMultiple(newSize, this.entrySize);
+    if (!this.writable || !Number.isSafeInteger(newSize) || rounded <= this._length) {
+      this.resize(newSize);
+      return;
+    }
+    this.pendingLength = rounded;
+    this._maxEntries = rounded / this.entrySize;
+  }
+
+  /** The growth `growOnFirstAppend` put off, made now. */
+  private growNow(): void {
+    const length = this.pendingLength;
+    if (length === undefined) return;
+    try {
+      ftruncateSync(this.handle(), length);
+    } catch (cause) {
+      throw storageError('Cannot resize', this.path, cause);
+    }
+    this.pendingLength = undefined;
+    this._length = length;
+    this.dirty = true;
+    this.changes++;
   }
 
   /**
@@ -360,21 +458,22 @@ export abstract class AbstractIndex implements CacheHolder {
 
   /** Writes the appended entries still only in the cache to the file. */
   private writeUnwritten(): void {
-    if (this.unwrittenFrom < 0 || this.cacheState !== 'pinned' || this.fd === undefined) return;
+    if (this.unwrittenFrom < 0 || this.cacheState !== 'pinned' || this.closed) return;
     const from = this.unwrittenFrom * this.entrySize;
-    this.writeFully(this.fd, this.cache!, from, this._entries * this.entrySize - from);
+    this.writeFully(this.handle(), this.cache!, from, this._entries * this.entrySize - from);
     this.unwrittenFrom = -1;
   }
 
   /** Kafka's `flush()` (mmap.force): write the cached appends, then fsync. */
   flush(): void {
-    const fd = this.handle();
+    this.checkOpen();
     if (!this.writable || !this.dirty) return;
     this.writeUnwritten();
     this.dirty = false;
     try {
-      // fdatasync: the entries and the file length, not timestamps (as Kafka's log flush)
-      fdatasyncSync(fd);
+      // fdatasync: the entries and the file length, not timestamps (as Kafka's log flush); on any
+      // descriptor of the file, so one the budget closed and reopened syncs what the old one wrote
+      fdatasyncSync(this.handle());
     } catch (cause) {
       throw storageError('Cannot flush', this.path, cause);
     }
@@ -386,11 +485,11 @@ export abstract class AbstractIndex implements CacheHolder {
    */
   flushInBackground(): Promise<void> | undefined {
     if (!this.resources.backgroundFlush) return undefined;
-    const fd = this.handle();
+    this.checkOpen();
     if (!this.writable || !this.dirty) return Promise.resolve();
     this.writeUnwritten();
     const changes = this.changes;
-    return syncInBackground(fd, this.path)?.then(() => {
+    return syncInBackground(this.handle(), this.path)?.then(() => {
       if (this.changes === changes) this.dirty = false;
     });
   }
@@ -400,7 +499,7 @@ export abstract class AbstractIndex implements CacheHolder {
    * trim a ragged one even then); closing twice is a no-op.
    */
   close(): void {
-    if (this.fd === undefined) return;
+    if (this.closed) return;
     // trimToValidSize without handing the cache to the budget: it is dropped right after.
     if (this.writable) {
       this.writeUnwritten();
@@ -443,16 +542,41 @@ export abstract class AbstractIndex implements CacheHolder {
 
   // ---- internals -------------------------------------------------------------------------------
 
+  /**
+   * The open descriptor, reopened if the budget closed it. Fetched anew before every system call,
+   * never kept across one that may open another file (which can close this one).
+   */
+  /** Refuses a closed index without reopening one the budget closed. */
+  private checkOpen(): void {
+    if (this.closed) throw new StorageError(`Index file ${this.path} is closed`);
+  }
+
   private handle(): number {
-    if (this.fd === undefined) throw new StorageError(`Index file ${this.path} is closed`);
-    return this.fd;
+    if (this.closed) throw new StorageError(`Index file ${this.path} is closed`);
+    const fd = this.fd;
+    if (fd !== undefined) {
+      this.resources.descriptors.touch(this);
+      return fd;
+    }
+    let reopened: number;
+    try {
+      reopened = this.resources.descriptors.open(() => openSync(this.path, this.writable ? 'r+' : 'r'));
+    } catch (cause) {
+      throw cause instanceof StorageError ? cause : storageError('Cannot reopen', this.path, cause);
+    }
+    this.fd = reopened;
+    this.resources.descriptors.opened(this);
+    return reopened;
   }
 
   private closeHandler(): void {
     this.dropCache();
-    if (this.fd === undefined) return;
+    if (this.closed) return;
+    this.closed = true;
+    this.resources.descriptors.closed(this);
     const fd = this.fd;
     this.fd = undefined;
+    if (fd === undefined) return;
     try {
       closeSync(fd);
     } catch (cause) {

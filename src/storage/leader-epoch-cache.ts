@@ -151,6 +151,10 @@ export class LeaderEpochFileCache {
     while (removed < this.epochs.length && this.epochs[removed]!.startOffset <= startOffset) removed++;
     if (removed === 0) return;
     const firstBeforeStart = this.epochs[removed - 1]!;
+    // the first entry already starts at `startOffset`: rewritten as itself, the checkpoint would not
+    // change, and every log's load calls this (issue 21: that rewrite, with its two fsyncs, was
+    // most of a restart's time)
+    if (removed === 1 && firstBeforeStart.startOffset === startOffset) return;
     this.epochs = [{ epoch: firstBeforeStart.epoch, startOffset }, ...this.epochs.slice(removed)];
     this.flush();
   }

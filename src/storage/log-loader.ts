@@ -4,10 +4,10 @@
  * them after an unclean shutdown) checked batch by batch and cut at the first bad one, then the log
  * start offset, log end offset and recovery point settled and the producer state rebuilt.
  */
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { AnyRecordBatch } from '../record/batches.js';
-import { DELETED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, offsetFromFileName, offsetIndexPath, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX } from './file-names.js';
+import { CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, offsetFromFileName, offsetIndexPath, SWAP_END_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX } from './file-names.js';
 import type { LeaderEpochFileCache } from './leader-epoch-cache.js';
 import { openSegment, segmentConfigOf, type LogSink } from './local-log.js';
 import type { LogConfig } from './log-config.js';
@@ -70,9 +70,18 @@ export class LogLoader {
 
   load(): LoadedLog {
     const { options } = this;
-    this.removeTempFiles();
-    completeInterruptedSwaps(this.dir, segmentConfigOf(this.config), this.resources);
-    const needsRecovery = this.openSegments();
+    // one listing of the directory for what loading needs (issue 21: a start lists every partition
+    // directory, and it listed each several times); only a directory holding leftovers of a
+    // deletion or of the cleaner's swap pays for the passes that finish them, and is listed again
+    let names = readdirSync(this.dir);
+    if (names.some((n) => n.endsWith(DELETED_SUFFIX))) this.removeTempFiles(names);
+    if (names.some((n) => n.endsWith(CLEANED_SUFFIX) || n.endsWith(SWAP_SUFFIX) || n.endsWith(SWAP_END_SUFFIX))) {
+      completeInterruptedSwaps(this.dir, segmentConfigOf(this.config), this.resources);
+      names = readdirSync(this.dir);
+    } else if (names.some((n) => n.endsWith(DELETED_SUFFIX))) {
+      names = readdirSync(this.dir);
+    }
+    const needsRecovery = this.openSegments(names);
 
     const recoveryPoint = options.recoveryPoint ?? 0n;
     const clean = options.hadCleanShutdown ?? false;
@@ -120,8 +129,8 @@ export class LogLoader {
     }
     const logStartOffset = checkpointedStart > this.segments[0]!.baseOffset ? checkpointedStart : this.segments[0]!.baseOffset;
     const active = this.segments[this.segments.length - 1]!;
-    active.offsetIndex.resize(this.config.segmentIndexBytes);
-    active.timeIndex.resize(this.config.segmentIndexBytes);
+    active.offsetIndex.growOnFirstAppend(this.config.segmentIndexBytes);
+    active.timeIndex.growOnFirstAppend(this.config.segmentIndexBytes);
     this.leaderEpochCache.truncateFromEnd(logEndOffset);
     this.leaderEpochCache.truncateFromStart(logStartOffset);
     const producerStateManager = rebuildProducerState(this.dir, this.segments, logStartOffset, logEndOffset, this.config, clean, psmOptions);
@@ -148,11 +157,11 @@ export class LogLoader {
   }
 
   /** `.deleted` files (not checkpoint files being replaced) go: a deletion the last run left undone. */
-  private removeTempFiles(): void {
-    for (const name of readdirSync(this.dir)) {
+  private removeTempFiles(names: string[]): void {
+    for (const name of names) {
+      if (!name.endsWith(DELETED_SUFFIX) || name.endsWith('.checkpoint' + DELETED_SUFFIX)) continue;
       const path = join(this.dir, name);
-      if (!statSync(path).isFile()) continue;
-      if (name.endsWith(DELETED_SUFFIX) && !name.endsWith('.checkpoint' + DELETED_SUFFIX)) rmSync(path, { force: true });
+      if (statSync(path).isFile()) rmSync(path, { force: true });
     }
   }
 
@@ -160,19 +169,20 @@ export class LogLoader {
    * Opens the `.log` files in offset order, after removing indexes whose log is gone; returns the
    * bases of the segments without an offset index, which recovery rebuilds.
    */
-  private openSegments(): Set<bigint> {
+  private openSegments(listed: string[]): Set<bigint> {
     const needsRecovery = new Set<bigint>();
-    for (const name of readdirSync(this.dir).sort()) {
-      const path = join(this.dir, name);
+    const names = new Set(listed);
+    for (const name of [...names].sort()) {
       const isIndex = name.endsWith(INDEX_SUFFIX) || name.endsWith(TIME_INDEX_SUFFIX) || name.endsWith(TXN_INDEX_SUFFIX);
-      if (isIndex && !existsSync(join(this.dir, name.slice(0, name.indexOf('.')) + LOG_SUFFIX))) {
-        rmSync(path, { force: true }); // an index without its log is stale
+      if (isIndex && !names.has(name.slice(0, name.indexOf('.')) + LOG_SUFFIX)) {
+        rmSync(join(this.dir, name), { force: true }); // an index without its log is stale
+        names.delete(name);
       }
     }
-    for (const name of readdirSync(this.dir).sort()) {
+    for (const name of [...names].sort()) {
       if (!name.endsWith(LOG_SUFFIX)) continue;
       const baseOffset = offsetFromFileName(name);
-      if (!existsSync(offsetIndexPath(this.dir, baseOffset))) needsRecovery.add(baseOffset);
+      if (!names.has(basename(offsetIndexPath(this.dir, baseOffset)))) needsRecovery.add(baseOffset);
       this.segments.push(openSegment(this.dir, this.config, this.time, this.resources, baseOffset, false));
     }
     return needsRecovery;

@@ -55,6 +55,13 @@ const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 export class LogManager {
   private readonly logs = new Map<string, PartitionLog>();
+  /**
+   * Each topic's logs, so that a topic's id is found without a walk over every log: per partition
+   * created, that walk made creating N partitions cost N² (issue 21).
+   */
+  private readonly topicLogs = new Map<string, Set<PartitionLog>>();
+  /** Topic ids read from or written to a `partition.metadata` of the topic's live logs. */
+  private readonly topicIds = new Map<string, string>();
   private readonly dirLock: DirLock;
   readonly hadCleanShutdown: boolean;
   readonly clusterId: string;
@@ -117,7 +124,7 @@ export class LogManager {
       const k = key(tp.topic, tp.partition);
       const rp = recoveryPoints.get(k);
       const ls = logStarts.get(k);
-      this.logs.set(
+      this.addLog(
         k,
         PartitionLog.open(path, tp.topic, tp.partition, {
           config: this.configFor(tp.topic),
@@ -150,23 +157,48 @@ export class LogManager {
     mkdirSync(path, { recursive: true });
     // every partition of a topic shares the topic id (Kafka writes partition.metadata before data)
     const metadataPath = join(path, PARTITION_METADATA);
-    if (!existsSync(metadataPath)) writePartitionMetadata(metadataPath, this.topicId(topic));
+    if (!existsSync(metadataPath)) {
+      const topicId = this.topicId(topic);
+      writePartitionMetadata(metadataPath, topicId);
+      this.topicIds.set(topic, topicId);
+    }
     const log = PartitionLog.open(path, topic, partition, {
       config: config ?? this.configFor(topic),
       hadCleanShutdown: true,
       ...(this.options.time ? { time: this.options.time } : {}),
       resources: this.resources,
     });
-    this.logs.set(key(topic, partition), log);
+    this.addLog(key(topic, partition), log);
     return log;
+  }
+
+  private addLog(k: string, log: PartitionLog): void {
+    this.logs.set(k, log);
+    let logs = this.topicLogs.get(log.topic);
+    if (logs === undefined) this.topicLogs.set(log.topic, (logs = new Set()));
+    logs.add(log);
+  }
+
+  private removeLog(k: string, log: PartitionLog): void {
+    this.logs.delete(k);
+    const logs = this.topicLogs.get(log.topic);
+    logs?.delete(log);
+    if (logs === undefined || logs.size === 0) {
+      this.topicLogs.delete(log.topic);
+      this.topicIds.delete(log.topic); // a topic created again under this name gets a new id
+    }
   }
 
   /** The topic's id: the one its existing partitions recorded, or a new random one. */
   topicId(topic: string): string {
-    for (const log of this.allLogs()) {
-      if (log.topic !== topic) continue;
+    const known = this.topicIds.get(topic);
+    if (known !== undefined) return known;
+    for (const log of this.topicLogs.get(topic) ?? []) {
       const path = join(log.dir, PARTITION_METADATA);
-      if (existsSync(path)) return readPartitionMetadata(path).topicId;
+      if (!existsSync(path)) continue;
+      const topicId = readPartitionMetadata(path).topicId;
+      this.topicIds.set(topic, topicId);
+      return topicId;
     }
     return randomUuid();
   }
@@ -183,7 +215,7 @@ export class LogManager {
   }
 
   private deleteLogFiles(log: PartitionLog, topic: string, partition: number): boolean {
-    this.logs.delete(key(topic, partition));
+    this.removeLog(key(topic, partition), log);
     log.close();
     const target = join(this.dir, deleteDirName(topic, partition));
     renameSync(log.dir, target);

@@ -1,5 +1,6 @@
 /**
  * What the files of one data directory share: the page-cache budget, the index-cache budget, the
+ * descriptor budget, the
  * buffer whole batches are read into, and whether rolled segments are flushed in the background.
  *
  * Kafka's `LogManager` hands such things (its scheduler, `LogDirFailureChannel`: here `logDirFailure`) to every
@@ -9,6 +10,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { backgroundSyncSupported } from './background-sync.js';
+import { defaultDescriptorBudget, DescriptorBudget } from './descriptor-budget.js';
 import { DEFAULT_INDEX_CACHE_BUDGET, IndexCacheBudget } from './index-cache-budget.js';
 import { DEFAULT_PAGE_CACHE_BUDGET, PageCacheBudget } from './page-cache-budget.js';
 import { LogDirFailureChannel } from './log-dir-failure.js';
@@ -22,6 +24,8 @@ export interface LogResourceOptions {
   backgroundFlush?: boolean;
   /** The data directory, named by its failure channel (log-dir-failure.ts). */
   logDir?: string;
+  /** Segment and index descriptors kept open at once (descriptor-budget.ts). Default: half the process's open-file limit, at most 12,288. */
+  openFileBudget?: number;
 }
 
 export interface LogResources {
@@ -35,6 +39,8 @@ export interface LogResources {
   readonly scanWindow: ScratchBuffer;
   /** Takes the directory offline at the first I/O error of any of its logs (Kafka's LogDirFailureChannel). */
   readonly logDirFailure: LogDirFailureChannel;
+  /** The LRU of open segment and index descriptors (descriptor-budget.ts). */
+  readonly descriptors: DescriptorBudget;
 }
 
 /**
@@ -62,6 +68,7 @@ export function createLogResources(options: LogResourceOptions = {}): LogResourc
     batchScratch: new ScratchBuffer(),
     scanWindow: new ScratchBuffer(),
     logDirFailure: new LogDirFailureChannel(options.logDir ?? '(a log opened on its own)'),
+    descriptors: new DescriptorBudget(options.openFileBudget ?? defaultDescriptorBudget()),
   };
 }
 

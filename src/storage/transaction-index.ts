@@ -20,6 +20,7 @@
  *    kept by `truncateTo` through this object (like Kafka, not against a file that was reopened);
  *  - a closed index reopens its file on the next read or append.
  */
+import type { DescriptorHolder } from './descriptor-budget.js';
 import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, StorageError } from '../errors.js';
@@ -101,13 +102,16 @@ function ioError(what: string, path: string, cause: unknown): StorageError {
   return new StorageError(`${what} transaction index ${resolve(path)}: ${(cause as Error).message}`, { cause });
 }
 
-export class TransactionIndex {
+export class TransactionIndex implements DescriptorHolder {
   /** Path of the index file (changes with `renameTo`); the file may not exist yet. */
   path: string;
   /** Base offset of the segment the index belongs to. */
   readonly startOffset: bigint;
 
+  /** Undefined until the file is opened, once closed, or while the descriptor budget has it closed. */
   private fd: number | undefined;
+  /** Written or truncated since the last fsync (which may then need to reopen the file). */
+  private unsynced = false;
   /** Kafka's channel position: the end of the file as this object knows it. */
   private end = 0;
   private writable = false;
@@ -137,22 +141,26 @@ export class TransactionIndex {
    * (a read-only dump) opens read-only instead; appends to it then fail.
    */
   private openChannel(): number {
-    let fd: number;
-    try {
-      fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
-      this.writable = true;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if ((code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') || !existsSync(this.path)) {
-        throw ioError('Cannot open', this.path, e);
-      }
+    const fd = this.resources.descriptors.open(() => {
       try {
-        fd = openSync(this.path, 'r');
-      } catch (e2) {
-        throw ioError('Cannot open', this.path, e2);
+        const rw = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
+        this.writable = true;
+        return rw;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if ((code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') || !existsSync(this.path)) {
+          throw ioError('Cannot open', this.path, e);
+        }
+        let ro: number;
+        try {
+          ro = openSync(this.path, 'r');
+        } catch (e2) {
+          throw ioError('Cannot open', this.path, e2);
+        }
+        this.writable = false;
+        return ro;
       }
-      this.writable = false;
-    }
+    });
     try {
       this.end = fstatSync(fd).size;
     } catch (e) {
@@ -160,17 +168,36 @@ export class TransactionIndex {
       throw ioError('Cannot size', this.path, e);
     }
     this.fd = fd;
+    this.resources.descriptors.opened(this);
     return fd;
+  }
+
+  /** The budget closes the file (descriptor-budget.ts): every write went straight to it. */
+  releaseDescriptor(): boolean {
+    const fd = this.fd;
+    if (fd === undefined) return true;
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // the descriptor is gone either way; the next use reopens the file
+    }
+    return true;
   }
 
   /** The open descriptor, reopening (and creating) the file if it was closed. */
   private channel(): number {
-    return this.fd ?? this.openChannel();
+    if (this.fd === undefined) return this.openChannel();
+    this.resources.descriptors.touch(this);
+    return this.fd;
   }
 
   /** Descriptor for reading, or undefined when there is no file (nothing to read). */
   private readChannel(): number | undefined {
-    if (this.fd !== undefined) return this.fd;
+    if (this.fd !== undefined) {
+      this.resources.descriptors.touch(this);
+      return this.fd;
+    }
     if (!existsSync(this.path)) return undefined;
     return this.openChannel();
   }
@@ -192,14 +219,18 @@ export class TransactionIndex {
       throw ioError('Failed to write to the', this.path, e);
     }
     this.end += bytes.length;
+    this.unsynced = true;
     this.lastOffset = txn.lastOffset;
   }
 
   /** Entries with their byte positions, read one at a time (a partial tail is ignored). */
   private *entries(): Generator<{ txn: AbortedTxn; position: number }> {
-    const fd = this.readChannel();
-    if (fd === undefined) return;
+    if (this.readChannel() === undefined) return;
     for (let position = 0; this.end - position >= ABORTED_TXN_SIZE; position += ABORTED_TXN_SIZE) {
+      // anew for each entry: the caller may open other files between them, and the budget may
+      // have closed this one meanwhile
+      const fd = this.readChannel();
+      if (fd === undefined) return;
       let got = 0;
       try {
         while (got < ABORTED_TXN_SIZE) {
@@ -271,6 +302,7 @@ export class TransactionIndex {
     } catch (e) {
       throw ioError('Cannot truncate', this.path, e);
     }
+    this.unsynced = true;
     this.end = Math.min(this.end, size);
   }
 
@@ -289,14 +321,18 @@ export class TransactionIndex {
   /** `flush()` on the thread pool (background-sync.ts); undefined when only the inline flush is available. */
   flushInBackground(): Promise<void> | undefined {
     if (!this.resources.backgroundFlush) return undefined;
-    return this.fd === undefined ? Promise.resolve() : syncInBackground(this.fd, this.path);
+    if (this.fd === undefined && !this.unsynced) return Promise.resolve();
+    this.unsynced = false;
+    return syncInBackground(this.channel(), this.path);
   }
 
   /** fsync the file if it is open (never creates it). */
   flush(): void {
-    if (this.fd === undefined) return;
+    if (this.fd === undefined && !this.unsynced) return;
     try {
-      fsyncSync(this.fd);
+      // any descriptor of the file syncs what one the budget closed wrote
+      fsyncSync(this.channel());
+      this.unsynced = false;
     } catch (e) {
       throw ioError('Cannot flush', this.path, e);
     }
@@ -304,6 +340,8 @@ export class TransactionIndex {
 
   /** Close the file; later reads and appends reopen it. */
   close(): void {
+    this.resources.descriptors.closed(this);
+    this.unsynced = false; // as before the budget: closing ends what a flush would sync
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;

@@ -518,3 +518,36 @@ describe('OffsetIndex on Kafka-written .index files (kafka-tester corpus)', () =
     });
   }
 });
+
+describe('growOnFirstAppend (the loader on the active segment, issue 21)', () => {
+  it('a loaded index closed without appends leaves its file as found; the first append grows it as resize would', () => {
+    const path = nonExistentFile();
+    const first = OffsetIndex.open(path, 0n, { maxIndexSize: 8 * 100 });
+    first.append(3n, 10);
+    first.append(7n, 20);
+    first.close();
+    assert.equal(statSync(path).size, 16);
+
+    const idle = OffsetIndex.open(path, 0n, { maxIndexSize: 8 * 100 });
+    idle.growOnFirstAppend(8 * 100);
+    assert.equal(idle.length, 800, 'reports the grown length, as Kafka would');
+    assert.equal(idle.maxEntries, 100);
+    assert.equal(idle.isFull(), false);
+    assert.equal(statSync(path).size, 16, 'the file is not grown yet');
+    const mtime = statSync(path).mtimeMs;
+    idle.close();
+    assert.equal(statSync(path).size, 16);
+    assert.equal(statSync(path).mtimeMs, mtime, 'nothing was written or trimmed');
+
+    const used = OffsetIndex.open(path, 0n, { maxIndexSize: 8 * 100 });
+    used.growOnFirstAppend(8 * 100);
+    used.append(9n, 30);
+    assert.equal(statSync(path).size, 800, 'grown at the first append');
+    assert.deepEqual(used.lookup(8n), { offset: 7n, position: 20 });
+    used.close();
+    assert.equal(statSync(path).size, 24, 'trimmed to its entries at close');
+    const reopened = OffsetIndex.open(path, 0n, { writable: false });
+    assert.deepEqual(reopened.lookup(100n), { offset: 9n, position: 30 });
+    reopened.close();
+  });
+});
