@@ -37,6 +37,8 @@ import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 import { describeProducersHandler } from './describe-producers.js';
 import { describeLogDirsHandler } from './describe-log-dirs.js';
 import { alterClientQuotasHandler, describeClientQuotasHandler } from './client-quotas.js';
+import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat.js';
+import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -74,4 +76,6 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeLogDirsHandler,
   describeClientQuotasHandler,
   alterClientQuotasHandler,
+  consumerGroupHeartbeatHandler,
+  consumerGroupDescribeHandler,
 ];

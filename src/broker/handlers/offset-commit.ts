@@ -11,7 +11,7 @@ import { partitionExists } from '../group/topic-partitions.js';
 export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitResponse> = {
   api: OffsetCommit,
   minVersion: 2,
-  maxVersion: 8,
+  maxVersion: 9,
   handle(request, ctx) {
     const topics = commitOffsets(
       ctx.broker.groups,
@@ -21,6 +21,7 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
         memberId: request.memberId ?? '',
         groupInstanceId: request.groupInstanceId ?? null,
         retentionTimeMs: request.retentionTimeMs ?? -1n,
+        apiVersion: ctx.apiVersion,
         topics: request.topics.map((t) => ({
           name: t.name,
           partitions: t.partitions.map((p) => ({

@@ -12,18 +12,18 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = {
   api: OffsetFetch,
   minVersion: 1,
-  maxVersion: 8,
+  maxVersion: 9,
   handle(request, ctx) {
     const groups = ctx.broker.groups;
     const active = groups.isActive;
     if (ctx.apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
-        groups: (request.groups ?? []).map((g) => ({
-          groupId: g.groupId,
-          topics: active ? fetchOffsets(groups, g.groupId, g.topics, request.requireStable ?? false) : [],
-          errorCode: active ? ErrorCode.NONE : ErrorCode.NOT_COORDINATOR,
-        })),
+        groups: (request.groups ?? []).map((g) => {
+          // v9: a KIP-848 member reads at its current epoch (Kafka `ConsumerGroup.validateOffsetFetch`)
+          const errorCode = !active ? ErrorCode.NOT_COORDINATOR : ctx.apiVersion >= 9 ? groups.consumer.validateOffsetFetch(g.groupId, g.memberId ?? null, g.memberEpoch ?? -1) : ErrorCode.NONE;
+          return { groupId: g.groupId, topics: errorCode === ErrorCode.NONE ? fetchOffsets(groups, g.groupId, g.topics, request.requireStable ?? false) : [], errorCode };
+        }),
       };
     }
     if (!active) {

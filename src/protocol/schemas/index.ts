@@ -42,8 +42,10 @@ import { DescribeCluster } from './describe-cluster.js';
 import { DescribeProducers } from './describe-producers.js';
 import { DescribeTransactions } from './describe-transactions.js';
 import { ListTransactions } from './list-transactions.js';
+import { ConsumerGroupHeartbeat } from './consumer-group-heartbeat.js';
+import { ConsumerGroupDescribe } from './consumer-group-describe.js';
 
-export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions };
+export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions, ConsumerGroupHeartbeat, ConsumerGroupDescribe };
 export { RequestHeader, ResponseHeader } from './headers.js';
 
 /** API key -> request/response schemas. */
@@ -87,6 +89,8 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [61, DescribeProducers],
   [65, DescribeTransactions],
   [66, ListTransactions],
+  [68, ConsumerGroupHeartbeat],
+  [69, ConsumerGroupDescribe],
 ]);
 
 /** The schemas of an API key, or undefined when kafkalite does not speak it. */
