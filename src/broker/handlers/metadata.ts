@@ -49,7 +49,8 @@ export function autoCreateTopic(broker: Broker, name: string, allowed: boolean):
 export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
   api: Metadata,
   minVersion: 0,
-  maxVersion: 9,
+  // v10+ carry topic ids, which KIP-848 clients need to map ConsumerGroupHeartbeat assignments to names
+  maxVersion: 12,
   handle(request, ctx) {
     const broker = ctx.broker;
     const requested = request.topics;
@@ -60,9 +61,15 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     } else {
       const allowAuto = ctx.apiVersion < 4 || request.allowAutoTopicCreation !== false;
       const seen = new Set<string>();
-      for (const { name } of requested) {
-        // a null name asks by topic id, from v10 on (not served): the decoder refuses null below it
-        if (name === null || seen.has(name)) continue;
+      for (const { name, topicId } of requested) {
+        // a null name asks by topic id (v10+; Kafka answers UNKNOWN_TOPIC_ID for an id it does not know)
+        if (name === null) {
+          const byId = topicId === undefined ? undefined : broker.topics.byId(topicId);
+          if (byId !== undefined) topics.push(topicMetadata(broker, byId));
+          else topics.push({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
+          continue;
+        }
+        if (seen.has(name)) continue;
         seen.add(name);
         const t = broker.topics.get(name);
         if (t !== undefined) {
