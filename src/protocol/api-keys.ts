@@ -39,6 +39,8 @@ export const ApiKey = {
   IncrementalAlterConfigs: api.IncrementalAlterConfigs.apiKey,
   OffsetDelete: api.OffsetDelete.apiKey,
   DescribeCluster: api.DescribeCluster.apiKey,
+  ConsumerGroupHeartbeat: api.ConsumerGroupHeartbeat.apiKey,
+  ConsumerGroupDescribe: api.ConsumerGroupDescribe.apiKey,
 } as const;
 
 /** An API's name as Kafka spells it, e.g. 'ApiVersions'. */
