@@ -281,4 +281,26 @@ describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescr
       assert.equal(errorName(back.errorCode), 'MEMBER_ID_REQUIRED');
     });
   });
+
+  test('ListGroups lists consumer groups with their state; DeleteGroups refuses a non-empty one and deletes an empty one with its offsets', async () => {
+    await withBroker({ config: CONFIG, timer: new ManualTimer() }, async (broker) => {
+      broker.topics.create('t', 2, {}, broker.logs);
+      const a = await hb(broker, { group: 'cg', member: 'a', epoch: 0 });
+      await call(broker, API.OffsetCommit, 9, { groupId: 'cg', generationIdOrMemberEpoch: a.epoch, memberId: 'a', groupInstanceId: null, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 4n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+      const listed = await call(broker, API.ListGroups, 4, { statesFilter: [] });
+      assert.deepEqual(listed.groups.map((g: { groupId: string; protocolType: string; groupState: string }) => [g.groupId, g.protocolType, g.groupState]), [['cg', 'consumer', 'Stable']]);
+      assert.deepEqual((await call(broker, API.ListGroups, 4, { statesFilter: ['empty'] })).groups, []);
+      // the classic API does not describe it (Kafka 4.0 below DescribeGroups v6: Dead)
+      assert.equal((await call(broker, API.DescribeGroups, 5, { groups: ['cg'], includeAuthorizedOperations: false })).groups[0].groupState, 'Dead');
+      const del = async () => errorName((await call(broker, API.DeleteGroups, 2, { groupsNames: ['cg'] })).results[0].errorCode);
+      assert.equal(await del(), 'NON_EMPTY_GROUP');
+      await hb(broker, { group: 'cg', member: 'a', epoch: -1, topics: [], owned: {} });
+      assert.equal((await call(broker, API.ListGroups, 4, { statesFilter: ['Empty'] })).groups[0].groupId, 'cg');
+      assert.equal(await del(), 'NONE');
+      assert.equal(errorName((await describeGroup(broker, 'cg')).errorCode), 'GROUP_ID_NOT_FOUND');
+      const f = await call(broker, API.OffsetFetch, 9, { groups: [{ groupId: 'cg', memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] }], requireStable: false });
+      assert.equal(f.groups[0].topics[0].partitions[0].committedOffset, -1n);
+      assert.equal(await del(), 'GROUP_ID_NOT_FOUND');
+    });
+  });
 });
