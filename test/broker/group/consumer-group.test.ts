@@ -303,4 +303,13 @@ describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescr
       assert.equal(await del(), 'GROUP_ID_NOT_FOUND');
     });
   });
+
+  test('group.consumer.max.size: a join beyond it gets GROUP_MAX_SIZE_REACHED, a known member still heartbeats', async () => {
+    await withBroker({ config: { ...CONFIG, 'group.consumer.max.size': '1' }, timer: new ManualTimer() }, async (broker) => {
+      broker.topics.create('t', 2, {}, broker.logs);
+      const a = await hb(broker, { group: 'g', member: 'a', epoch: 0 });
+      assert.equal((await hb(broker, { group: 'g', member: 'b', epoch: 0 })).error, 'GROUP_MAX_SIZE_REACHED');
+      assert.equal((await hb(broker, { group: 'g', member: 'a', epoch: a.epoch, owned: a.assignment })).error, 'NONE');
+    });
+  });
 });
