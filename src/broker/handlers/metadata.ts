@@ -63,6 +63,12 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
       const seen = new Set<string>();
       for (const { name, topicId } of requested) {
         // a null name asks by topic id (v10+; Kafka answers UNKNOWN_TOPIC_ID for an id it does not know)
+        if (name === null && ctx.apiVersion < 12) {
+          // Kafka refuses it ("Topic name can not be null for version N", INVALID_REQUEST); the
+          // response's name is not nullable below v12, so the topic answers with an empty name
+          topics.push({ errorCode: ErrorCode.INVALID_REQUEST, name: '', isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
+          continue;
+        }
         if (name === null) {
           const byId = topicId === undefined ? undefined : broker.topics.byId(topicId);
           if (byId !== undefined) topics.push(topicMetadata(broker, byId));

@@ -312,4 +312,16 @@ describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescr
       assert.equal((await hb(broker, { group: 'g', member: 'a', epoch: a.epoch, owned: a.assignment })).error, 'NONE');
     });
   });
+
+  test('Metadata v10-12 carry topic ids (how KIP-848 clients name assigned partitions): v12 looks topics up by id', async () => {
+    await withBroker({ config: CONFIG, timer: new ManualTimer() }, async (broker) => {
+      const t = broker.topics.create('t', 2, {}, broker.logs);
+      const byName = await call(broker, 3, 10, { topics: [{ name: 't', topicId: Buffer.alloc(16) }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      assert.deepEqual([byName.topics[0].name, byName.topics[0].topicId], ['t', t.topicIdBytes]);
+      const byId = await call(broker, 3, 12, { topics: [{ name: null, topicId: t.topicIdBytes }, { name: null, topicId: Buffer.alloc(16, 7) }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      assert.deepEqual(byId.topics.map((x: { name: string | null; errorCode: number; partitions: unknown[] }) => [x.name, errorName(x.errorCode), x.partitions.length]), [['t', 'NONE', 2], [null, 'UNKNOWN_TOPIC_ID', 0]]);
+      const v11 = await call(broker, 3, 11, { topics: [{ name: null, topicId: t.topicIdBytes }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      assert.equal(errorName(v11.topics[0].errorCode), 'INVALID_REQUEST');
+    });
+  });
 });
