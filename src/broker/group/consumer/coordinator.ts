@@ -390,9 +390,6 @@ export class ConsumerGroupCoordinator {
   close(): void {
     for (const g of this.groups.values()) for (const m of g.members.values()) m.cancelTimers();
   }
-
-  /** Topic ids of the request's owned partitions, in the coordinator's key form. */
-  static ownedFrom = ownedFrom;
 }
 
 function checkEpoch(m: ConsumerGroupMember, req: HeartbeatRequest): void {
