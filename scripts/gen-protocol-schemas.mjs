@@ -26,6 +26,7 @@ export const API_NAMES = [
   'DescribeProducers', 'DescribeLogDirs', 'DescribeClientQuotas', 'AlterClientQuotas',
   'ElectLeaders', 'ListPartitionReassignments', 'AlterPartitionReassignments', 'DescribeTopicPartitions',
   'DescribeAcls', 'CreateAcls', 'DeleteAcls',
+  'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe',
 ];
 
 const CLIENTS = 'apache-kafka-message-schemas/clients/src/main/resources/common/message';

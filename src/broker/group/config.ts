@@ -29,6 +29,12 @@ export interface GroupConfig {
   offsetsRetentionCheckIntervalMs: number;
   /** offset.metadata.max.bytes (Kafka default 4096). */
   offsetMetadataMaxBytes: number;
+  /** group.consumer.session.timeout.ms (KIP-848 members; Kafka default 45000). */
+  consumerSessionTimeoutMs: number;
+  /** group.consumer.heartbeat.interval.ms (Kafka default 5000). */
+  consumerHeartbeatIntervalMs: number;
+  /** group.consumer.max.size (Kafka default Integer.MAX_VALUE). */
+  consumerMaxSize: number;
 }
 
 export const DEFAULT_GROUP_CONFIG: Readonly<GroupConfig> = Object.freeze({
@@ -41,6 +47,9 @@ export const DEFAULT_GROUP_CONFIG: Readonly<GroupConfig> = Object.freeze({
   offsetsRetentionMs: 10080 * 60000,
   offsetsRetentionCheckIntervalMs: 600000,
   offsetMetadataMaxBytes: 4096,
+  consumerSessionTimeoutMs: 45000,
+  consumerHeartbeatIntervalMs: 5000,
+  consumerMaxSize: 2147483647,
 });
 
 const PROPERTIES: Readonly<Record<string, { field: keyof GroupConfig; min: number; factor?: number }>> = {
@@ -52,6 +61,9 @@ const PROPERTIES: Readonly<Record<string, { field: keyof GroupConfig; min: numbe
   'offsets.retention.minutes': { field: 'offsetsRetentionMs', min: 1, factor: 60000 },
   'offsets.retention.check.interval.ms': { field: 'offsetsRetentionCheckIntervalMs', min: 1 },
   'offset.metadata.max.bytes': { field: 'offsetMetadataMaxBytes', min: 0 },
+  'group.consumer.session.timeout.ms': { field: 'consumerSessionTimeoutMs', min: 1 },
+  'group.consumer.heartbeat.interval.ms': { field: 'consumerHeartbeatIntervalMs', min: 1 },
+  'group.consumer.max.size': { field: 'consumerMaxSize', min: 1 },
 };
 
 /** Splits broker properties into the coordinator's and the rest (which the broker config parses). */
@@ -74,6 +86,10 @@ export function groupConfigFromProperties(props: Readonly<Record<string, string>
   }
   if (c.minSessionTimeoutMs > c.maxSessionTimeoutMs) {
     throw new InvalidConfigError('group.min.session.timeout.ms must not be above group.max.session.timeout.ms');
+  }
+  // Kafka `GroupCoordinatorConfig`: the heartbeat interval must be below the session timeout
+  if (c.consumerHeartbeatIntervalMs >= c.consumerSessionTimeoutMs) {
+    throw new InvalidConfigError('group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms');
   }
   return c;
 }

@@ -21,6 +21,7 @@ import { loadGroups } from './load.js';
 import { expireOffsets } from './offset-ops.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { PendingTxnOffsets } from './txn-offsets.js';
+import { ConsumerGroupCoordinator } from './consumer/coordinator.js';
 
 export interface CoordinatorHost {
   readonly topics: TopicRegistry;
@@ -87,6 +88,8 @@ export class GroupCoordinator {
   readonly store: OffsetsTopic;
   /** TxnOffsetCommit offsets waiting for their transaction's marker (txn-offsets.ts). */
   readonly txnOffsets = new PendingTxnOffsets();
+  /** KIP-848 consumer groups, beside the classic ones (consumer/coordinator.ts); offsets stay here. */
+  readonly consumer: ConsumerGroupCoordinator = new ConsumerGroupCoordinator(this);
   private closed = false;
   private expiryTimer: TimerTask | undefined;
 
@@ -171,6 +174,8 @@ export class GroupCoordinator {
     if (req.sessionTimeoutMs < this.config.minSessionTimeoutMs || req.sessionTimeoutMs > this.config.maxSessionTimeoutMs) {
       return fail(ErrorCode.INVALID_SESSION_TIMEOUT);
     }
+    const consumerGroupError = this.consumer.classicJoinError(req.groupId);
+    if (consumerGroupError !== ErrorCode.NONE) return fail(consumerGroupError);
     const unknown = req.memberId === '';
     let g = this.groups.get(req.groupId);
     if (g === undefined) {
@@ -615,6 +620,7 @@ export class GroupCoordinator {
     if (this.closed) return;
     this.closed = true;
     this.expiryTimer?.cancel();
+    this.consumer.close();
     for (const g of this.groups.values()) {
       this.clearJoinTimer(g);
       this.clearSyncTimer(g);

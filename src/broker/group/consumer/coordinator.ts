@@ -1,0 +1,440 @@
+/**
+ * The KIP-848 consumer-group coordinator (Kafka `GroupMetadataManager.consumerGroupHeartbeat` and
+ * its timers): validation, group and member lookup with the epoch fencing rules, subscription
+ * changes bumping the group epoch, the target assignment computed by the server-side assignor
+ * when the group epoch is ahead of the assignment epoch, one reconciliation step per heartbeat
+ * (reconcile.ts), session and rebalance timeouts on the injected Timer, leave (−1) and static
+ * leave (−2). It lives beside the classic coordinator, which keeps holding the committed offsets
+ * of every group id (classic or consumer) so OffsetCommit/OffsetFetch stay one code path; this
+ * module adds the member-epoch checks Kafka's `ConsumerGroup.validateOffsetCommit/Fetch` make.
+ */
+import type { GroupCoordinator } from '../coordinator.js';
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import type { TopicInfo } from '../../topic-registry.js';
+import { randomUuid, uuidToString } from '../../../storage/uuid.js';
+import { addPartition, copyAssignment, emptyAssignment, sameAssignment, toTopicPartitions, type Assignment } from './assignment.js';
+import { SERVER_ASSIGNORS, type AssignorMember } from './assignors.js';
+import { ConsumerGroup } from './group.js';
+import { ConsumerGroupMember, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH } from './member.js';
+import { reconcile } from './reconcile.js';
+
+export interface HeartbeatRequest {
+  groupId: string;
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  rebalanceTimeoutMs: number;
+  subscribedTopicNames: string[] | null;
+  subscribedTopicRegex: string | null;
+  serverAssignor: string | null;
+  topicPartitions: { topicId: Buffer; partitions: number[] }[] | null;
+}
+
+export interface HeartbeatResult {
+  errorCode: number;
+  errorMessage: string | null;
+  memberId: string | null;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  assignment: { topicPartitions: { topicId: Buffer; partitions: number[] }[] } | null;
+}
+
+export interface HeartbeatContext {
+  /** ConsumerGroupHeartbeat version (v1: the client generates the member id, KIP-1082). */
+  apiVersion: number;
+  clientId: string;
+  clientHost: string;
+}
+
+class HeartbeatError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+export class ConsumerGroupCoordinator {
+  readonly groups = new Map<string, ConsumerGroup>();
+
+  constructor(private readonly classic: GroupCoordinator) {}
+
+  private get timer() {
+    return this.classic.timer;
+  }
+
+  private get config() {
+    return this.classic.config;
+  }
+
+  group(groupId: string): ConsumerGroup | undefined {
+    return this.groups.get(groupId);
+  }
+
+  heartbeat(req: HeartbeatRequest, ctx: HeartbeatContext): HeartbeatResult {
+    try {
+      if (!this.classic.isActive) throw new HeartbeatError(ErrorCode.NOT_COORDINATOR, 'The coordinator is not active.');
+      this.validate(req, ctx.apiVersion);
+      if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) return this.leave(req);
+      return this.join(req, ctx);
+    } catch (e) {
+      if (!(e instanceof HeartbeatError)) throw e;
+      return { errorCode: e.code, errorMessage: e.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+    }
+  }
+
+  /** Kafka `throwIfConsumerGroupHeartbeatRequestIsInvalid`. */
+  private validate(req: HeartbeatRequest, apiVersion: number): void {
+    const invalid = (m: string): HeartbeatError => new HeartbeatError(ErrorCode.INVALID_REQUEST, m);
+    if (req.groupId === '') throw invalid('GroupId can\'t be empty.');
+    if (req.instanceId === '') throw invalid('InstanceId can\'t be empty.');
+    if (req.rackId === '') throw invalid('RackId can\'t be empty.');
+    if (req.memberId === '' && (apiVersion >= 1 || req.memberEpoch > 0 || req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH)) throw invalid('MemberId can\'t be empty.');
+    if (req.memberEpoch === 0) {
+      if (req.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
+      if (req.topicPartitions === null || req.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.');
+      if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null) throw invalid('SubscribedTopicNames or SubscribedTopicRegex must be set in first request.');
+    } else if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      if (req.instanceId === null) throw invalid('InstanceId can\'t be null.');
+    } else if (req.memberEpoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      throw invalid(`MemberEpoch is invalid: ${req.memberEpoch}.`);
+    }
+    if (req.serverAssignor !== null && !SERVER_ASSIGNORS.some((a) => a.name === req.serverAssignor)) {
+      throw new HeartbeatError(ErrorCode.UNSUPPORTED_ASSIGNOR, `ServerAssignor ${req.serverAssignor} is not supported. Supported assignors: ${SERVER_ASSIGNORS.map((a) => a.name).join(', ')}.`);
+    }
+    if (req.subscribedTopicRegex !== null && req.subscribedTopicRegex !== undefined) compileRegex(req.subscribedTopicRegex);
+  }
+
+  /**
+   * The group for a joining (epoch 0) or known member. An empty classic group is converted (Kafka's
+   * online upgrade of an empty group: the classic metadata goes, its committed offsets stay); a
+   * classic group with members answers GROUP_ID_NOT_FOUND, as Kafka does when it cannot upgrade.
+   */
+  private groupFor(req: HeartbeatRequest): ConsumerGroup {
+    let g = this.groups.get(req.groupId);
+    if (g !== undefined) return g;
+    const classic = this.classic.group(req.groupId);
+    if (classic !== undefined && !classic.is('Empty') && !classic.is('Dead')) {
+      throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
+    }
+    if (req.memberEpoch !== 0) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
+    g = new ConsumerGroup(req.groupId);
+    this.groups.set(req.groupId, g);
+    return g;
+  }
+
+  private join(req: HeartbeatRequest, ctx: HeartbeatContext): HeartbeatResult {
+    const g = this.groupFor(req);
+    let member: ConsumerGroupMember;
+    try {
+      member = this.memberFor(g, req, ctx);
+    } catch (e) {
+      // a refused first join leaves no empty group behind
+      if (g.members.size === 0 && g.groupEpoch === 0) this.groups.delete(g.groupId);
+      throw e;
+    }
+    const before = copyAssignment(member.assigned);
+
+    // the updated member: a subscription change bumps the group epoch
+    if (req.instanceId !== null) member.instanceId = req.instanceId;
+    if (req.rackId !== null) member.rackId = req.rackId;
+    if (req.rebalanceTimeoutMs !== -1) member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
+    if (req.serverAssignor !== null) member.serverAssignor = req.serverAssignor;
+    member.clientId = ctx.clientId;
+    member.clientHost = ctx.clientHost;
+    // a new member changes the membership: the target must be recomputed
+    let bump = !g.targets.has(member.memberId);
+    if (req.subscribedTopicNames !== null && !sameNames(req.subscribedTopicNames, member.subscribedTopicNames)) {
+      member.subscribedTopicNames = [...req.subscribedTopicNames];
+      bump = true;
+    }
+    if (req.subscribedTopicRegex !== null && req.subscribedTopicRegex !== member.subscribedTopicRegex) {
+      member.subscribedTopicRegex = req.subscribedTopicRegex === '' ? null : req.subscribedTopicRegex;
+      bump = true;
+    }
+    // the subscribed topics' partition counts (created, deleted or grown topics bump the epoch too)
+    const metadata = this.subscriptionMetadata(g);
+    if (!sameCounts(metadata, g.subscriptionMetadata)) {
+      g.subscriptionMetadata = metadata;
+      bump = true;
+    }
+    if (bump) g.groupEpoch++;
+
+    if (g.groupEpoch > g.assignmentEpoch) this.computeTargetAssignment(g);
+
+    if (!member.isReconciledTo(g.assignmentEpoch)) this.reconcileMember(g, member, req.topicPartitions === null ? null : ownedFrom(req.topicPartitions));
+
+    this.scheduleSessionTimeout(g, member);
+
+    // Kafka answers the assignment on a full request or when it changed
+    const full = req.memberEpoch === 0 || (req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null);
+    const changed = !sameAssignment(before, member.assigned);
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch: member.memberEpoch,
+      heartbeatIntervalMs: this.config.consumerHeartbeatIntervalMs,
+      assignment: full || changed ? { topicPartitions: toTopicPartitions(member.assigned, (t) => this.topicById(t)?.topicIdBytes) } : null,
+    };
+  }
+
+  /** Kafka's member lookup with `throwIfMemberEpochIsInvalid` and the static-member rules. */
+  private memberFor(g: ConsumerGroup, req: HeartbeatRequest, ctx: HeartbeatContext): ConsumerGroupMember {
+    const full = (): void => {
+      if (g.members.size >= this.config.consumerMaxSize) throw new HeartbeatError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.config.consumerMaxSize} members.`);
+    };
+    if (req.instanceId !== null) {
+      const existingId = g.staticMembers.get(req.instanceId);
+      const existing = existingId === undefined ? undefined : g.members.get(existingId);
+      if (req.memberEpoch === 0) {
+        if (existing === undefined) {
+          full();
+          return this.newMember(g, req, ctx);
+        }
+        if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+          throw new HeartbeatError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${existing.memberId} with instance id ${req.instanceId} is not released yet.`);
+        }
+        // the new incarnation takes over the old one's target (Kafka `replaceMember`)
+        const target = g.target(existing.memberId);
+        g.removeMember(existing.memberId);
+        const m = this.newMember(g, req, ctx);
+        m.subscribedTopicNames = existing.subscribedTopicNames;
+        m.subscribedTopicRegex = existing.subscribedTopicRegex;
+        g.targets.set(m.memberId, target);
+        return m;
+      }
+      if (existing === undefined) throw new HeartbeatError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`);
+      if (existing.memberId !== req.memberId) throw new HeartbeatError(ErrorCode.FENCED_INSTANCE_ID, `Instance id ${req.instanceId} belongs to another member.`);
+      checkEpoch(existing, req);
+      return existing;
+    }
+    const existing = req.memberId === '' ? undefined : g.members.get(req.memberId);
+    if (existing === undefined) {
+      if (req.memberEpoch !== 0) throw new HeartbeatError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${g.groupId}.`);
+      full();
+      return this.newMember(g, req, ctx);
+    }
+    checkEpoch(existing, req);
+    return existing;
+  }
+
+  private newMember(g: ConsumerGroup, req: HeartbeatRequest, ctx: HeartbeatContext): ConsumerGroupMember {
+    // v0: the coordinator names the member; v1 clients bring their own id (KIP-1082)
+    const m = new ConsumerGroupMember(ctx.apiVersion >= 1 || req.memberId !== '' ? req.memberId : randomUuid());
+    m.previousMemberEpoch = 0;
+    g.members.set(m.memberId, m);
+    if (req.instanceId !== null) g.staticMembers.set(req.instanceId, m.memberId);
+    return m;
+  }
+
+  private subscriptionMetadata(g: ConsumerGroup): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const m of g.members.values()) for (const t of this.subscribedTopics(m)) out.set(t.topicId, t.partitions);
+    return out;
+  }
+
+  /** The existing topics a member subscribes to, by name and by regex (full match, as RE2/J `matches`). */
+  private subscribedTopics(m: ConsumerGroupMember): TopicInfo[] {
+    const out = new Map<string, TopicInfo>();
+    for (const n of m.subscribedTopicNames) {
+      const t = this.classic.host.topics.get(n);
+      if (t !== undefined) out.set(t.name, t);
+    }
+    if (m.subscribedTopicRegex !== null) {
+      const re = compileRegex(m.subscribedTopicRegex);
+      // internal topics are never matched by a subscription pattern (Kafka's consumer excludes them)
+      for (const t of this.classic.host.topics.all()) if (!t.name.startsWith('__') && re.test(t.name)) out.set(t.name, t);
+    }
+    return [...out.values()];
+  }
+
+  private topicById(topicId: string): TopicInfo | undefined {
+    for (const t of this.classic.host.topics.all()) if (t.topicId === topicId) return t;
+    return undefined;
+  }
+
+  /** Kafka `TargetAssignmentBuilder.build` with the group's preferred assignor (else the default). */
+  private computeTargetAssignment(g: ConsumerGroup): void {
+    const assignor = SERVER_ASSIGNORS.find((a) => a.name === g.preferredAssignor()) ?? SERVER_ASSIGNORS[0];
+    if (assignor === undefined) return;
+    const members: AssignorMember[] = [...g.members.values()].map((m) => ({
+      memberId: m.memberId,
+      instanceId: m.instanceId,
+      topics: this.subscribedTopics(m).map((t) => t.topicId),
+      target: g.target(m.memberId),
+    }));
+    const targets = assignor.assign(members, g.subscriptionMetadata);
+    for (const m of g.members.values()) g.targets.set(m.memberId, targets.get(m.memberId) ?? emptyAssignment());
+    g.assignmentEpoch = g.groupEpoch;
+  }
+
+  /** One `CurrentAssignmentBuilder` step; entering UNREVOKED_PARTITIONS arms the rebalance timeout. */
+  private reconcileMember(g: ConsumerGroup, m: ConsumerGroupMember, owned: Assignment | null): void {
+    const next = reconcile(m.memberId, m, g.assignmentEpoch, g.target(m.memberId), owned, (t, p) => g.ownerOf(t, p));
+    if (next.memberEpoch !== m.memberEpoch) m.previousMemberEpoch = m.memberEpoch;
+    const wasUnrevoked = m.state === 'UNREVOKED_PARTITIONS';
+    m.memberEpoch = next.memberEpoch;
+    m.state = next.state;
+    m.assigned = next.assigned;
+    m.pendingRevocation = next.pendingRevocation;
+    if (m.state === 'UNREVOKED_PARTITIONS' && !wasUnrevoked) {
+      m.rebalanceTimer?.cancel();
+      const epoch = m.memberEpoch;
+      m.rebalanceTimer = this.timer.schedule(Math.max(0, m.rebalanceTimeoutMs), () => {
+        // still not revoked at the same epoch: Kafka fences the member
+        if (g.members.get(m.memberId) === m && m.memberEpoch === epoch && m.state === 'UNREVOKED_PARTITIONS') this.fence(g, m);
+      });
+    } else if (m.state !== 'UNREVOKED_PARTITIONS') {
+      m.rebalanceTimer?.cancel();
+      m.rebalanceTimer = undefined;
+    }
+  }
+
+  private scheduleSessionTimeout(g: ConsumerGroup, m: ConsumerGroupMember): void {
+    if (m.sessionTimer !== undefined) {
+      m.sessionTimer.refresh();
+      return;
+    }
+    m.sessionTimer = this.timer.schedule(this.config.consumerSessionTimeoutMs, () => {
+      if (g.members.get(m.memberId) === m) this.fence(g, m);
+    });
+  }
+
+  /** Removes a member and bumps the group epoch so the others get its partitions (Kafka `fenceMember`). */
+  private fence(g: ConsumerGroup, m: ConsumerGroupMember): void {
+    g.removeMember(m.memberId);
+    g.groupEpoch++;
+    g.subscriptionMetadata = this.subscriptionMetadata(g);
+    // the remaining members get the new target on their next heartbeat
+  }
+
+  /** Epoch −1 leaves; −2 (static) keeps the member and its target for the next incarnation. */
+  private leave(req: HeartbeatRequest): HeartbeatResult {
+    const g = this.groups.get(req.groupId);
+    if (g === undefined) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
+    let m: ConsumerGroupMember | undefined;
+    if (req.instanceId !== null) {
+      const id = g.staticMembers.get(req.instanceId);
+      m = id === undefined ? undefined : g.members.get(id);
+      if (m === undefined) throw new HeartbeatError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`);
+      if (m.memberId !== req.memberId) throw new HeartbeatError(ErrorCode.FENCED_INSTANCE_ID, `Instance id ${req.instanceId} belongs to another member.`);
+    } else {
+      m = g.members.get(req.memberId);
+      if (m === undefined) throw new HeartbeatError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${g.groupId}.`);
+    }
+    if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      // the partitions are released; the target stays for the instance's next incarnation
+      m.memberEpoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH;
+      m.assigned = emptyAssignment();
+      m.pendingRevocation = emptyAssignment();
+      m.rebalanceTimer?.cancel();
+      this.scheduleSessionTimeout(g, m);
+    } else {
+      this.fence(g, m);
+    }
+    return { errorCode: ErrorCode.NONE, errorMessage: null, memberId: req.memberId, memberEpoch: req.memberEpoch, heartbeatIntervalMs: 0, assignment: null };
+  }
+
+  /**
+   * Kafka `ConsumerGroup.validateOffsetCommit`: an empty group takes a commit with a negative
+   * epoch; otherwise the member must exist, commit with OffsetCommit v9+ (below v9 only
+   * transactionally), at its current epoch. Undefined when the group is not a consumer group.
+   */
+  validateOffsetCommit(groupId: string, memberId: string, memberEpoch: number, apiVersion: number, transactional: boolean): number | undefined {
+    const g = this.groups.get(groupId);
+    if (g === undefined) return undefined;
+    if (memberEpoch < 0 && g.members.size === 0) return ErrorCode.NONE;
+    const m = g.members.get(memberId);
+    if (m === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (!transactional && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
+    if (memberEpoch !== m.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
+    return ErrorCode.NONE;
+  }
+
+  /** Kafka `ConsumerGroup.validateOffsetFetch` (OffsetFetch v9+ with a member id or epoch). */
+  validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): number {
+    const g = this.groups.get(groupId);
+    if (g === undefined || (memberId === null && memberEpoch < 0)) return ErrorCode.NONE;
+    const m = memberId === null ? undefined : g.members.get(memberId);
+    if (m === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (memberEpoch !== m.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
+    return ErrorCode.NONE;
+  }
+
+  /**
+   * A classic JoinGroup for a group id held by a consumer group: an empty one is removed (the
+   * empty-group downgrade); one with members refuses the classic member
+   * (INCONSISTENT_GROUP_PROTOCOL; classic members inside consumer groups are not served).
+   */
+  classicJoinError(groupId: string): number {
+    const g = this.groups.get(groupId);
+    if (g === undefined) return ErrorCode.NONE;
+    if (g.members.size > 0) return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
+    this.groups.delete(groupId);
+    return ErrorCode.NONE;
+  }
+
+  /** Assignments with topic names, for ConsumerGroupDescribe. */
+  describeAssignment(a: Assignment): { topicId: Buffer; topicName: string; partitions: number[] }[] {
+    return toTopicPartitions(a, (t) => this.topicById(t)?.topicIdBytes).map((tp) => {
+      const info = this.topicById(uuidKey(tp.topicId));
+      return { topicId: tp.topicId, topicName: info?.name ?? '', partitions: tp.partitions };
+    });
+  }
+
+  /** The assignor a describe names: the preferred one, else the default. */
+  assignorName(g: ConsumerGroup): string {
+    return g.preferredAssignor() ?? SERVER_ASSIGNORS[0]?.name ?? 'uniform';
+  }
+
+  close(): void {
+    for (const g of this.groups.values()) for (const m of g.members.values()) m.cancelTimers();
+  }
+}
+
+function checkEpoch(m: ConsumerGroupMember, req: HeartbeatRequest): void {
+  if (req.memberEpoch > m.memberEpoch) {
+    throw new HeartbeatError(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a greater member epoch (${req.memberEpoch}) than the one known by the group coordinator (${m.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+  }
+  if (req.memberEpoch < m.memberEpoch) {
+    // the answer carrying the bump may have been lost: the previous epoch is accepted while the
+    // member owns no more than its assignment
+    const owned = req.topicPartitions === null ? null : ownedFrom(req.topicPartitions);
+    const subset = owned !== null && [...owned].every(([t, ps]) => [...ps].every((p) => m.assigned.get(t)?.has(p) ?? false));
+    if (req.memberEpoch !== m.previousMemberEpoch || !subset) {
+      throw new HeartbeatError(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a smaller member epoch (${req.memberEpoch}) than the one known by the group coordinator (${m.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+    }
+  }
+}
+
+function ownedFrom(tps: readonly { topicId: Buffer; partitions: number[] }[]): Assignment {
+  const a = emptyAssignment();
+  for (const tp of tps) for (const p of tp.partitions) addPartition(a, uuidKey(tp.topicId), p);
+  return a;
+}
+
+/** The topic registry's Uuid string of 16 id bytes. */
+function uuidKey(id: Buffer): string {
+  return uuidToString(id);
+}
+
+function compileRegex(source: string): RegExp {
+  try {
+    return new RegExp(`^(?:${source})$`, 'u');
+  } catch {
+    // Kafka 4.0 answers INVALID_REGULAR_EXPRESSION (128), absent from the generated error table
+    throw new HeartbeatError(ErrorCode.INVALID_REQUEST, `SubscribedTopicRegex ${source} is not a valid regular expression.`);
+  }
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  const x = [...new Set(a)].sort();
+  const y = [...new Set(b)].sort();
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+function sameCounts(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}

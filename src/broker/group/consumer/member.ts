@@ -1,0 +1,47 @@
+/**
+ * A KIP-848 member (Kafka `ConsumerGroupMember` and `MemberState`): its epochs, subscription, the
+ * partitions it owns now (assigned, and pending revocation) and the reconciliation state.
+ */
+import type { TimerTask } from '../../timer.js';
+import { emptyAssignment, type Assignment } from './assignment.js';
+
+/** Kafka `MemberState` (the int8 of ConsumerGroupCurrentMemberAssignmentValue). */
+export type MemberState = 'STABLE' | 'UNREVOKED_PARTITIONS' | 'UNRELEASED_PARTITIONS' | 'UNKNOWN';
+
+/** Member epoch −1: leave the group; −2: a static member leaves temporarily (KIP-848). */
+export const LEAVE_GROUP_MEMBER_EPOCH = -1;
+export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
+
+export class ConsumerGroupMember {
+  memberEpoch = 0;
+  previousMemberEpoch = -1;
+  state: MemberState = 'STABLE';
+  instanceId: string | null = null;
+  rackId: string | null = null;
+  clientId = '';
+  clientHost = '';
+  rebalanceTimeoutMs = -1;
+  subscribedTopicNames: string[] = [];
+  subscribedTopicRegex: string | null = null;
+  serverAssignor: string | null = null;
+  assigned: Assignment = emptyAssignment();
+  pendingRevocation: Assignment = emptyAssignment();
+  /** Fences the member when no heartbeat arrives within the session timeout. */
+  sessionTimer: TimerTask | undefined;
+  /** Fences the member when it does not revoke within its rebalance timeout (UNREVOKED_PARTITIONS). */
+  rebalanceTimer: TimerTask | undefined;
+
+  constructor(readonly memberId: string) {}
+
+  /** Kafka `ConsumerGroupMember.isReconciledTo`. */
+  isReconciledTo(assignmentEpoch: number): boolean {
+    return this.state === 'STABLE' && this.memberEpoch === assignmentEpoch;
+  }
+
+  cancelTimers(): void {
+    this.sessionTimer?.cancel();
+    this.rebalanceTimer?.cancel();
+    this.sessionTimer = undefined;
+    this.rebalanceTimer = undefined;
+  }
+}
