@@ -38,6 +38,18 @@ export function entityKey(entity: QuotaEntity): string {
   return JSON.stringify([...entity].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/**
+ * entityKey of the entity {user: user, client-id: clientId} (undefined: that type absent), built
+ * without the Map and the sort: every Produce and Fetch resolves its quota through up to eight of
+ * these (quota-manager.ts resolveQuota), so the hot path must stay cheap. `client-id` sorts before `user`.
+ */
+export function userClientEntityKey(user: string | null | undefined, clientId: string | null | undefined): string {
+  const components: [string, string | null][] = [];
+  if (clientId !== undefined) components.push([CLIENT_ID, clientId]);
+  if (user !== undefined) components.push([USER, user]);
+  return JSON.stringify(components);
+}
+
 /** Kafka `ClientQuotaControlManager.validateEntity`. */
 export function validateEntity(components: readonly { entityType: string; entityName: string | null }[]): QuotaEntity {
   if (components.length === 0) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Invalid empty client quota entity');
@@ -76,6 +88,8 @@ export interface StoredQuota {
 
 export class ClientQuotaStore {
   private readonly quotas = new Map<string, StoredQuota>();
+  /** The quota keys some entity sets (refreshed on every change): a request resolves nothing when its key is absent. */
+  private keysInUse: ReadonlySet<string> = new Set();
   private constructor(private readonly dataDir: string) {}
 
   static load(dataDir: string): ClientQuotaStore {
@@ -103,6 +117,7 @@ export class ClientQuotaStore {
         throw new InvalidConfigError(`${path}: ${(e as Error).message}`);
       }
     }
+    store.indexKeys();
     return store;
   }
 
@@ -124,7 +139,19 @@ export class ClientQuotaStore {
     }
     if (values.size === 0) this.quotas.delete(key);
     else this.quotas.set(key, { entity, values });
+    this.indexKeys();
     this.persist();
+  }
+
+  private indexKeys(): void {
+    const keys = new Set<string>();
+    for (const q of this.quotas.values()) for (const k of q.values.keys()) keys.add(k);
+    this.keysInUse = keys;
+  }
+
+  /** Whether any entity sets `key` (e.g. `producer_byte_rate`). */
+  holds(key: string): boolean {
+    return this.keysInUse.has(key);
   }
 
   all(): StoredQuota[] {
@@ -134,6 +161,11 @@ export class ClientQuotaStore {
   /** The value set on exactly this entity, if any. */
   get(entity: QuotaEntity, key: string): number | undefined {
     return this.quotas.get(entityKey(entity))?.values.get(key);
+  }
+
+  /** get() for the entity {user, client-id} (undefined: that type absent), without building it. */
+  getForUserClient(user: string | null | undefined, clientId: string | null | undefined, key: string): number | undefined {
+    return this.quotas.get(userClientEntityKey(user, clientId))?.values.get(key);
   }
 
   private persist(): void {

@@ -9,7 +9,7 @@
  * share a rate when they share the entity that set their quota, and each client id gets its own
  * rate under a default one (Kafka's metric tags). Without SASL every client is user ANONYMOUS.
  */
-import { CLIENT_ID, ClientQuotaStore, USER } from './client-quotas.js';
+import type { ClientQuotaStore } from './client-quotas.js';
 
 export const QUOTA_WINDOW_MS = 1000;
 export const QUOTA_WINDOW_NUM = 11;
@@ -60,16 +60,15 @@ export class SampledRate {
 
 /** The quota that applies to (user, clientId) and the rate's key (Kafka's metric tags), if any is set. */
 export function resolveQuota(store: ClientQuotaStore, key: string, user: string, clientId: string): { quota: number; tags: string } | undefined {
+  // no entity sets this key (the usual broker): nothing to resolve, and no key built per request
+  if (!store.holds(key)) return undefined;
   const candidates: [string | null | undefined, string | null | undefined][] = [
     [user, clientId], [user, null], [user, undefined],
     [null, clientId], [null, null], [null, undefined],
     [undefined, clientId], [undefined, null],
   ];
   for (const [u, c] of candidates) {
-    const entity = new Map<string, string | null>();
-    if (u !== undefined) entity.set(USER, u);
-    if (c !== undefined) entity.set(CLIENT_ID, c);
-    const quota = store.get(entity, key);
+    const quota = store.getForUserClient(u, c, key);
     if (quota !== undefined) return { quota, tags: JSON.stringify([u === undefined ? '' : user, c === undefined ? '' : clientId]) };
   }
   return undefined;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Broker } from '../../../src/broker/broker.js';
-import { ClientQuotaStore } from '../../../src/broker/quotas/client-quotas.js';
+import { ClientQuotaStore, entityKey, userClientEntityKey } from '../../../src/broker/quotas/client-quotas.js';
 import { ClientQuotaManager, SampledRate } from '../../../src/broker/quotas/quota-manager.js';
 import { errorName } from '../../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../../src/record/builder.js';
@@ -97,6 +97,19 @@ describe('client quotas: DescribeClientQuotas and AlterClientQuotas', () => {
 });
 
 describe('byte-rate quotas enforced', () => {
+  test('the per-request entity key is the stored entity key of {user, client-id}', () => {
+    const names = [undefined, null, 'u', 'client-id', '"q"'];
+    for (const u of names) for (const c of names) {
+      if (u === undefined && c === undefined) continue;
+      const entity = new Map<string, string | null>();
+      if (c !== undefined) entity.set('client-id', c);
+      if (u !== undefined) entity.set('user', u);
+      assert.equal(userClientEntityKey(u, c), entityKey(entity));
+      const reversed = new Map([...entity].reverse());
+      assert.equal(userClientEntityKey(u, c), entityKey(reversed));
+    }
+  });
+
   test("Kafka's Rate: at least 10 full windows, samples expire after 11", () => {
     const rate = new SampledRate();
     rate.record(10_000, 0);
