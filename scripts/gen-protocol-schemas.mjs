@@ -24,6 +24,7 @@ export const API_NAMES = [
   'SaslAuthenticate', 'CreatePartitions', 'DeleteGroups', 'IncrementalAlterConfigs', 'OffsetDelete', 'DescribeCluster',
   'DescribeTransactions', 'ListTransactions',
   'DescribeProducers', 'DescribeLogDirs', 'DescribeClientQuotas', 'AlterClientQuotas',
+  'DescribeUserScramCredentials', 'AlterUserScramCredentials',
 ];
 
 const CLIENTS = 'apache-kafka-message-schemas/clients/src/main/resources/common/message';

@@ -37,6 +37,9 @@ import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 import { describeProducersHandler } from './describe-producers.js';
 import { describeLogDirsHandler } from './describe-log-dirs.js';
 import { alterClientQuotasHandler, describeClientQuotasHandler } from './client-quotas.js';
+import { saslHandshakeHandler } from './sasl-handshake.js';
+import { saslAuthenticateHandler } from './sasl-authenticate.js';
+import { alterUserScramCredentialsHandler, describeUserScramCredentialsHandler } from './scram-credentials.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -74,4 +77,8 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeLogDirsHandler,
   describeClientQuotasHandler,
   alterClientQuotasHandler,
+  saslHandshakeHandler,
+  saslAuthenticateHandler,
+  describeUserScramCredentialsHandler,
+  alterUserScramCredentialsHandler,
 ];

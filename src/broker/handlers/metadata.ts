@@ -76,7 +76,7 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     }
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, rack: null }],
+      brokers: [{ nodeId: broker.config.nodeId, ...broker.endpointFor(ctx.connection), rack: null }],
       clusterId: broker.logs.clusterId,
       controllerId: broker.config.nodeId,
       topics,

@@ -38,12 +38,14 @@ import { IncrementalAlterConfigs } from './incremental-alter-configs.js';
 import { OffsetDelete } from './offset-delete.js';
 import { DescribeClientQuotas } from './describe-client-quotas.js';
 import { AlterClientQuotas } from './alter-client-quotas.js';
+import { DescribeUserScramCredentials } from './describe-user-scram-credentials.js';
+import { AlterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { DescribeCluster } from './describe-cluster.js';
 import { DescribeProducers } from './describe-producers.js';
 import { DescribeTransactions } from './describe-transactions.js';
 import { ListTransactions } from './list-transactions.js';
 
-export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions };
+export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, IncrementalAlterConfigs, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeUserScramCredentials, AlterUserScramCredentials, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions };
 export { RequestHeader, ResponseHeader } from './headers.js';
 
 /** API key -> request/response schemas. */
@@ -83,6 +85,8 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [47, OffsetDelete],
   [48, DescribeClientQuotas],
   [49, AlterClientQuotas],
+  [50, DescribeUserScramCredentials],
+  [51, AlterUserScramCredentials],
   [60, DescribeCluster],
   [61, DescribeProducers],
   [65, DescribeTransactions],

@@ -23,7 +23,7 @@ export async function call(broker: Broker, apiKey: number, version: number, requ
     correlationId: 1,
     clientId,
     remote: '127.0.0.1:40000',
-    connection: {},
+    connection: { principal: 'User:ANONYMOUS' },
     // the answer stays with the test: nothing it refers to is handed back for reuse
     afterAnswer: () => undefined,
     recycleRequestFrame: () => undefined,
