@@ -253,7 +253,7 @@ export class Broker extends EventEmitter {
     const a = this.accepted.get(socket);
     const c = new Connection(this, socket, a?.listener ?? this.security.listeners[0]!, a?.principal ?? 'User:ANONYMOUS');
     this.connections.set(c, ip);
-    this.logger.debug(`connection from ${c.remote}`);
+    this.logger.debug(`connection from ${c.remote} on listener ${a?.listener.spec.name ?? '?'} as ${a?.principal ?? 'User:ANONYMOUS'}`);
   }
 
   connectionClosed(c: Connection): void {

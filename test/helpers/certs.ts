@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { requirePeer } from './tier.js';
 
 export interface TestCerts {
   dir: string;
@@ -47,6 +48,7 @@ function selfSignedCa(dir: string, name: string, subject: string): void {
 }
 
 export function makeTestCerts(): TestCerts {
+  requirePeer('openssl');
   const dir = mkdtempSync(join(tmpdir(), 'kafkalite-certs-'));
   selfSignedCa(dir, 'ca', '/CN=kafkalite test CA');
   signed(dir, 'server', '/CN=localhost', 'ca', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
@@ -68,5 +70,24 @@ export function makeTestCerts(): TestCerts {
     rogueCertFile: join(dir, 'rogue.crt'),
     rogueKeyFile: join(dir, 'rogue.key'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Broker properties of the four kinds of listener on ephemeral ports, with the test key store (inline PEM). */
+export function securedBrokerConfig(c: TestCerts, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    listeners: 'PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0,MTLS://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0',
+    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.certificate.chain': c.serverCert,
+    'ssl.keystore.key': c.serverKey,
+    'ssl.truststore.type': 'PEM',
+    'ssl.truststore.location': c.caFile,
+    'listener.name.mtls.ssl.client.auth': 'required',
+    'listener.name.sasl_plaintext.plain.sasl.jaas.config':
+      'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_bob="bob-secret";',
+    'listener.name.sasl_plaintext.sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER',
+    'connection.failed.authentication.delay.ms': '0',
+    ...extra,
   };
 }

@@ -19,7 +19,10 @@ export const saslAuthenticateHandler: ApiHandler<SaslAuthenticateRequest, SaslAu
       return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: 'SaslAuthenticate request received on a listener without SASL', authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n };
     }
     const r = sasl.authenticate(request.authBytes, Date.now());
-    if (sasl.authenticated && sasl.principal !== undefined) ctx.connection.principal = sasl.principal;
+    if (sasl.authenticated && sasl.principal !== undefined && r.errorCode === ErrorCode.NONE) {
+      ctx.connection.principal = sasl.principal;
+      ctx.broker.logger.debug(`connection ${ctx.remote} authenticated as ${sasl.principal}`);
+    }
     const response = { errorCode: r.errorCode, errorMessage: r.errorMessage, authBytes: r.authBytes, sessionLifetimeMs: r.sessionLifetimeMs };
     if (!r.fail) return response;
     ctx.broker.logger.info(`SASL authentication of ${ctx.remote} failed: ${r.detail ?? r.errorMessage ?? ''}`);

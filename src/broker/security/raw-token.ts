@@ -18,7 +18,10 @@ export async function handleRawSaslToken(broker: Broker, state: ConnectionState,
     await afterFailureDelay(broker, undefined);
     return { reply: undefined, close: true };
   }
-  if (sasl.authenticated && sasl.principal !== undefined) state.principal = sasl.principal;
+  if (sasl.authenticated && sasl.principal !== undefined && state.principal !== sasl.principal) {
+    state.principal = sasl.principal;
+    broker.logger.debug(`connection authenticated as ${sasl.principal} (SASL v0 tokens)`);
+  }
   const reply = Buffer.allocUnsafe(4 + r.authBytes.length);
   reply.writeInt32BE(r.authBytes.length, 0);
   r.authBytes.copy(reply, 4);
