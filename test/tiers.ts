@@ -52,6 +52,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/kafka-python': ['python'],
   'interop/broker/kcat': ['kcat'],
   'interop/broker/security-kcat': ['kcat'],
+  'interop/broker/security-python': ['python', 'confluent-kafka'],
   'interop/broker/admin-platformatic': ['node22'],
   'interop/broker/admin-python': ['python', 'confluent-kafka', 'kcat'],
   'interop/broker/platformatic': ['node22'],
