@@ -15,7 +15,10 @@ Options:
   --host <addr>        address to bind and advertise (default 127.0.0.1)
   --data-dir <dir>     Kafka log directory to serve (default ./kafkalite-data, created if missing)
   --config <k=v>       a Kafka broker property, repeatable (num.partitions=4, log.segment.bytes=..., 
-                       auto.create.topics.enable=false, message.max.bytes=..., log.retention.ms=...)
+                       auto.create.topics.enable=false, message.max.bytes=..., log.retention.ms=...;
+                       listeners=SASL_SSL://127.0.0.1:9094, ssl.keystore.location=..., sasl.enabled.mechanisms=...)
+  --user <name:pass>   a SASL user, repeatable: PLAIN on every SASL listener, and SCRAM-SHA-256/512
+                       credentials stored in the data directory
   --log-level <level>  debug | info | warn | error | silent (default info)
   -h, --help           this help`;
 
@@ -25,6 +28,8 @@ export interface ServeOptions {
   dataDir: string;
   config: Record<string, string>;
   logLevel: LogLevel;
+  /** --user name:password (SASL users). */
+  users?: Record<string, string>;
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | { help: true } | { error: string } {
@@ -61,6 +66,13 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         o.config[v.slice(0, eq)] = v.slice(eq + 1);
         break;
       }
+      case '--user': {
+        const v = value();
+        const colon = v?.indexOf(':') ?? -1;
+        if (v === undefined || colon <= 0) return { error: `--user needs name:password, got ${v ?? 'nothing'}` };
+        (o.users ??= {})[v.slice(0, colon)] = v.slice(colon + 1);
+        break;
+      }
       case '--log-level': {
         const v = value();
         if (v === undefined || !isLogLevel(v)) return { error: `--log-level must be one of debug, info, warn, error, silent` };
@@ -78,12 +90,13 @@ export async function serve(o: ServeOptions): Promise<number> {
   const logger = createLogger(o.logLevel);
   let broker: Broker;
   try {
-    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger });
+    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.users ? { users: o.users } : {}) });
   } catch (e) {
     process.stderr.write(`kafkalite serve: ${(e as Error).message}\n`);
     return 1;
   }
   process.stdout.write(`kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
+  for (const l of broker.security.listeners.slice(1)) process.stdout.write(`  listener ${l.spec.name} (${l.spec.protocol}) on ${broker.listenerBootstrap(l.spec.name)}\n`);
   return new Promise((resolve) => {
     const stop = (signal: string): void => {
       logger.info(`${signal}: shutting down`);

@@ -39,6 +39,8 @@ export const ApiKey = {
   IncrementalAlterConfigs: api.IncrementalAlterConfigs.apiKey,
   OffsetDelete: api.OffsetDelete.apiKey,
   DescribeCluster: api.DescribeCluster.apiKey,
+  DescribeUserScramCredentials: api.DescribeUserScramCredentials.apiKey,
+  AlterUserScramCredentials: api.AlterUserScramCredentials.apiKey,
 } as const;
 
 /** An API's name as Kafka spells it, e.g. 'ApiVersions'. */
