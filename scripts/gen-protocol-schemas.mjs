@@ -27,6 +27,7 @@ export const API_NAMES = [
   'ElectLeaders', 'ListPartitionReassignments', 'AlterPartitionReassignments', 'DescribeTopicPartitions',
   'DescribeAcls', 'CreateAcls', 'DeleteAcls',
   'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe',
+  'DescribeUserScramCredentials', 'AlterUserScramCredentials',
 ];
 
 const CLIENTS = 'apache-kafka-message-schemas/clients/src/main/resources/common/message';

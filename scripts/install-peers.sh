@@ -7,4 +7,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   kcat python3-kafka python3-confluent-kafka \
-  python3-lz4 python3-zstandard python3-xxhash python3-snappy python3-crc32c chromium >/dev/null
+  python3-lz4 python3-zstandard python3-xxhash python3-snappy python3-crc32c chromium openssl >/dev/null

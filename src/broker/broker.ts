@@ -3,9 +3,10 @@
  * the topics, the API handlers and the periodic log tasks (retention, flush, checkpoints), as
  * Kafka's `BrokerServer` + `LogManager` schedulers do on one node.
  */
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
@@ -36,6 +37,11 @@ import type { LogDirFailure } from '../storage/log-dir-failure.js';
 import { logDirFailureLine } from './log-dir-failure.js';
 import { createAuthorizer, takeAuthorizerProperties, type StandardAuthorizer } from './auth/index.js';
 import { UiServer } from '../ui/server.js';
+import { securityConfigFromProperties, takeSecurityProperties, type ListenerSecurity, type SecurityConfig } from './security/config.js';
+import { createListenerServer } from './security/listener-server.js';
+import { ScramCredentialStore } from './security/scram-store.js';
+import { credentialFromPassword } from './security/scram-formatter.js';
+import type { ConnectionState } from './handler.js';
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
@@ -72,6 +78,11 @@ export interface BrokerOptions {
   timer?: Timer;
   /** The web console next to the broker (src/ui): `true` for 127.0.0.1 on a free port; its address is `uiUrl`. */
   ui?: boolean | { port?: number; host?: string; password?: string };
+  /**
+   * SASL users, name → password: PLAIN users of every SASL listener, and SCRAM-SHA-256/512
+   * credentials stored at start (kafkalite's shorthand for JAAS `user_<name>` and kafka-configs.sh).
+   */
+  users?: Record<string, string>;
 }
 
 /**
@@ -115,7 +126,15 @@ export class Broker extends EventEmitter {
   private readonly connections = new Map<Connection, string>();
   private readonly connectionQuotas: ConnectionQuotas;
   private readonly timers: NodeJS.Timeout[] = [];
-  private server: Server | undefined;
+  /** The listeners (`listeners`, TLS and SASL settings; security/config.ts). */
+  readonly security: SecurityConfig;
+  /** SCRAM credentials (AlterUserScramCredentials), kept in the data dir. */
+  readonly scramCredentials: ScramCredentialStore;
+  private readonly servers: Server[] = [];
+  /** Bound port per listener name. */
+  private readonly boundPorts = new Map<string, number>();
+  /** The listener and transport principal of each accepted socket, until it is served. */
+  private readonly accepted = new WeakMap<Socket, { listener: ListenerSecurity; principal: string }>();
   private boundPort = 0;
   private closing: Promise<void> | undefined;
   /** The web console, when started with `ui`. */
@@ -128,7 +147,8 @@ export class Broker extends EventEmitter {
   ) {
     super();
     // the coordinator's properties (offsets.*, group.*) are parsed by the coordinator
-    const { group: groupProps, rest: nonGroupProps } = takeGroupProperties(options.config ?? {});
+    const { security: securityProps, rest: nonSecurityProps } = takeSecurityProperties(options.config ?? {});
+    const { group: groupProps, rest: nonGroupProps } = takeGroupProperties(nonSecurityProps);
     const { txn: txnProps, rest: nonTxnProps } = takeTransactionProperties(nonGroupProps);
     const { auth: authProps, rest: props } = takeAuthorizerProperties(nonTxnProps);
     this.config = brokerConfigFromProperties(props, {
@@ -139,6 +159,16 @@ export class Broker extends EventEmitter {
     });
     if (options.protocolCompat !== undefined) this.config.protocolCompat = options.protocolCompat;
     this.logger = options.logger ?? createLogger(options.logLevel ?? 'warn');
+    const users = new Map(Object.entries(options.users ?? {}));
+    this.security = securityConfigFromProperties(securityProps, this.config, users, (m) => this.logger.warn(m));
+    this.scramCredentials = ScramCredentialStore.load(dataDir);
+    if (users.size > 0) {
+      const upsertions = [];
+      for (const [user, password] of users) {
+        for (const mech of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) upsertions.push({ user, mech, credential: credentialFromPassword(mech, password, randomBytes(32), 4096) });
+      }
+      this.scramCredentials.apply([], upsertions);
+    }
     this.queuedRequests = new QueuedBytes(this.config.queuedMaxRequestBytes);
     this.queuedResponses = new QueuedBytes(this.config.queuedMaxResponseBytes);
     this.connectionQuotas = new ConnectionQuotas(this.config, this.logger, (socket, ip) => this.serve(socket, ip));
@@ -213,34 +243,41 @@ export class Broker extends EventEmitter {
     return broker;
   }
 
-  private listen(): Promise<void> {
-    // paused: a connection reads through its own buffers (socket-reads.ts) from the first byte
-    const server = createServer({ pauseOnConnect: true }, (socket) => this.accept(socket));
-    this.server = server;
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.config.port, this.config.host, () => {
-        server.off('error', reject);
-        const address = server.address();
-        this.boundPort = typeof address === 'object' && address !== null ? address.port : this.config.port;
-        this.logger.info(`kafkalite broker ${this.config.nodeId} listening on ${this.bootstrap}, data in ${this.dataDir}`);
-        resolve();
+  /** Starts every listener (security/listener-server.ts); the first one's port is `port`. */
+  private async listen(): Promise<void> {
+    for (const listener of this.security.listeners) {
+      const server = createListenerServer(listener, this.logger, (socket, principal) => this.accept(socket, listener, principal));
+      this.servers.push(server);
+      const spec = listener.spec;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(spec.port, spec.host === '' ? undefined : spec.host, () => {
+          server.off('error', reject);
+          const address = server.address();
+          const port = typeof address === 'object' && address !== null ? address.port : spec.port;
+          this.boundPorts.set(spec.name, port);
+          if (this.boundPort === 0) this.boundPort = port;
+          this.logger.info(`kafkalite broker ${this.config.nodeId} listening on ${spec.name} (${spec.protocol}) ${this.listenerBootstrap(spec.name)}, data in ${this.dataDir}`);
+          resolve();
+        });
       });
-    });
+    }
   }
 
-  private accept(socket: Socket): void {
+  private accept(socket: Socket, listener: ListenerSecurity, principal: string): void {
     if (this.closing !== undefined) {
       socket.destroy();
       return;
     }
+    this.accepted.set(socket, { listener, principal });
     this.connectionQuotas.accept(socket);
   }
 
   private serve(socket: Socket, ip: string): void {
-    const c = new Connection(this, socket);
+    const a = this.accepted.get(socket);
+    const c = new Connection(this, socket, a?.listener ?? this.security.listeners[0]!, a?.principal ?? 'User:ANONYMOUS');
     this.connections.set(c, ip);
-    this.logger.debug(`connection from ${c.remote}`);
+    this.logger.debug(`connection from ${c.remote} on listener ${a?.listener.spec.name ?? '?'} as ${a?.principal ?? 'User:ANONYMOUS'}`);
   }
 
   connectionClosed(c: Connection): void {
@@ -315,9 +352,28 @@ export class Broker extends EventEmitter {
     return this.boundPort;
   }
 
-  /** host:port clients bootstrap from (and are told to reconnect to in Metadata). */
+  /** host:port clients bootstrap from: the first listener's advertised endpoint. */
   get bootstrap(): string {
-    return `${this.config.advertisedHost}:${this.boundPort}`;
+    return this.listenerBootstrap(this.security.listeners[0]!.spec.name);
+  }
+
+  /** The advertised host:port of a listener (`listenerBootstrap('SASL_SSL')`). */
+  listenerBootstrap(name: string): string {
+    const e = this.advertisedEndpoint(name);
+    return `${e.host}:${e.port}`;
+  }
+
+  /** The advertised endpoint of a listener: port 0 advertises the bound port (ListenerInfo.withEphemeralPortsCorrected). */
+  advertisedEndpoint(name: string): { host: string; port: number } {
+    const l = this.security.listeners.find((x) => x.spec.name === name.toUpperCase());
+    if (l === undefined) throw new Error(`no listener ${name}`);
+    const port = l.spec.advertisedPort !== 0 ? l.spec.advertisedPort : (this.boundPorts.get(l.spec.name) ?? 0);
+    return { host: l.spec.advertisedHost, port };
+  }
+
+  /** The endpoint a client of this connection is told about (Metadata, FindCoordinator: the listener it came in on). */
+  endpointFor(connection: ConnectionState): { host: string; port: number } {
+    return this.advertisedEndpoint(connection.security?.listener.spec.name ?? this.security.listeners[0]!.spec.name);
   }
 
   handlerFor(apiKey: number, version: number): AnyApiHandler | undefined {
@@ -398,8 +454,7 @@ export class Broker extends EventEmitter {
     await this.uiServer?.close();
     for (const t of this.timers) clearInterval(t);
     this.cleaner.shutdown();
-    const server = this.server;
-    const serverClosed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    const serverClosed = Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     this.appends.wakeAll();
     // waiting JoinGroup/SyncGroup answers must complete before connections can finish
     this.groups.close();

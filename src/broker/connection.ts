@@ -29,12 +29,15 @@ import { FrameDecoder } from '../protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
 import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestContext } from './handler.js';
-import { ANONYMOUS_PRINCIPAL } from './auth/principal.js';
 import { errorMessageOf } from './api-error.js';
 import { startReads } from './socket-reads.js';
 import type { QueuedBytes } from './queued-bytes.js';
 import { storageErrorFrame } from './log-dir-failure.js';
 import { unsupportedVersionResponse } from './unsupported-version.js';
+import type { ListenerSecurity } from './security/config.js';
+import { SaslSession } from './security/sasl-session.js';
+import { handleRawSaslToken } from './security/raw-token.js';
+import { ApiKey } from '../protocol/api-keys.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -69,7 +72,7 @@ export class Connection {
   /** The byte stream cannot be framed any further: close once the queued requests are answered. */
   private closeWhenDrained = false;
   private closed = false;
-  private readonly state: ConnectionState = { principal: ANONYMOUS_PRINCIPAL };
+  private readonly state: ConnectionState;
   readonly remote: string;
   /** Resolves when the request in progress (if any) has been answered. */
   private idle: Promise<void> = Promise.resolve();
@@ -109,9 +112,14 @@ export class Connection {
 
   constructor(
     private readonly broker: Broker,
-    /** An accepted socket, paused (the server's pauseOnConnect). */
+    /** An accepted socket, paused (the server's pauseOnConnect), or a TLS socket after its handshake. */
     accepted: Socket,
+    /** The listener it came in on, and the principal its transport established (security/). */
+    listener: ListenerSecurity,
+    principal: string,
   ) {
+    const sasl = listener.sasl === undefined ? undefined : new SaslSession(listener.sasl, (user, mech) => broker.scramCredentials.get(user, mech));
+    this.state = { principal, security: { listener, sasl } };
     this.remote = `${accepted.remoteAddress ?? '?'}:${accepted.remotePort ?? '?'}`;
     this.requests = broker.queuedRequests;
     this.responses = broker.queuedResponses;
@@ -119,7 +127,8 @@ export class Connection {
     const socket = startReads(
       accepted,
       { target: () => this.readTarget(), filled: (n, buf) => this.onRead(n, buf), chunk: (data) => this.onData(data) },
-      broker.config.socketReads,
+      // a TLS socket's bytes come decrypted through its stream: no handle to read into
+      listener.tls === undefined ? broker.config.socketReads : 'stream',
     );
     this.socket = socket;
     socket.setNoDelay(true);
@@ -329,6 +338,13 @@ export class Connection {
 
   /** Handles one request, up to holding its answer. */
   private async handleFrame(frame: Buffer): Promise<void> {
+    const sasl = this.state.security?.sasl;
+    if (sasl?.expectsRawToken) {
+      const { reply, close } = await handleRawSaslToken(this.broker, this.state, sasl, frame);
+      if (reply !== undefined) this.write([reply], []);
+      if (close) this.destroy();
+      return;
+    }
     let header;
     try {
       header = readRequestHeader(frame);
@@ -338,6 +354,13 @@ export class Connection {
       return;
     }
     const { apiKey, apiVersion, correlationId } = header;
+    if (sasl !== undefined && !sasl.admits(apiKey, Date.now())) {
+      // before authentication only ApiVersions and the SASL requests reach a handler (SaslServerAuthenticator)
+      this.broker.logger.warnThrottled(`sasl:${this.remote}`, `closing connection ${this.remote}: API key ${apiKey} not allowed in its SASL state (unauthenticated or session expired)`);
+      this.destroy();
+      return;
+    }
+    if (apiKey === ApiKey.ApiVersions) sasl?.versionsAnswered();
     const handler = this.broker.handlerFor(apiKey, apiVersion);
     if (handler === undefined) {
       if (this.answerUnsupportedVersion(frame, header)) return;

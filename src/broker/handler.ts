@@ -6,6 +6,7 @@
  */
 import type { ApiSchemaPair } from '../protocol/schemas/index.js';
 import type { Broker } from './broker.js';
+import type { ConnectionSecurity } from './security/connection-security.js';
 
 /** A handler returns this when Kafka sends no response (Produce with acks=0). */
 export const NO_RESPONSE: unique symbol = Symbol('no response');
@@ -38,6 +39,8 @@ export interface ConnectionState {
    * authentication (SASL, a TLS client certificate) names someone; ACLs are checked against it.
    */
   principal: string;
+  /** The listener the client connected to and its SASL session (src/broker/security/). */
+  security?: ConnectionSecurity;
   clientSoftwareName?: string;
   clientSoftwareVersion?: string;
   /** Set when the connection must close after the current response (Kafka closes on some errors). */

@@ -15,7 +15,10 @@ Options:
   --host <addr>        address to bind and advertise (default 127.0.0.1)
   --data-dir <dir>     Kafka log directory to serve (default ./kafkalite-data, created if missing)
   --config <k=v>       a Kafka broker property, repeatable (num.partitions=4, log.segment.bytes=..., 
-                       auto.create.topics.enable=false, message.max.bytes=..., log.retention.ms=...)
+                       auto.create.topics.enable=false, message.max.bytes=..., log.retention.ms=...;
+                       listeners=SASL_SSL://127.0.0.1:9094, ssl.keystore.location=..., sasl.enabled.mechanisms=...)
+  --user <name:pass>   a SASL user, repeatable: PLAIN on every SASL listener, and SCRAM-SHA-256/512
+                       credentials stored in the data directory
   --log-level <level>  debug | info | warn | error | silent (default info)
   --ui-port <n>        also serve the web console on this HTTP port (0 picks a free one)
   --ui-host <addr>     address the console binds (default 127.0.0.1; any other needs --ui-password)
@@ -30,6 +33,8 @@ export interface ServeOptions {
   logLevel: LogLevel;
   /** The web console (src/ui), when --ui-port is given. */
   ui?: { port: number; host: string; password?: string };
+  /** --user name:password (SASL users). */
+  users?: Record<string, string>;
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | { help: true } | { error: string } {
@@ -84,6 +89,13 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         o.ui = { port: 8080, host: '127.0.0.1', ...o.ui, password: v };
         break;
       }
+      case '--user': {
+        const v = value();
+        const colon = v?.indexOf(':') ?? -1;
+        if (v === undefined || colon <= 0) return { error: `--user needs name:password, got ${v ?? 'nothing'}` };
+        (o.users ??= {})[v.slice(0, colon)] = v.slice(colon + 1);
+        break;
+      }
       case '--log-level': {
         const v = value();
         if (v === undefined || !isLogLevel(v)) return { error: `--log-level must be one of debug, info, warn, error, silent` };
@@ -102,13 +114,14 @@ export async function serve(o: ServeOptions): Promise<number> {
   const logger = createLogger(o.logLevel);
   let broker: Broker;
   try {
-    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.ui ? { ui: o.ui } : {}) });
+    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.ui ? { ui: o.ui } : {}), ...(o.users ? { users: o.users } : {}) });
   } catch (e) {
     process.stderr.write(`kafkalite serve: ${(e as Error).message}\n`);
     return 1;
   }
   process.stdout.write(`kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
   if (broker.uiUrl !== undefined) process.stdout.write(`kafkalite console on ${broker.uiUrl}\n`);
+  for (const l of broker.security.listeners.slice(1)) process.stdout.write(`  listener ${l.spec.name} (${l.spec.protocol}) on ${broker.listenerBootstrap(l.spec.name)}\n`);
   return new Promise((resolve) => {
     const stop = (signal: string): void => {
       logger.info(`${signal}: shutting down`);

@@ -27,7 +27,7 @@ export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoor
     const answer = (key: string): Coordinator =>
       denied(key) ? { key, nodeId: -1, host: '', port: -1, errorCode: denied(key), errorMessage: null }
       : keyType === GROUP || keyType === TRANSACTION
-        ? { key, nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, errorCode: ErrorCode.NONE, errorMessage: null }
+        ? { key, nodeId: broker.config.nodeId, ...broker.endpointFor(ctx.connection), errorCode: ErrorCode.NONE, errorMessage: null }
         : { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown coordinator type: ${keyType}` };
     if (ctx.apiVersion >= 4) return { throttleTimeMs: 0, coordinators: (request.coordinatorKeys ?? []).map(answer) };
     const a = answer(request.key ?? '');

@@ -47,6 +47,9 @@ import { deleteAclsHandler } from './delete-acls.js';
 import { describeAclsHandler } from './describe-acls.js';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
+import { saslHandshakeHandler } from './sasl-handshake.js';
+import { saslAuthenticateHandler } from './sasl-authenticate.js';
+import { alterUserScramCredentialsHandler, describeUserScramCredentialsHandler } from './scram-credentials.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   produceHandler,
@@ -95,4 +98,8 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   deleteAclsHandler,
   consumerGroupHeartbeatHandler,
   consumerGroupDescribeHandler,
+  saslHandshakeHandler,
+  saslAuthenticateHandler,
+  describeUserScramCredentialsHandler,
+  alterUserScramCredentialsHandler,
 ];

@@ -111,7 +111,7 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     for (const t of topics) if (t.errorCode === ErrorCode.NONE && t.name !== null) t.topicAuthorizedOperations = authorizedOperations(ctx, request.includeTopicAuthorizedOperations, ResourceType.TOPIC, t.name);
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId: broker.config.nodeId, host: broker.config.advertisedHost, port: broker.port, rack: null }],
+      brokers: [{ nodeId: broker.config.nodeId, ...broker.endpointFor(ctx.connection), rack: null }],
       clusterId: broker.logs.clusterId,
       controllerId: broker.config.nodeId,
       topics,

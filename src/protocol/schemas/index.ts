@@ -44,6 +44,8 @@ import { ListPartitionReassignments } from './list-partition-reassignments.js';
 import { OffsetDelete } from './offset-delete.js';
 import { DescribeClientQuotas } from './describe-client-quotas.js';
 import { AlterClientQuotas } from './alter-client-quotas.js';
+import { DescribeUserScramCredentials } from './describe-user-scram-credentials.js';
+import { AlterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { DescribeCluster } from './describe-cluster.js';
 import { DescribeProducers } from './describe-producers.js';
 import { DescribeTransactions } from './describe-transactions.js';
@@ -52,7 +54,7 @@ import { ConsumerGroupHeartbeat } from './consumer-group-heartbeat.js';
 import { ConsumerGroupDescribe } from './consumer-group-describe.js';
 import { DescribeTopicPartitions } from './describe-topic-partitions.js';
 
-export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeAcls, CreateAcls, DeleteAcls, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, ElectLeaders, IncrementalAlterConfigs, AlterPartitionReassignments, ListPartitionReassignments, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions, ConsumerGroupHeartbeat, ConsumerGroupDescribe, DescribeTopicPartitions };
+export { Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, SaslHandshake, ApiVersions, CreateTopics, DeleteTopics, DeleteRecords, InitProducerId, OffsetForLeaderEpoch, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeAcls, CreateAcls, DeleteAcls, DescribeConfigs, AlterConfigs, DescribeLogDirs, SaslAuthenticate, CreatePartitions, DeleteGroups, ElectLeaders, IncrementalAlterConfigs, AlterPartitionReassignments, ListPartitionReassignments, OffsetDelete, DescribeClientQuotas, AlterClientQuotas, DescribeUserScramCredentials, AlterUserScramCredentials, DescribeCluster, DescribeProducers, DescribeTransactions, ListTransactions, ConsumerGroupHeartbeat, ConsumerGroupDescribe, DescribeTopicPartitions };
 export { RequestHeader, ResponseHeader } from './headers.js';
 
 /** API key -> request/response schemas. */
@@ -98,6 +100,8 @@ export const API_SCHEMAS: ReadonlyMap<number, ApiSchemaPair> = new Map<number, A
   [47, OffsetDelete],
   [48, DescribeClientQuotas],
   [49, AlterClientQuotas],
+  [50, DescribeUserScramCredentials],
+  [51, AlterUserScramCredentials],
   [60, DescribeCluster],
   [61, DescribeProducers],
   [65, DescribeTransactions],
@@ -150,6 +154,8 @@ export const API_KEYS = {
   OffsetDelete: 47,
   DescribeClientQuotas: 48,
   AlterClientQuotas: 49,
+  DescribeUserScramCredentials: 50,
+  AlterUserScramCredentials: 51,
   DescribeCluster: 60,
   DescribeProducers: 61,
   DescribeTransactions: 65,
