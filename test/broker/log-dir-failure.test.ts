@@ -67,7 +67,7 @@ function values(dataDir: string, topic: string): string[] {
 
 describe('a failed log directory', () => {
   test('EPERM on the active segment: the pipelined requests are answered KAFKA_STORAGE_ERROR, none takes effect, and the broker halts', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-logdir-eperm-'));
+    const dataDir = mkdtempSync(join(process.env.KAFKALITE_DISK_TMPDIR ?? tmpdir(), 'kafkalite-logdir-eperm-'));
     const segment = join(dataDir, 'doomed-0', '00000000000000000000.log');
     let immutable = false;
     try {
@@ -138,7 +138,7 @@ describe('a failed log directory', () => {
   });
 
   test('a full disk (20 MiB tmpfs) under kafkajs load: answers are NONE or KAFKA_STORAGE_ERROR, the broker halts, and a restart with space has every acknowledged record', { timeout: 180_000 }, async () => {
-    const mnt = mkdtempSync(join(tmpdir(), 'kafkalite-logdir-full-'));
+    const mnt = mkdtempSync(join(process.env.KAFKALITE_DISK_TMPDIR ?? tmpdir(), 'kafkalite-logdir-full-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=20m', 'tmpfs', mnt]);
     try {
       const dataDir = join(mnt, 'data');
@@ -237,7 +237,7 @@ describe('a failed log directory', () => {
   });
 
   test('a roll that fails (immutable partition directory) writes no offset twice: verify is clean after the restart and dump-log shows dense offsets', { timeout: 120_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-logdir-roll-'));
+    const dataDir = mkdtempSync(join(process.env.KAFKALITE_DISK_TMPDIR ?? tmpdir(), 'kafkalite-logdir-roll-'));
     const partitionDir = join(dataDir, 'rolling-0');
     let immutable = false;
     try {
@@ -304,7 +304,7 @@ describe('a failed log directory', () => {
   });
 
   test('kafkalite serve exits non-zero when its log directory fails', { timeout: 60_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-logdir-serve-'));
+    const dataDir = mkdtempSync(join(process.env.KAFKALITE_DISK_TMPDIR ?? tmpdir(), 'kafkalite-logdir-serve-'));
     const segment = join(dataDir, 'served-0', '00000000000000000000.log');
     let immutable = false;
     try {

@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/storage.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts', 'check-peers.sh');
 const MODULES = ['kafka', 'confluent_kafka', 'lz4', 'zstandard', 'xxhash', 'snappy', 'crc32c'];
-const DEBIAN_PEERS = 'kcat python3-kafka python3-confluent-kafka python3-lz4 python3-zstandard python3-xxhash python3-snappy python3-crc32c chromium';
+const DEBIAN_PEERS = 'kcat python3-kafka python3-confluent-kafka python3-lz4 python3-zstandard python3-xxhash python3-snappy python3-crc32c chromium openssl';
 
 const tmp = tempDir('check-peers');
 after(() => tmp.cleanup());
