@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { parseAclsArgs } from '../../src/cli/acls.js';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { STANDARD_AUTHORIZER_CLASS } from '../../src/broker/auth/config.js';
@@ -60,13 +61,14 @@ describe('kafkalite acls', () => {
   test('usage errors', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kafkalite-cli-acls-'));
     try {
-      for (const args of [[dir], [dir, '--add', '--topic', 't'], [dir, '--add', '--allow-principal', 'User:a', '--topic', 't'], [dir, '--add', '--allow-principal', 'User:a', '--operation', 'Fly', '--topic', 't'], [dir, '--list', '--topic', 'a', '--group', 'b']]) {
-        assert.equal(run(...args).status, 2, args.join(' '));
-      }
+      const refused = [[dir], [dir, '--add', '--topic', 't'], [dir, '--add', '--allow-principal', 'User:a', '--topic', 't'], [dir, '--add', '--allow-principal', 'User:a', '--operation', 'Fly', '--topic', 't'], [dir, '--list', '--topic', 'a', '--group', 'b'], [dir, '--add', '--allow-principal', 'User:a', '--operation', 'Read', '--cluster', '--topic', 'x']];
+      // the parser refuses each (in this process: a child per case cost most of this test's time)
+      for (const args of refused) assert.ok('error' in parseAclsArgs(args), args.join(' '));
+      // and the command exits 2 on a refusal
+      assert.equal(run(...refused[3]!).status, 2);
       const bad = run(dir, '--add', '--allow-principal', 'alice', '--operation', 'Read', '--topic', 't');
       assert.equal(bad.status, 1);
       assert.match(bad.stderr, /principal/);
-      assert.equal(run(dir, '--add', '--allow-principal', 'User:a', '--operation', 'Read', '--cluster', '--topic', 'x').status, 2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -22,6 +22,7 @@ import { TransactionLogKey, TransactionLogValue } from '../../src/protocol/schem
 import { readRecordBatches } from '../../src/record/batches.js';
 import { encodeRecordBatch, type RecordBatchOptions } from '../../src/record/builder.js';
 import { LogManager } from '../../src/storage/log-manager.js';
+import { parseTransactionsArgs } from '../../src/cli/transactions-args.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/storage.js';
 
@@ -303,7 +304,13 @@ describe('kafkalite transactions', () => {
       [dir, 'abort', '--topic', 't', '--partition', '0', '--producer-id', '1', '--producer-epoch', '32768'],
       [dir, 'abort', '--topic', '', '--partition', '0', '--start-offset', '1'],
     ];
+    // every case is refused by the parser (in this process: one child per case cost seconds each)
     for (const args of cases) {
+      const parsed = parseTransactionsArgs(args);
+      assert.ok('error' in parsed && !parsed.error.includes('\n'), `${args.join(' ')}: ${JSON.stringify(parsed)}`);
+    }
+    // and the command turns a refusal into exit 2 with one line on stderr and nothing on stdout
+    for (const args of [cases[2]!, cases[cases.length - 1]!]) {
       const res = run(...args);
       assert.equal(res.status, 2, `${args.join(' ')}: ${res.stderr}`);
       assert.equal(res.stdout, '');
