@@ -5,6 +5,7 @@
  */
 import { Broker } from '../broker/broker.js';
 import { createLogger, isLogLevel, type LogLevel } from '../broker/logger.js';
+import { readPasswordFile } from './password-file.js';
 
 export const SERVE_USAGE = `Usage: kafkalite serve [options]
 
@@ -22,7 +23,8 @@ Options:
   --log-level <level>  debug | info | warn | error | silent (default info)
   --ui-port <n>        also serve the web console on this HTTP port (0 picks a free one)
   --ui-host <addr>     address the console binds (default 127.0.0.1; any other needs --ui-password)
-  --ui-password <p>    HTTP basic-auth password of the console (or KAFKALITE_UI_PASSWORD)
+  --ui-password <p>    HTTP basic-auth password of the console
+  --ui-password-file <f>  the same, from the first line of a file (kept off the command line)
   -h, --help           this help`;
 
 export interface ServeOptions {
@@ -89,6 +91,12 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         o.ui = { port: 8080, host: '127.0.0.1', ...o.ui, password: v };
         break;
       }
+      case '--ui-password-file': {
+        const p = readPasswordFile('--ui-password-file', value());
+        if (typeof p !== 'string') return p;
+        o.ui = { port: 8080, host: '127.0.0.1', ...o.ui, password: p };
+        break;
+      }
       case '--user': {
         const v = value();
         const colon = v?.indexOf(':') ?? -1;
@@ -106,7 +114,6 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         return { error: `unknown option ${a}` };
     }
   }
-  if (o.ui !== undefined && o.ui.password === undefined && process.env.KAFKALITE_UI_PASSWORD) o.ui.password = process.env.KAFKALITE_UI_PASSWORD;
   return o;
 }
 

@@ -4,6 +4,7 @@
  * files read directly, the directory's lock not taken), or both.
  */
 import { UiServer } from '../ui/server.js';
+import { readPasswordFile } from './password-file.js';
 
 export const UI_USAGE = `Usage: kafkalite ui (--bootstrap <host:port> | --data-dir <dir>) [options]
 
@@ -15,7 +16,8 @@ Options:
   --data-dir <dir>         a Kafka log directory to read, offline and read-only (no broker)
   --port <n>               HTTP port (default 8080; 0 picks a free port)
   --host <addr>            address to bind (default 127.0.0.1; any other needs --password)
-  --password <p>           HTTP basic-auth password (or KAFKALITE_UI_PASSWORD)
+  --password <p>           HTTP basic-auth password
+  --password-file <f>      the same, from the first line of a file (kept off the command line)
   -h, --help               this help`;
 
 export interface UiCliOptions {
@@ -26,8 +28,8 @@ export interface UiCliOptions {
   password?: string;
 }
 
-export function parseUiArgs(args: string[], env: NodeJS.ProcessEnv = process.env): UiCliOptions | { help: true } | { error: string } {
-  const o: UiCliOptions = { port: 8080, host: '127.0.0.1', ...(env.KAFKALITE_UI_PASSWORD ? { password: env.KAFKALITE_UI_PASSWORD } : {}) };
+export function parseUiArgs(args: string[]): UiCliOptions | { help: true } | { error: string } {
+  const o: UiCliOptions = { port: 8080, host: '127.0.0.1' };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const v = (): string | undefined => args[++i];
@@ -63,6 +65,12 @@ export function parseUiArgs(args: string[], env: NodeJS.ProcessEnv = process.env
         const x = v();
         if (x === undefined || x === '') return { error: '--password needs a value' };
         o.password = x;
+        break;
+      }
+      case '--password-file': {
+        const p = readPasswordFile('--password-file', v());
+        if (typeof p !== 'string') return p;
+        o.password = p;
         break;
       }
       default:

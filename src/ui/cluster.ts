@@ -9,7 +9,7 @@
  * multi-broker cluster would need requests routed to each partition's leader and the group's
  * coordinator (FindCoordinator).
  */
-import { errorName } from '../protocol/error-codes.js';
+import { ErrorCode, errorName } from '../protocol/error-codes.js';
 import { DescribeConfigs, type DescribeConfigsResponse } from '../protocol/schemas/describe-configs.js';
 import { DescribeGroups, type DescribeGroupsResponse } from '../protocol/schemas/describe-groups.js';
 import { Fetch, type FetchResponse } from '../protocol/schemas/fetch.js';
@@ -127,7 +127,7 @@ export class ClusterView {
     const topics = m.topics
       .filter((t): t is typeof t & { name: string } => t.name !== null)
       .sort((a, b) => (a.name < b.name ? -1 : 1));
-    const ok = topics.filter((t) => t.errorCode === 0);
+    const ok = topics.filter((t) => t.errorCode === ErrorCode.NONE);
     const offsets = ok.length === 0 ? new Map<string, PartitionOffsets[]>() : await this.offsets(ok.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, leader: p.leaderId })) })));
     return topics.map((t) => {
       const parts = offsets.get(t.name) ?? [];
@@ -139,7 +139,7 @@ export class ClusterView {
         partitions: t.partitions.length,
         endOffsets: String(end),
         messages: String(messages),
-        ...(t.errorCode !== 0 ? { error: errorText(t.errorCode) } : {}),
+        ...(t.errorCode !== ErrorCode.NONE ? { error: errorText(t.errorCode) } : {}),
       };
     });
   }
@@ -148,7 +148,7 @@ export class ClusterView {
   async topic(name: string): Promise<{ name: string; internal: boolean; partitions: PartitionOffsets[] }> {
     const m = await this.metadata([name]);
     const t = m.topics[0];
-    if (!t || t.errorCode !== 0) throw new ClusterError(`topic ${name}: ${t ? errorText(t.errorCode) : 'not in the answer'}`, 404);
+    if (!t || t.errorCode !== ErrorCode.NONE) throw new ClusterError(`topic ${name}: ${t ? errorText(t.errorCode) : 'not in the answer'}`, 404);
     const parts = t.partitions.map((p) => ({ partition: p.partitionIndex, leader: p.leaderId })).sort((a, b) => a.partition - b.partition);
     const offsets = await this.offsets([{ name, partitions: parts }]);
     return { name, internal: t.isInternal ?? false, partitions: offsets.get(name) ?? [] };
@@ -165,7 +165,7 @@ export class ClusterView {
     const out = new Map<string, bigint>();
     for (const t of r.topics) {
       for (const p of t.partitions) {
-        if (p.errorCode !== 0) throw new ClusterError(`ListOffsets ${t.name}-${p.partitionIndex}: ${errorText(p.errorCode)}`, 502);
+        if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`ListOffsets ${t.name}-${p.partitionIndex}: ${errorText(p.errorCode)}`, 502);
         out.set(`${t.name}\0${p.partitionIndex}`, p.offset ?? -1n);
       }
     }
@@ -200,7 +200,7 @@ export class ClusterView {
     const r = (await this.client.request<DescribeConfigsResponse>(DescribeConfigs, 4, 1, body)).body;
     const res = r.results[0];
     if (!res) throw new ClusterError(`DescribeConfigs ${name}: no result`, 502);
-    if (res.errorCode !== 0) throw new ClusterError(`DescribeConfigs ${name}: ${errorText(res.errorCode)}${res.errorMessage ? ` (${res.errorMessage})` : ''}`, 404);
+    if (res.errorCode !== ErrorCode.NONE) throw new ClusterError(`DescribeConfigs ${name}: ${errorText(res.errorCode)}${res.errorMessage ? ` (${res.errorMessage})` : ''}`, 404);
     return res.configs
       .map((c) => ({ name: c.name, value: c.value, source: CONFIG_SOURCES[c.configSource ?? 0] ?? String(c.configSource), readOnly: c.readOnly, sensitive: c.isSensitive }))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -245,7 +245,7 @@ export class ClusterView {
       const r = (await this.client.request<FetchResponse>(Fetch, 11, 4, body)).body;
       const p = r.responses[0]?.partitions[0];
       if (!p) throw new ClusterError(`Fetch ${topic}-${partition}: no partition in the answer`, 502);
-      if (p.errorCode !== 0) throw new ClusterError(`Fetch ${topic}-${partition}: ${errorText(p.errorCode)}`, p.errorCode === 3 ? 404 : 502);
+      if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`Fetch ${topic}-${partition}: ${errorText(p.errorCode)}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : 502);
       if (!p.records || p.records.length === 0) break;
       const page = messagesOfBatches(p.records, partition, next, limit - messages.length);
       messages.push(...page.messages);
@@ -263,25 +263,25 @@ export class ClusterView {
     const r = (await this.client.request<ProduceResponse>(Produce, 8, 3, body)).body;
     const p = r.responses[0]?.partitionResponses[0];
     if (!p) throw new ClusterError('Produce: no partition in the answer', 502);
-    if (p.errorCode !== 0) throw new ClusterError(`Produce ${topic}-${partition}: ${errorText(p.errorCode)}${p.errorMessage ? ` (${p.errorMessage})` : ''}`, p.errorCode === 3 ? 404 : 400);
+    if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`Produce ${topic}-${partition}: ${errorText(p.errorCode)}${p.errorMessage ? ` (${p.errorMessage})` : ''}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : 400);
     return { offset: String(p.baseOffset) };
   }
 
   async groups(): Promise<GroupSummary[]> {
     const r = (await this.client.request<ListGroupsResponse>(ListGroups, 4, 0, { statesFilter: [] })).body;
-    if (r.errorCode !== 0) throw new ClusterError(`ListGroups: ${errorText(r.errorCode)}`, 502);
+    if (r.errorCode !== ErrorCode.NONE) throw new ClusterError(`ListGroups: ${errorText(r.errorCode)}`, 502);
     return r.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, state: g.groupState ?? '' })).sort((a, b) => (a.groupId < b.groupId ? -1 : 1));
   }
 
   async group(groupId: string): Promise<GroupDetail> {
     const d = (await this.client.request<DescribeGroupsResponse>(DescribeGroups, 5, 0, { groups: [groupId], includeAuthorizedOperations: false })).body.groups[0];
     if (!d) throw new ClusterError(`DescribeGroups ${groupId}: no group in the answer`, 502);
-    if (d.errorCode !== 0) throw new ClusterError(`group ${groupId}: ${errorText(d.errorCode)}`, 404);
+    if (d.errorCode !== ErrorCode.NONE) throw new ClusterError(`group ${groupId}: ${errorText(d.errorCode)}`, 404);
     if (d.groupState === 'Dead') throw new ClusterError(`group ${groupId} does not exist`, 404);
     // v7: one group, all its committed offsets (topics null, v2+)
     const f = (await this.client.request<OffsetFetchResponse>(OffsetFetch, 7, 2, { groupId, topics: null, requireStable: false })).body;
-    if ((f.errorCode ?? 0) !== 0) throw new ClusterError(`OffsetFetch ${groupId}: ${errorText(f.errorCode ?? 0)}`, 502);
-    const committed = (f.topics ?? []).flatMap((t) => t.partitions.filter((p) => p.errorCode === 0 && p.committedOffset >= 0n).map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.metadata })));
+    if ((f.errorCode ?? ErrorCode.NONE) !== ErrorCode.NONE) throw new ClusterError(`OffsetFetch ${groupId}: ${errorText(f.errorCode ?? ErrorCode.NONE)}`, 502);
+    const committed = (f.topics ?? []).flatMap((t) => t.partitions.filter((p) => p.errorCode === ErrorCode.NONE && p.committedOffset >= 0n).map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.metadata })));
     const byTopic = new Map<string, number[]>();
     for (const c of committed) byTopic.set(c.topic, [...(byTopic.get(c.topic) ?? []), c.partition]);
     const ends = byTopic.size === 0 ? new Map<string, bigint>() : await this.listOffsets([...byTopic].map(([name, partitions]) => ({ name, partitions })), LATEST, READ_UNCOMMITTED).catch(() => new Map<string, bigint>());

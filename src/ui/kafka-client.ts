@@ -11,7 +11,7 @@ import { requestHeaderVersion, responseHeaderVersion } from '../protocol/header.
 import type { ApiSchemaPair } from '../protocol/schema.js';
 import { ApiVersions, type ApiVersionsResponse } from '../protocol/schemas/api-versions.js';
 import { RequestHeader, ResponseHeader } from '../protocol/schemas/headers.js';
-import { errorName } from '../protocol/error-codes.js';
+import { ErrorCode, errorName } from '../protocol/error-codes.js';
 
 /** Responses (a Fetch of a large partition) can be big; this only stops a nonsense size prefix. */
 const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -76,7 +76,7 @@ export class KafkaClient {
     const client = new KafkaClient(socket, bootstrap);
     // v0: every broker answers it, whatever its range (KIP-511 answers a too-high version with v0)
     const av = await client.send<ApiVersionsResponse>(ApiVersions, 0, {});
-    if (av.errorCode !== 0) throw new KafkaClientError(`ApiVersions failed: ${errorName(av.errorCode) ?? av.errorCode}`);
+    if (av.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`ApiVersions failed: ${errorName(av.errorCode) ?? av.errorCode}`);
     for (const k of av.apiKeys) client.brokerVersions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
     return client;
   }

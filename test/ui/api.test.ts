@@ -350,14 +350,29 @@ describe('console API, offline and access', () => {
   });
 
   test('kafkalite ui and serve --ui-port parse their options', () => {
-    assert.deepEqual(parseUiArgs(['--bootstrap', 'h:9092'], {}), { port: 8080, host: '127.0.0.1', bootstrap: 'h:9092' });
-    assert.deepEqual(parseUiArgs(['--data-dir', 'd', '--port', '0'], {}), { port: 0, host: '127.0.0.1', dataDir: 'd' });
-    assert.ok('error' in parseUiArgs([], {}));
-    assert.ok('error' in parseUiArgs(['--bootstrap', 'nohost'], {}));
-    assert.ok('error' in parseUiArgs(['--data-dir', 'd', '--port', '70000'], {}));
+    assert.deepEqual(parseUiArgs(['--bootstrap', 'h:9092']), { port: 8080, host: '127.0.0.1', bootstrap: 'h:9092' });
+    assert.deepEqual(parseUiArgs(['--data-dir', 'd', '--port', '0']), { port: 0, host: '127.0.0.1', dataDir: 'd' });
+    assert.ok('error' in parseUiArgs([]));
+    assert.ok('error' in parseUiArgs(['--bootstrap', 'nohost']));
+    assert.ok('error' in parseUiArgs(['--data-dir', 'd', '--port', '70000']));
     const s = parseServeArgs(['--ui-port', '8081']);
     assert.ok(!('error' in s) && !('help' in s));
     assert.deepEqual(s.ui, { host: '127.0.0.1', port: 8081 });
     assert.ok('error' in parseServeArgs(['--ui-port', 'x']));
+    // a password from a file's first line, off the command line; an unreadable or empty file is refused
+    const secrets = mkdtempSync(join(tmpdir(), 'kafkalite-ui-secret-'));
+    try {
+      writeFileSync(join(secrets, 'pw'), 'hunter2\nignored\n');
+      writeFileSync(join(secrets, 'empty'), '\n');
+      assert.deepEqual(parseUiArgs(['--bootstrap', 'h:1', '--password-file', join(secrets, 'pw')]), { port: 8080, host: '127.0.0.1', bootstrap: 'h:1', password: 'hunter2' });
+      const served = parseServeArgs(['--ui-port', '1', '--ui-password-file', join(secrets, 'pw')]);
+      assert.ok(!('error' in served) && !('help' in served));
+      assert.equal(served.ui?.password, 'hunter2');
+      assert.ok('error' in parseUiArgs(['--bootstrap', 'h:1', '--password-file', join(secrets, 'empty')]));
+      assert.ok('error' in parseUiArgs(['--bootstrap', 'h:1', '--password-file', join(secrets, 'missing')]));
+      assert.ok('error' in parseServeArgs(['--ui-password-file']));
+    } finally {
+      rmSync(secrets, { recursive: true, force: true });
+    }
   });
 });
