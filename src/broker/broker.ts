@@ -37,6 +37,7 @@ import type { LogDirFailure } from '../storage/log-dir-failure.js';
 import { logDirFailureLine } from './log-dir-failure.js';
 import { createAuthorizer, takeAuthorizerProperties, type StandardAuthorizer } from './auth/index.js';
 import { UiServer } from '../ui/server.js';
+import { RequestStats } from '../ui/request-stats.js';
 import { securityConfigFromProperties, takeSecurityProperties, type ListenerSecurity, type SecurityConfig } from './security/config.js';
 import { createListenerServer } from './security/listener-server.js';
 import { ScramCredentialStore } from './security/scram-store.js';
@@ -139,6 +140,8 @@ export class Broker extends EventEmitter {
   private closing: Promise<void> | undefined;
   /** The web console, when started with `ui`. */
   private uiServer: UiServer | undefined;
+  /** Requests answered per API (the console's broker page). */
+  readonly requestStats = new RequestStats();
 
   private constructor(
     readonly dataDir: string,
@@ -234,7 +237,7 @@ export class Broker extends EventEmitter {
     if (options.ui) {
       const ui = options.ui === true ? {} : options.ui;
       try {
-        broker.uiServer = await UiServer.start({ ...ui, bootstrap: broker.bootstrap, dataDir });
+        broker.uiServer = await UiServer.start({ ...ui, bootstrap: broker.bootstrap, dataDir, requestStats: broker.requestStats });
       } catch (e) {
         await broker.close();
         throw e;

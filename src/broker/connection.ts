@@ -430,6 +430,7 @@ export class Connection {
 
   private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[]): Promise<void> {
     const { apiKey, apiVersion, correlationId } = ctx;
+    const started = performance.now();
     let response;
     try {
       response = handler.handle(request, ctx);
@@ -443,6 +444,7 @@ export class Connection {
       this.destroy();
       return;
     }
+    this.broker.requestStats.record(apiKey, performance.now() - started);
     if (response === NO_RESPONSE || this.closed) return;
     // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
     const responseVersion = apiVersion > handler.maxVersion ? 0 : apiVersion;

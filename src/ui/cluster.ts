@@ -5,9 +5,10 @@
  * messages (Fetch), produce (Produce), consumer groups with lag (ListGroups, DescribeGroups,
  * OffsetFetch against ListOffsets latest, as kafka-consumer-groups.sh --describe computes it).
  *
- * It talks to the one bootstrap broker: enough for kafkalite and single-broker clusters; a
- * multi-broker cluster would need requests routed to each partition's leader and the group's
- * coordinator (FindCoordinator).
+ * Each request goes where Kafka's clients send it (router.ts): a partition's to its leader, a
+ * group's to its coordinator; a stale leader (NOT_LEADER_OR_FOLLOWER) is looked up again once.
+ * Group administration (offset reset, deletion) is in groups.ts; configs and the broker page in
+ * admin.ts; transactions and producers in transactions.ts.
  */
 import { ErrorCode, errorName } from '../protocol/error-codes.js';
 import { DescribeConfigs, type DescribeConfigsResponse } from '../protocol/schemas/describe-configs.js';
@@ -19,14 +20,18 @@ import { Metadata, type MetadataResponse } from '../protocol/schemas/metadata.js
 import { OffsetFetch, type OffsetFetchResponse } from '../protocol/schemas/offset-fetch.js';
 import { Produce, type ProduceResponse } from '../protocol/schemas/produce.js';
 import { encodeRecordBatch } from '../record/builder.js';
+import { browse, type BrowsePage, type BrowseQuery, type PartitionSource } from './browse.js';
 import { KafkaClient, KafkaClientError } from './kafka-client.js';
-import { messagesOfBatches, type MessageView, type StartPosition } from './messages.js';
+import { messagesOfBatches } from './messages.js';
+import { ClusterRouter, CoordinatorType } from './router.js';
 
 /** ListOffsets' special timestamps (Kafka's ListOffsetsRequest.EARLIEST_TIMESTAMP, LATEST_TIMESTAMP). */
-const EARLIEST = -2n;
-const LATEST = -1n;
-const READ_UNCOMMITTED = 0;
+export const EARLIEST = -2n;
+export const LATEST = -1n;
+export const READ_UNCOMMITTED = 0;
 const READ_COMMITTED = 1;
+/** Answers saying the leader moved: look it up again and retry once (as the Java client's MetadataUpdater). */
+const STALE_LEADER: ReadonlySet<number> = new Set([ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.LEADER_NOT_AVAILABLE, ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH]);
 /** ConfigResource.Type.TOPIC */
 const TOPIC_RESOURCE = 2;
 /**
@@ -86,44 +91,39 @@ export class ClusterError extends Error {
 }
 
 /** DescribeConfigsResponse.ConfigSource names (KIP-226). */
-const CONFIG_SOURCES = ['UNKNOWN', 'DYNAMIC_TOPIC_CONFIG', 'DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG', 'STATIC_BROKER_CONFIG', 'DEFAULT_CONFIG', 'DYNAMIC_BROKER_LOGGER_CONFIG', 'CLIENT_METRICS_CONFIG', 'GROUP_CONFIG'];
+export const CONFIG_SOURCES = ['UNKNOWN', 'DYNAMIC_TOPIC_CONFIG', 'DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG', 'STATIC_BROKER_CONFIG', 'DEFAULT_CONFIG', 'DYNAMIC_BROKER_LOGGER_CONFIG', 'CLIENT_METRICS_CONFIG', 'GROUP_CONFIG'];
 
-function errorText(code: number): string {
+export function errorText(code: number): string {
   return errorName(code) ?? `error ${code}`;
 }
 
+
 export class ClusterView {
-  constructor(private readonly client: KafkaClient) {}
+  constructor(readonly router: ClusterRouter) {}
 
   static async connect(bootstrap: string): Promise<ClusterView> {
-    return new ClusterView(await KafkaClient.connect(bootstrap));
+    return new ClusterView(new ClusterRouter(await KafkaClient.connect(bootstrap)));
   }
 
   get bootstrap(): string {
-    return this.client.bootstrap;
+    return this.router.bootstrap.bootstrap;
   }
 
   close(): void {
-    this.client.close();
+    this.router.close();
   }
 
   get isClosed(): boolean {
-    return this.client.isClosed;
+    return this.router.isClosed;
   }
 
-  private async metadata(topics: string[] | null): Promise<MetadataResponse> {
-    // v9 (flexible, with allowAutoTopicCreation false so browsing never creates a topic); v4 at least
-    const body = { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false };
-    return (await this.client.request<MetadataResponse>(Metadata, 9, 4, body)).body;
-  }
-
-  async brokers(): Promise<{ clusterId: string | null; controllerId: number; brokers: { nodeId: number; host: string; port: number }[] }> {
-    const m = await this.metadata([]);
-    return { clusterId: m.clusterId ?? null, controllerId: m.controllerId ?? -1, brokers: m.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port })) };
+  async brokers(): Promise<{ clusterId: string | null; controllerId: number; brokers: { nodeId: number; host: string; port: number; rack: string | null }[] }> {
+    const m = await this.router.metadata([]);
+    return { clusterId: m.clusterId ?? null, controllerId: m.controllerId ?? -1, brokers: this.router.knownNodes() };
   }
 
   async topics(): Promise<(TopicSummary & { endOffsets: string; messages: string })[]> {
-    const m = await this.metadata(null);
+    const m = await this.router.metadata(null);
     const topics = m.topics
       .filter((t): t is typeof t & { name: string } => t.name !== null)
       .sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -146,7 +146,7 @@ export class ClusterView {
 
   /** One topic's partitions with their offsets; 404 when the topic does not exist. */
   async topic(name: string): Promise<{ name: string; internal: boolean; partitions: PartitionOffsets[] }> {
-    const m = await this.metadata([name]);
+    const m = await this.router.metadata([name]);
     const t = m.topics[0];
     if (!t || t.errorCode !== ErrorCode.NONE) throw new ClusterError(`topic ${name}: ${t ? errorText(t.errorCode) : 'not in the answer'}`, 404);
     const parts = t.partitions.map((p) => ({ partition: p.partitionIndex, leader: p.leaderId })).sort((a, b) => a.partition - b.partition);
@@ -154,20 +154,48 @@ export class ClusterView {
     return { name, internal: t.isInternal ?? false, partitions: offsets.get(name) ?? [] };
   }
 
-  private async listOffsets(topics: { name: string; partitions: number[] }[], timestamp: bigint, isolationLevel: number): Promise<Map<string, bigint>> {
-    const req: ListOffsetsRequest = {
-      replicaId: -1,
-      isolationLevel,
-      topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp })) })),
-    };
-    // v2 adds the isolation level (the LSO); v5 is the last non-flexible version kafkalite and Kafka share
-    const r = (await this.client.request<ListOffsetsResponse>(ListOffsets, 5, 2, req)).body;
+  /** The partitions of a topic (Metadata), 404 when it does not exist. */
+  async partitionsOf(name: string): Promise<number[]> {
+    const t = (await this.router.metadata([name])).topics[0];
+    if (!t || t.errorCode !== ErrorCode.NONE) throw new ClusterError(`topic ${name}: ${t ? errorText(t.errorCode) : 'not in the answer'}`, 404);
+    return t.partitions.map((p) => p.partitionIndex).sort((a, b) => a - b);
+  }
+
+  /**
+   * ListOffsets for many partitions, one request per leader (Kafka's KafkaAdminClient.listOffsets
+   * groups them so); a stale leader is looked up again once. Keys are `topic\0partition`.
+   */
+  async listOffsets(topics: { name: string; partitions: number[] }[], timestamp: bigint, isolationLevel: number): Promise<Map<string, bigint>> {
     const out = new Map<string, bigint>();
-    for (const t of r.topics) {
-      for (const p of t.partitions) {
-        if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`ListOffsets ${t.name}-${p.partitionIndex}: ${errorText(p.errorCode)}`, 502);
-        out.set(`${t.name}\0${p.partitionIndex}`, p.offset ?? -1n);
-      }
+    let pending = topics.flatMap((t) => t.partitions.map((partition) => ({ topic: t.name, partition })));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const stale: typeof pending = [];
+      const byLeader = await this.router.byLeader(pending);
+      await Promise.all(
+        [...byLeader].map(async ([nodeId, parts]) => {
+          const byTopic = new Map<string, number[]>();
+          for (const p of parts) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+          const req: ListOffsetsRequest = {
+            replicaId: -1,
+            isolationLevel,
+            topics: [...byTopic].map(([name, ps]) => ({ name, partitions: ps.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp })) })),
+          };
+          // v2 adds the isolation level (the LSO); v5 is the last non-flexible version kafkalite and Kafka share
+          const r = (await (await this.router.node(nodeId)).request<ListOffsetsResponse>(ListOffsets, 5, 2, req)).body;
+          for (const t of r.topics) {
+            for (const p of t.partitions) {
+              if (STALE_LEADER.has(p.errorCode) && attempt === 0) {
+                this.router.forgetLeader(t.name, p.partitionIndex);
+                stale.push({ topic: t.name, partition: p.partitionIndex });
+                continue;
+              }
+              if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`ListOffsets ${t.name}-${p.partitionIndex}: ${errorText(p.errorCode)}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : 502);
+              out.set(`${t.name}\0${p.partitionIndex}`, p.offset ?? -1n);
+            }
+          }
+        }),
+      );
+      pending = stale;
     }
     return out;
   }
@@ -194,10 +222,11 @@ export class ClusterView {
     return out;
   }
 
-  /** The topic's effective configs with their sources (DescribeConfigs v1+: configSource). */
-  async configs(name: string): Promise<ConfigEntry[]> {
-    const body = { resources: [{ resourceType: TOPIC_RESOURCE, resourceName: name, configurationKeys: null }], includeSynonyms: false, includeDocumentation: false };
-    const r = (await this.client.request<DescribeConfigsResponse>(DescribeConfigs, 4, 1, body)).body;
+  /** The effective configs of a topic (resource type 2) or a broker (4, sent to that broker), with their sources (DescribeConfigs v1+). */
+  async configs(name: string, resourceType = TOPIC_RESOURCE): Promise<ConfigEntry[]> {
+    const body = { resources: [{ resourceType, resourceName: name, configurationKeys: null }], includeSynonyms: false, includeDocumentation: false };
+    const client = resourceType === TOPIC_RESOURCE ? this.router.bootstrap : await this.router.node(Number(name));
+    const r = (await client.request<DescribeConfigsResponse>(DescribeConfigs, 4, 1, body)).body;
     const res = r.results[0];
     if (!res) throw new ClusterError(`DescribeConfigs ${name}: no result`, 502);
     if (res.errorCode !== ErrorCode.NONE) throw new ClusterError(`DescribeConfigs ${name}: ${errorText(res.errorCode)}${res.errorMessage ? ` (${res.errorMessage})` : ''}`, 404);
@@ -206,82 +235,115 @@ export class ClusterView {
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
-  /** The first offset whose timestamp is at or after `timestamp` (ListOffsets by time, KIP-79); the end offset when none. */
-  async offsetForTimestamp(topic: string, partition: number, timestamp: bigint): Promise<bigint> {
-    const at = (await this.listOffsets([{ name: topic, partitions: [partition] }], timestamp, READ_UNCOMMITTED)).get(`${topic}\0${partition}`) ?? -1n;
-    if (at >= 0n) return at;
-    return (await this.listOffsets([{ name: topic, partitions: [partition] }], LATEST, READ_UNCOMMITTED)).get(`${topic}\0${partition}`) ?? 0n;
-  }
-
-  /** A page of messages from a start position (Fetch from the resolved offset, read_uncommitted). */
-  async messages(topic: string, partition: number, from: StartPosition, limit: number): Promise<{ messages: MessageView[]; startOffset: string; endOffset: string; from: string }> {
+  /** A partition as the browser reads it: offsets by ListOffsets, messages by Fetch, both from its leader. */
+  source(topic: string, partition: number, isolationLevel = READ_UNCOMMITTED): PartitionSource {
     const key = `${topic}\0${partition}`;
     const q = [{ name: topic, partitions: [partition] }];
-    const [startMap, endMap] = await Promise.all([this.listOffsets(q, EARLIEST, READ_UNCOMMITTED), this.listOffsets(q, LATEST, READ_UNCOMMITTED)]);
-    const start = startMap.get(key) ?? 0n;
-    const end = endMap.get(key) ?? 0n;
-    let offset: bigint;
-    if (from.kind === 'beginning') offset = start;
-    else if (from.kind === 'end') offset = end - BigInt(limit) > start ? end - BigInt(limit) : start;
-    else if (from.kind === 'offset') offset = from.offset < start ? start : from.offset;
-    else offset = await this.offsetForTimestamp(topic, partition, from.timestamp);
-    const messages: MessageView[] = [];
-    let next = offset;
-    // a few Fetches at most: a page stops at `limit` messages or at the end offset
-    for (let round = 0; round < 8 && messages.length < limit && next < end; round++) {
+    return {
+      bounds: async () => {
+        const [s, e] = await Promise.all([this.listOffsets(q, EARLIEST, READ_UNCOMMITTED), this.listOffsets(q, LATEST, isolationLevel)]);
+        return { start: s.get(key) ?? 0n, end: e.get(key) ?? 0n };
+      },
+      // the first offset whose timestamp is at or after it (ListOffsets by time, KIP-79)
+      offsetForTimestamp: async (timestamp, end) => {
+        const at = (await this.listOffsets(q, timestamp, READ_UNCOMMITTED)).get(key) ?? -1n;
+        return at >= 0n ? at : end;
+      },
+      read: async (offset, max) => {
+        const records = await this.fetch(topic, partition, offset, isolationLevel, 0);
+        if (records === null) return { messages: [], nextOffset: offset };
+        return messagesOfBatches(records, partition, offset, max);
+      },
+    };
+  }
+
+  /** A page of messages (browse.ts: start position, direction, filters). */
+  messages(topic: string, partition: number, q: BrowseQuery): Promise<BrowsePage> {
+    return browse(this.source(topic, partition), q);
+  }
+
+  /**
+   * One Fetch of a partition from its leader (v11: the last version naming topics by name that
+   * Kafka 4 and kafkalite both serve; v4 at least): its records, or null when there are none.
+   * `maxWaitMs` > 0 is a long poll (the live tail waits there for new records).
+   */
+  async fetch(topic: string, partition: number, offset: bigint, isolationLevel: number, maxWaitMs: number): Promise<Buffer | null> {
+    for (let attempt = 0; ; attempt++) {
       const body = {
         replicaId: -1,
-        maxWaitMs: 0,
-        minBytes: 0,
+        maxWaitMs,
+        minBytes: maxWaitMs > 0 ? 1 : 0,
         maxBytes: PAGE_FETCH_BYTES,
-        isolationLevel: READ_UNCOMMITTED,
+        isolationLevel,
         sessionId: 0,
         sessionEpoch: -1,
-        topics: [{ topic, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: next, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: PAGE_FETCH_BYTES }] }],
+        topics: [{ topic, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: PAGE_FETCH_BYTES }] }],
         forgottenTopicsData: [],
         rackId: '',
       };
-      // v11: the last version naming topics by name that Kafka 4 and kafkalite both serve; v4 at least
-      const r = (await this.client.request<FetchResponse>(Fetch, 11, 4, body)).body;
+      const leader = await this.router.node(await this.router.leaderOf(topic, partition, attempt > 0));
+      const r = (await leader.request<FetchResponse>(Fetch, 11, 4, body)).body;
       const p = r.responses[0]?.partitions[0];
       if (!p) throw new ClusterError(`Fetch ${topic}-${partition}: no partition in the answer`, 502);
-      if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`Fetch ${topic}-${partition}: ${errorText(p.errorCode)}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : 502);
-      if (!p.records || p.records.length === 0) break;
-      const page = messagesOfBatches(p.records, partition, next, limit - messages.length);
-      messages.push(...page.messages);
-      if (page.nextOffset <= next) break;
-      next = page.nextOffset;
+      if (STALE_LEADER.has(p.errorCode) && attempt === 0) continue;
+      if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`Fetch ${topic}-${partition}: ${errorText(p.errorCode)}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE ? 400 : 502);
+      return p.records && p.records.length > 0 ? p.records : null;
     }
-    return { messages, startOffset: String(start), endOffset: String(end), from: String(offset) };
   }
 
-  /** Produces one record (acks=all) and returns its offset. */
+  /** Produces one record (acks=all) to the partition's leader and returns its offset. */
   async produce(topic: string, partition: number, record: { key: string | null; value: string | null; headers: { key: string; value: string }[] }): Promise<{ offset: string }> {
     const batch = encodeRecordBatch([{ key: record.key ?? undefined, value: record.value ?? undefined, headers: record.headers, timestamp: Date.now() }]);
     const body = { transactionalId: null, acks: -1, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: partition, records: Buffer.from(batch) }] }] };
-    // v3 is the first with record batch v2; v8 the last non-flexible
-    const r = (await this.client.request<ProduceResponse>(Produce, 8, 3, body)).body;
-    const p = r.responses[0]?.partitionResponses[0];
-    if (!p) throw new ClusterError('Produce: no partition in the answer', 502);
-    if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`Produce ${topic}-${partition}: ${errorText(p.errorCode)}${p.errorMessage ? ` (${p.errorMessage})` : ''}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : 400);
-    return { offset: String(p.baseOffset) };
+    for (let attempt = 0; ; attempt++) {
+      let leaderId: number;
+      try {
+        leaderId = await this.router.leaderOf(topic, partition, attempt > 0);
+      } catch {
+        throw new ClusterError(`Produce ${topic}-${partition}: UNKNOWN_TOPIC_OR_PARTITION`, 404);
+      }
+      // v3 is the first with record batch v2; v8 the last non-flexible
+      const r = (await (await this.router.node(leaderId)).request<ProduceResponse>(Produce, 8, 3, body)).body;
+      const p = r.responses[0]?.partitionResponses[0];
+      if (!p) throw new ClusterError('Produce: no partition in the answer', 502);
+      if (STALE_LEADER.has(p.errorCode) && attempt === 0) continue;
+      if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`Produce ${topic}-${partition}: ${errorText(p.errorCode)}${p.errorMessage ? ` (${p.errorMessage})` : ''}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : 400);
+      return { offset: String(p.baseOffset) };
+    }
   }
 
+  /** Every group of the cluster: ListGroups sent to every broker, as KafkaAdminClient.listConsumerGroups does. */
   async groups(): Promise<GroupSummary[]> {
-    const r = (await this.client.request<ListGroupsResponse>(ListGroups, 4, 0, { statesFilter: [] })).body;
-    if (r.errorCode !== ErrorCode.NONE) throw new ClusterError(`ListGroups: ${errorText(r.errorCode)}`, 502);
-    return r.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, state: g.groupState ?? '' })).sort((a, b) => (a.groupId < b.groupId ? -1 : 1));
+    const all = new Map<string, GroupSummary>();
+    for (const { client } of await this.router.everyBroker()) {
+      const r = (await client.request<ListGroupsResponse>(ListGroups, 4, 0, { statesFilter: [] })).body;
+      if (r.errorCode !== ErrorCode.NONE) throw new ClusterError(`ListGroups: ${errorText(r.errorCode)}`, 502);
+      for (const g of r.groups) all.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType, state: g.groupState ?? '' });
+    }
+    return [...all.values()].sort((a, b) => (a.groupId < b.groupId ? -1 : 1));
+  }
+
+  /** A group's state and members (DescribeGroups to its coordinator); 404 when it does not exist. */
+  async describeGroup(groupId: string): Promise<DescribeGroupsResponse['groups'][number]> {
+    const coordinator = await this.router.coordinator(groupId, CoordinatorType.GROUP);
+    const d = (await coordinator.request<DescribeGroupsResponse>(DescribeGroups, 5, 0, { groups: [groupId], includeAuthorizedOperations: false })).body.groups[0];
+    if (!d) throw new ClusterError(`DescribeGroups ${groupId}: no group in the answer`, 502);
+    if (d.errorCode !== ErrorCode.NONE) throw new ClusterError(`group ${groupId}: ${errorText(d.errorCode)}`, 404);
+    return d;
+  }
+
+  /** A group's committed offsets (OffsetFetch v7 to its coordinator: all of them, topics null, v2+). */
+  async committedOffsets(groupId: string): Promise<{ topic: string; partition: number; offset: bigint; metadata: string | null }[]> {
+    const coordinator = await this.router.coordinator(groupId, CoordinatorType.GROUP);
+    const f = (await coordinator.request<OffsetFetchResponse>(OffsetFetch, 7, 2, { groupId, topics: null, requireStable: false })).body;
+    if ((f.errorCode ?? ErrorCode.NONE) !== ErrorCode.NONE) throw new ClusterError(`OffsetFetch ${groupId}: ${errorText(f.errorCode ?? ErrorCode.NONE)}`, 502);
+    return (f.topics ?? []).flatMap((t) => t.partitions.filter((p) => p.errorCode === ErrorCode.NONE && p.committedOffset >= 0n).map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.metadata })));
   }
 
   async group(groupId: string): Promise<GroupDetail> {
-    const d = (await this.client.request<DescribeGroupsResponse>(DescribeGroups, 5, 0, { groups: [groupId], includeAuthorizedOperations: false })).body.groups[0];
-    if (!d) throw new ClusterError(`DescribeGroups ${groupId}: no group in the answer`, 502);
-    if (d.errorCode !== ErrorCode.NONE) throw new ClusterError(`group ${groupId}: ${errorText(d.errorCode)}`, 404);
+    const d = await this.describeGroup(groupId);
     if (d.groupState === 'Dead') throw new ClusterError(`group ${groupId} does not exist`, 404);
-    // v7: one group, all its committed offsets (topics null, v2+)
-    const f = (await this.client.request<OffsetFetchResponse>(OffsetFetch, 7, 2, { groupId, topics: null, requireStable: false })).body;
-    if ((f.errorCode ?? ErrorCode.NONE) !== ErrorCode.NONE) throw new ClusterError(`OffsetFetch ${groupId}: ${errorText(f.errorCode ?? ErrorCode.NONE)}`, 502);
-    const committed = (f.topics ?? []).flatMap((t) => t.partitions.filter((p) => p.errorCode === ErrorCode.NONE && p.committedOffset >= 0n).map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.metadata })));
+    const committed = await this.committedOffsets(groupId);
     const byTopic = new Map<string, number[]>();
     for (const c of committed) byTopic.set(c.topic, [...(byTopic.get(c.topic) ?? []), c.partition]);
     const ends = byTopic.size === 0 ? new Map<string, bigint>() : await this.listOffsets([...byTopic].map(([name, partitions]) => ({ name, partitions })), LATEST, READ_UNCOMMITTED).catch(() => new Map<string, bigint>());

@@ -15,7 +15,8 @@ import { readRecordBatches, type AnyRecordBatch } from '../record/batches.js';
 import { FileRecords } from '../storage/file-records.js';
 import { logFilePath, offsetIndexPath, timeIndexPath } from '../storage/file-names.js';
 import { createLogResources, type LogResources } from '../storage/log-resources.js';
-import { batchMeta, messagesOfBatches, type MessageView, type StartPosition } from './messages.js';
+import { browse, type BrowsePage, type BrowseQuery, type PartitionSource } from './browse.js';
+import { batchMeta, messagesOfBatches, type MessageView } from './messages.js';
 
 /** Kafka's `Topic.LEGAL_CHARS` and maximum length: a name from a URL is checked before it becomes a path. */
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -326,49 +327,60 @@ export class DiskView {
     return out;
   }
 
-  /** A page of messages read from the segments (offline browsing): from the segment holding the start offset. */
-  messages(topic: string, partition: number, from: StartPosition, limit: number): { messages: MessageView[]; startOffset: string; endOffset: string; from: string } {
+  /**
+   * A partition as the browser reads it offline: the log's start is the first batch of the first
+   * segment holding one, its end the last batch of the last segment holding one (the active
+   * segment, bounded by segment.bytes); a read starts at the index entry at or below the offset,
+   * where Kafka's read path starts scanning. No full scan.
+   */
+  source(topic: string, partition: number): PartitionSource {
     const dir = this.partitionDir(topic, partition);
     const bases = segmentBaseOffsets(dir);
-    // the log's start: the first batch of the first segment holding one; its end: the last batch
-    // of the last segment holding one (the active segment, bounded by segment.bytes), no full scan
-    let start: bigint | undefined;
-    for (const base of bases) {
-      start = this.firstOffsetOf(dir, base);
-      if (start !== undefined) break;
-    }
-    let end: bigint | undefined;
-    for (const base of [...bases].reverse()) {
-      end = this.nextOffsetOf(dir, base);
-      if (end !== undefined) break;
-    }
-    const first = start ?? 0n;
-    const next = end ?? first;
-    let offset: bigint;
-    if (from.kind === 'beginning') offset = first;
-    else if (from.kind === 'end') offset = next - BigInt(limit) > first ? next - BigInt(limit) : first;
-    else if (from.kind === 'offset') offset = from.offset < first ? first : from.offset;
-    else offset = this.offsetForTimestamp(dir, this.segments(topic, partition), from.timestamp) ?? next;
-    const out: MessageView[] = [];
-    const floor = [...bases].reverse().find((b) => b <= offset) ?? bases[0];
-    for (const base of bases) {
-      if (out.length >= limit) break;
-      if (floor === undefined || base < floor) continue;
-      const file = this.segmentFile(dir, base);
-      try {
-        // the index's largest entry at or below the offset: where Kafka's read path starts scanning
-        const entry = this.offsetIndex(dir, base).filter((e) => BigInt(e.offset) <= offset).pop();
-        for (const fb of file.batches(entry?.position ?? 0)) {
-          if (out.length >= limit) break;
-          if (fb.batch.nextOffset <= offset) continue;
-          // the batch view lives until the next read: its messages are decoded now
-          out.push(...messagesOfBatches(fb.batch.bytes, partition, offset, limit - out.length).messages);
+    return {
+      bounds: async () => {
+        let start: bigint | undefined;
+        for (const base of bases) {
+          start = this.firstOffsetOf(dir, base);
+          if (start !== undefined) break;
         }
-      } finally {
-        file.close();
-      }
-    }
-    return { messages: out, startOffset: String(first), endOffset: String(next), from: String(offset) };
+        let end: bigint | undefined;
+        for (const base of [...bases].reverse()) {
+          end = this.nextOffsetOf(dir, base);
+          if (end !== undefined) break;
+        }
+        return { start: start ?? 0n, end: end ?? start ?? 0n };
+      },
+      offsetForTimestamp: async (timestamp, end) => this.offsetForTimestamp(dir, this.segments(topic, partition), timestamp) ?? end,
+      read: async (offset, limit) => {
+        const out: MessageView[] = [];
+        let next = offset;
+        const floor = [...bases].reverse().find((b) => b <= offset) ?? bases[0];
+        for (const base of bases) {
+          if (out.length >= limit) break;
+          if (floor === undefined || base < floor) continue;
+          const file = this.segmentFile(dir, base);
+          try {
+            const entry = this.offsetIndex(dir, base).filter((e) => BigInt(e.offset) <= offset).pop();
+            for (const fb of file.batches(entry?.position ?? 0)) {
+              if (out.length >= limit) break;
+              if (fb.batch.nextOffset <= next) continue;
+              // the batch view lives until the next read: its messages are decoded now
+              const page = messagesOfBatches(fb.batch.bytes, partition, next, limit - out.length);
+              out.push(...page.messages);
+              next = page.nextOffset;
+            }
+          } finally {
+            file.close();
+          }
+        }
+        return { messages: out, nextOffset: next };
+      },
+    };
+  }
+
+  /** A page of messages read from the segments (offline browsing; browse.ts pages it). */
+  messages(topic: string, partition: number, q: BrowseQuery): Promise<BrowsePage> {
+    return browse(this.source(topic, partition), q);
   }
 
   private firstOffsetOf(dir: string, base: bigint): bigint | undefined {

@@ -81,6 +81,14 @@ export class KafkaClient {
     return client;
   }
 
+  get host(): string {
+    return parseBootstrap(this.bootstrap).host;
+  }
+
+  get port(): number {
+    return parseBootstrap(this.bootstrap).port;
+  }
+
   /** The versions the broker serves, as it advertised them. */
   get apiVersions(): ReadonlyMap<number, { min: number; max: number }> {
     return this.brokerVersions;

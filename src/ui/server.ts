@@ -16,6 +16,10 @@ import { ClusterError, ClusterView } from './cluster.js';
 import { DiskError, DiskView } from './disk.js';
 import { KafkaClientError } from './kafka-client.js';
 import type { StartPosition } from './messages.js';
+import { alterConfigs, brokerPage, ConfigResourceType, parseConfigChanges } from './admin.js';
+import type { BrowseQuery, MessageFilter } from './browse.js';
+import { deleteGroup, parseReset, resetOffsets } from './groups.js';
+import type { RequestStats } from './request-stats.js';
 
 export interface UiServerOptions {
   /** Address to bind (default 127.0.0.1); anything but loopback needs `password`. */
@@ -27,6 +31,8 @@ export interface UiServerOptions {
   bootstrap?: string;
   /** A data directory to read (offline, or the broker's own in serve mode). */
   dataDir?: string;
+  /** The broker's request counts (serve mode), for the broker page. */
+  requestStats?: RequestStats;
 }
 
 export class UiError extends Error {
@@ -157,6 +163,8 @@ export class UiServer {
   private async api(req: IncomingMessage, s: string[], q: URLSearchParams): Promise<unknown> {
     const get = req.method === 'GET';
     const post = req.method === 'POST';
+    const del = req.method === 'DELETE';
+    const fail = (m: string): UiError => new UiError(m);
     const [a, b, c, d, e, f, g] = s;
     if (get && a === 'info' && s.length === 1) {
       return { bootstrap: this.options.bootstrap ?? null, dataDir: this.options.dataDir ?? null, mode: this.options.bootstrap === undefined ? 'offline' : this.disk ? 'serve' : 'bootstrap', readOnly: this.options.bootstrap === undefined };
@@ -181,14 +189,16 @@ export class UiServer {
         return (await this.clusterView()).topic(topic);
       }
       if (get && c === 'configs' && s.length === 3) return (await this.clusterView()).configs(topic);
+      if (post && c === 'configs' && s.length === 3) {
+        const r = parseConfigChanges(await readJson(req), fail);
+        return alterConfigs(await this.clusterView(), ConfigResourceType.TOPIC, topic, r.changes, r.validateOnly);
+      }
       if (c === 'messages' && s.length === 3) {
         if (get) {
           const partition = intParam(q, 'partition', 0);
-          const limit = intParam(q, 'limit', 50);
-          if (limit < 1 || limit > MAX_PAGE) throw new UiError(`limit must be 1-${MAX_PAGE}`);
-          const from = startPosition(q.get('from') ?? 'beginning');
-          if (this.options.bootstrap === undefined) return this.diskView().messages(topic, partition, from, limit);
-          return (await this.clusterView()).messages(topic, partition, from, limit);
+          const query = browseQuery(q);
+          if (this.options.bootstrap === undefined) return this.diskView().messages(topic, partition, query);
+          return (await this.clusterView()).messages(topic, partition, query);
         }
         if (post) {
           if (this.options.bootstrap === undefined) throw new UiError('offline mode is read-only', 405);
@@ -197,9 +207,18 @@ export class UiServer {
         }
       }
     }
-    if (a === 'groups' && get) {
-      if (s.length === 1) return (await this.clusterView()).groups();
-      if (s.length === 2 && b) return (await this.clusterView()).group(b);
+    if (a === 'groups') {
+      if (get && s.length === 1) return (await this.clusterView()).groups();
+      if (get && s.length === 2 && b) return (await this.clusterView()).group(b);
+      if (del && s.length === 2 && b) return deleteGroup(await this.clusterView(), b);
+      if (post && s.length === 3 && b && c === 'reset-offsets') return resetOffsets(await this.clusterView(), b, parseReset(await readJson(req), fail));
+    }
+    if (a === 'brokers') {
+      if (get && s.length <= 2) return brokerPage(await this.clusterView(), b === undefined ? null : intOf(b, 'broker id'), this.options.requestStats);
+      if (post && s.length === 3 && b !== undefined && c === 'configs') {
+        const r = parseConfigChanges(await readJson(req), fail);
+        return alterConfigs(await this.clusterView(), ConfigResourceType.BROKER, String(intOf(b, 'broker id')), r.changes, r.validateOnly);
+      }
     }
     if (a === 'disk' && get) {
       const disk = this.diskView();
@@ -251,6 +270,22 @@ export function startPosition(v: string): StartPosition {
   if (!m) throw new UiError(`from must be beginning, end, offset:N or timestamp:MS, got ${JSON.stringify(v)}`);
   const n = bigOf(m[2]!, m[1]!);
   return m[1] === 'offset' ? { kind: 'offset', offset: n } : { kind: 'timestamp', timestamp: n };
+}
+
+/** The message browser's query: `from`, `limit`, `direction` (forward, backward) and `key`, `value`, `header` filters. */
+export function browseQuery(q: URLSearchParams): BrowseQuery {
+  const limit = intParam(q, 'limit', 50);
+  if (limit < 1 || limit > MAX_PAGE) throw new UiError(`limit must be 1-${MAX_PAGE}`);
+  const direction = q.get('direction') ?? 'forward';
+  if (direction !== 'forward' && direction !== 'backward') throw new UiError(`direction must be forward or backward, got ${JSON.stringify(direction)}`);
+  const filter: MessageFilter = {};
+  for (const k of ['key', 'value', 'header'] as const) {
+    const v = q.get(k);
+    if (v === null || v === '') continue;
+    if (v.length > 1024) throw new UiError(`the ${k} filter is longer than 1024 characters`);
+    filter[k] = v;
+  }
+  return { from: startPosition(q.get('from') ?? 'beginning'), limit, direction, filter };
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

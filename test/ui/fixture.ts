@@ -50,3 +50,16 @@ export async function filledBroker(): Promise<Broker> {
   await admin.disconnect();
   return broker;
 }
+
+/** A kafkajs consumer that joined `groupId` (state Stable while it runs); `stop` leaves the group. */
+export async function activeConsumer(broker: Broker, groupId: string, topic: string): Promise<{ stop(): Promise<void>; received: string[] }> {
+  const kafka = new Kafka({ clientId: 'ui-consumer', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5 } });
+  const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 500 });
+  const received: string[] = [];
+  await consumer.connect();
+  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }: Any) => void received.push(String(message.offset)) });
+  await joined;
+  return { received, stop: () => consumer.disconnect() };
+}

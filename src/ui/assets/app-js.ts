@@ -110,53 +110,91 @@ async function topicPage(name) {
   if (!info.readOnly) {
     out.push(h('h2', {}, 'Produce a message'));
     out.push(produceForm(name, t.partitions));
-    const configs = h('div', {}, h('p', { class: 'muted' }, 'Loading configs…'));
-    out.push(h('h2', {}, 'Configs'), configs);
-    api('topics/' + enc(name) + '/configs').then(
-      (cs) => configs.replaceChildren(table(['Name', 'Value', 'Source'], cs.map((c) => [h('code', {}, c.name), c.sensitive ? '(sensitive)' : c.value === null ? h('span', { class: 'muted' }, 'null') : c.value, c.source]))),
-      (e) => configs.replaceChildren(errorBox(e)));
+    out.push(h('h2', {}, 'Configs'), configSection('topics/' + enc(name) + '/configs', null));
   }
   return out;
+}
+
+function configTable(cs) {
+  return table(['Name', 'Value', 'Source'], cs.map((c) => [h('code', {}, c.name), c.sensitive ? '(sensitive)' : c.value === null ? h('span', { class: 'muted' }, 'null') : c.value, c.source + (c.readOnly ? ' · read-only' : '')]));
+}
+
+/** Effective configs and a form that edits them through IncrementalAlterConfigs (SET, or DELETE back to the default). */
+function configSection(path, initial) {
+  const list = h('div', { id: 'cfg-table' }, h('p', { class: 'muted' }, 'Loading configs…'));
+  const names = h('datalist', { id: 'cfg-names' });
+  const name = h('input', { id: 'cfg-name', name: 'config', list: 'cfg-names', size: 28, autocomplete: 'off' });
+  const value = h('input', { id: 'cfg-value', name: 'value', size: 20 });
+  const validate = h('input', { id: 'cfg-validate', type: 'checkbox', name: 'validateOnly' });
+  const status = h('div', { id: 'cfg-status', 'aria-live': 'polite' });
+  const show = (cs) => {
+    list.replaceChildren(configTable(cs));
+    names.replaceChildren(...cs.filter((c) => !c.readOnly).map((c) => h('option', { value: c.name })));
+  };
+  const send = async (remove) => {
+    if (name.value.trim() === '') { status.replaceChildren(errorBox('name the config to change')); return; }
+    try {
+      const r = await api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ changes: [{ name: name.value.trim(), value: remove ? null : value.value }], validateOnly: validate.checked }) });
+      status.replaceChildren(h('p', { class: 'good' }, (r.validateOnly ? 'Valid (not applied): ' : remove ? 'Returned to its default: ' : 'Set: ') + name.value.trim()));
+      if (!r.validateOnly) show(r.configs);
+    } catch (e) { status.replaceChildren(errorBox(e)); }
+  };
+  const form = h('form', { class: 'bar', onsubmit: (ev) => { ev.preventDefault(); send(false); } },
+    h('label', {}, 'Config', name), names, h('label', {}, 'Value', value), h('label', { class: 'check' }, validate, 'Validate only'),
+    h('button', { type: 'submit', id: 'cfg-set' }, 'Set'), h('button', { type: 'button', id: 'cfg-delete', class: 'secondary', onclick: () => send(true) }, 'Reset to default'));
+  if (initial) show(initial); else api(path).then(show, (e) => list.replaceChildren(errorBox(e)));
+  return h('div', {}, form, status, list);
 }
 
 function browser(topic, partitions) {
   const part = h('select', { id: 'mb-partition', name: 'partition' }, partitions.map((p) => h('option', { value: p.partition }, String(p.partition))));
   const from = h('select', { id: 'mb-from', name: 'from' }, ['beginning', 'offset', 'timestamp', 'end'].map((x) => h('option', { value: x }, x)));
   const at = h('input', { id: 'mb-at', name: 'at', placeholder: 'offset or ms / ISO time', size: 22 });
+  const dir = h('select', { id: 'mb-dir', name: 'direction' }, h('option', { value: 'forward' }, 'oldest first'), h('option', { value: 'backward' }, 'newest first'));
   const limit = h('input', { id: 'mb-limit', name: 'limit', type: 'number', min: 1, max: 500, value: 50, size: 5 });
   const format = h('select', { id: 'mb-format', name: 'format' }, ['text', 'json', 'hex'].map((x) => h('option', { value: x }, x)));
+  const fKey = h('input', { id: 'mb-key', name: 'key', size: 12, placeholder: 'contains' });
+  const fValue = h('input', { id: 'mb-value', name: 'value', size: 12, placeholder: 'contains' });
+  const fHeader = h('input', { id: 'mb-header', name: 'header', size: 12, placeholder: 'key or value contains' });
   const results = h('div', { id: 'mb-results', 'aria-live': 'polite' });
   let last = null;
   const draw = () => {
     if (!last) return;
     const f = format.value;
     results.replaceChildren(
-      h('p', { class: 'muted' }, last.messages.length + ' messages from offset ' + last.from + ' (partition start ' + last.startOffset + ', end ' + last.endOffset + ')' + (last.ms !== undefined ? ', ' + last.ms + ' ms' : '')),
+      h('p', { class: 'muted', id: 'mb-summary' }, last.messages.length + ' messages ' + (last.direction === 'backward' ? 'newest first from offset ' : 'from offset ') + last.from + ' (partition start ' + last.startOffset + ', end ' + last.endOffset + (last.scanned !== last.messages.length ? ', ' + last.scanned + ' read to find them' : '') + ')' + (last.ms !== undefined ? ', ' + last.ms + ' ms' : '')),
       table(['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Batch'], last.messages.map((m) => [
         m.offset, fmtTime(m.timestamp), render(m.key, f), render(m.value, f),
         m.headers.length === 0 ? h('span', { class: 'muted' }, 'none') : h('div', {}, m.headers.map((x) => h('div', { class: 'hdr' }, h('code', {}, x.key), ': ', render(x.value, f)))),
         h('span', { class: 'mono' }, m.batch.codec + ' · magic ' + m.batch.magic + ' · batch ' + m.batch.baseOffset + '–' + m.batch.lastOffset + (m.batch.producerId !== '-1' ? ' · pid ' + m.batch.producerId + '/' + m.batch.producerEpoch + ' seq ' + m.batch.baseSequence : '') + (m.batch.transactional ? ' · txn' : '')),
-      ]), [0]));
+      ]), [0]),
+      last.next ? h('button', { type: 'button', id: 'mb-next', class: 'secondary', onclick: () => load(null, last.next) }, last.direction === 'backward' ? 'Older messages' : 'Newer messages') : null);
   };
-  const load = async (ev) => {
+  const load = async (ev, spec) => {
     if (ev) ev.preventDefault();
-    let spec = from.value;
-    if (spec === 'offset') spec = 'offset:' + at.value.trim();
-    if (spec === 'timestamp') {
-      const v = at.value.trim();
-      spec = 'timestamp:' + (/^\d+$/.test(v) ? v : String(Date.parse(v)));
+    if (!spec) {
+      spec = from.value;
+      if (spec === 'offset') spec = 'offset:' + at.value.trim();
+      if (spec === 'timestamp') {
+        const v = at.value.trim();
+        spec = 'timestamp:' + (/^\d+$/.test(v) ? v : String(Date.parse(v)));
+      }
     }
+    let query = 'partition=' + enc(part.value) + '&from=' + enc(spec) + '&limit=' + enc(limit.value) + '&direction=' + dir.value;
+    for (const [k, input] of [['key', fKey], ['value', fValue], ['header', fHeader]]) if (input.value !== '') query += '&' + k + '=' + enc(input.value);
     const t0 = performance.now();
     try {
-      last = await api('topics/' + enc(topic) + '/messages?partition=' + enc(part.value) + '&from=' + enc(spec) + '&limit=' + enc(limit.value));
+      last = await api('topics/' + enc(topic) + '/messages?' + query);
       last.ms = Math.round(performance.now() - t0);
       draw();
     } catch (e) { results.replaceChildren(errorBox(e)); }
   };
   format.addEventListener('change', draw);
   const form = h('form', { class: 'bar', onsubmit: load },
-    h('label', {}, 'Partition', part), h('label', {}, 'From', from), h('label', {}, 'Offset / time', at),
-    h('label', {}, 'Limit', limit), h('label', {}, 'Show as', format), h('button', { type: 'submit', id: 'mb-load' }, 'Load'));
+    h('label', {}, 'Partition', part), h('label', {}, 'From', from), h('label', {}, 'Offset / time', at), h('label', {}, 'Order', dir),
+    h('label', {}, 'Limit', limit), h('label', {}, 'Key filter', fKey), h('label', {}, 'Value filter', fValue), h('label', {}, 'Header filter', fHeader),
+    h('label', {}, 'Show as', format), h('button', { type: 'submit', id: 'mb-load' }, 'Load'));
   setTimeout(() => load(), 0);
   return h('div', {}, form, results);
 }
@@ -188,12 +226,69 @@ async function groupsPage() {
 
 async function groupPage(id) {
   const g = await api('groups/' + enc(id));
-  return [crumbs(['Consumer groups', '#/groups'], id), h('h1', {}, id),
-    h('div', { class: 'cards' }, h('div', { class: 'card' }, h('b', {}, g.state), 'state'), h('div', { class: 'card' }, h('b', {}, g.protocol || '–'), 'protocol'),
+  const out = [crumbs(['Consumer groups', '#/groups'], id), h('h1', {}, id),
+    h('div', { class: 'cards' }, h('div', { class: 'card' }, h('b', { id: 'group-state' }, g.state), 'state'), h('div', { class: 'card' }, h('b', {}, g.protocol || '–'), 'protocol'),
       h('div', { class: 'card' }, h('b', {}, String(g.members.length)), 'members'), h('div', { class: 'card' }, h('b', {}, g.totalLag), 'total lag')),
     h('h2', {}, 'Members'), table(['Member', 'Client id', 'Host', 'Instance id'], g.members.map((m) => [h('code', {}, m.memberId), m.clientId, m.clientHost, m.groupInstanceId || ''])),
-    h('h2', {}, 'Committed offsets and lag'), table(['Topic', 'Partition', 'Committed', 'End offset', 'Lag', 'Metadata'],
-      g.offsets.map((o) => [h('a', { href: '#/topic/' + enc(o.topic) }, o.topic), o.partition, o.committedOffset, o.endOffset, o.lag, o.metadata || '']), [1, 2, 3, 4])];
+    h('h2', {}, 'Committed offsets and lag'), h('div', { id: 'group-offsets' }, table(['Topic', 'Partition', 'Committed', 'End offset', 'Lag', 'Metadata'],
+      g.offsets.map((o) => [h('a', { href: '#/topic/' + enc(o.topic) }, o.topic), o.partition, o.committedOffset, o.endOffset, o.lag, o.metadata || '']), [1, 2, 3, 4]))];
+  if (!info.readOnly) out.push(h('h2', {}, 'Reset offsets'), resetForm(id, g), h('h2', {}, 'Delete the group'), deleteForm(id));
+  return out;
+}
+
+/** As kafka-consumer-groups.sh --reset-offsets: a dry run (the plan) first, then --execute; only for an inactive group. */
+function resetForm(id, g) {
+  const topics = [...new Set(g.offsets.map((o) => o.topic))];
+  const topic = h('input', { id: 'rs-topic', name: 'topic', size: 18, list: 'rs-topics', placeholder: topics.length ? 'all with offsets' : 'topic' });
+  const known = h('datalist', { id: 'rs-topics' }, topics.map((t) => h('option', { value: t })));
+  const to = h('select', { id: 'rs-to', name: 'to' }, ['earliest', 'latest', 'offset', 'timestamp'].map((x) => h('option', { value: x }, x)));
+  const at = h('input', { id: 'rs-at', name: 'at', size: 20, placeholder: 'offset or ms / ISO time' });
+  const out = h('div', { id: 'rs-result', 'aria-live': 'polite' });
+  const run = async (execute) => {
+    let spec = to.value;
+    if (spec === 'offset') spec = 'offset:' + at.value.trim();
+    if (spec === 'timestamp') { const v = at.value.trim(); spec = 'timestamp:' + (/^\d+$/.test(v) ? v : String(Date.parse(v))); }
+    try {
+      const r = await api('groups/' + enc(id) + '/reset-offsets', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ topics: topic.value.trim() === '' ? null : [topic.value.trim()], to: spec, execute }) });
+      out.replaceChildren(h('p', { class: r.executed ? 'good' : 'muted' }, r.executed ? 'Offsets reset (executed).' : 'Dry run: nothing committed yet. Execute to commit these offsets.'),
+        table(['Topic', 'Partition', 'Current offset', 'New offset'], r.partitions.map((p) => [p.topic, p.partition, p.currentOffset === null ? '–' : p.currentOffset, p.newOffset]), [1, 2, 3]));
+      if (r.executed) setTimeout(route, 0);
+    } catch (e) { out.replaceChildren(errorBox(e)); }
+  };
+  return h('div', {}, h('form', { class: 'bar', onsubmit: (ev) => { ev.preventDefault(); run(false); } },
+    h('label', {}, 'Topic', topic), known, h('label', {}, 'To', to), h('label', {}, 'Offset / time', at),
+    h('button', { type: 'submit', id: 'rs-preview' }, 'Preview (dry run)'), h('button', { type: 'button', id: 'rs-execute', class: 'danger', onclick: () => run(true) }, 'Execute')), out);
+}
+
+function deleteForm(id) {
+  const out = h('div', { id: 'gd-result', 'aria-live': 'polite' });
+  const del = async () => {
+    if (!confirm('Delete the consumer group ' + id + ' and its committed offsets?')) return;
+    try {
+      await api('groups/' + enc(id), { method: 'DELETE' });
+      out.replaceChildren(h('p', { class: 'good' }, 'Group ' + id + ' deleted.'));
+    } catch (e) { out.replaceChildren(errorBox(e)); }
+  };
+  return h('div', {}, h('p', { class: 'muted' }, 'DeleteGroups: only a group with no members; its committed offsets go with it.'),
+    h('button', { type: 'button', id: 'gd-delete', class: 'danger', onclick: del }, 'Delete group'), out);
+}
+
+/** The broker: the cluster's brokers, listeners, configs (editable), API versions served and, in serve mode, requests answered. */
+async function brokerPage(id) {
+  const b = await api('brokers' + (id !== undefined ? '/' + enc(id) : ''));
+  const maxBucket = Math.max(1, ...(b.requests || []).flatMap((r) => r.histogram));
+  const bars = (hist) => h('span', { class: 'hist', role: 'img', 'aria-label': 'latency histogram: ' + hist.map((n, i) => (i < b.histogramBucketsMs.length ? '≤' + b.histogramBucketsMs[i] : '>' + b.histogramBucketsMs.at(-1)) + ' ms: ' + n).filter((x) => !/: 0$/.test(x)).join(', ') },
+    hist.map((n) => { const bar = h('i', {}); bar.style.height = (n === 0 ? 0 : Math.max(2, Math.round(Math.log2(1 + n) / Math.log2(1 + maxBucket) * 18))) + 'px'; return bar; }));
+  return [h('h1', {}, 'Broker ' + b.nodeId),
+    h('div', { class: 'cards' }, h('div', { class: 'card' }, h('b', {}, b.clusterId || '–'), 'cluster id'), h('div', { class: 'card' }, h('b', {}, String(b.controllerId)), 'controller'), h('div', { class: 'card' }, h('b', {}, String(b.brokers.length)), 'brokers')),
+    h('h2', {}, 'Brokers'), table(['Node', 'Host', 'Port', 'Rack'], b.brokers.map((x) => [h('a', { href: '#/broker/' + x.nodeId }, String(x.nodeId)), x.host, x.port, x.rack || '']), [0, 2]),
+    h('h2', {}, 'Listeners'), h('div', { id: 'broker-listeners' }, table(['Setting', 'Value'], b.listeners.map((l) => [h('code', {}, l.name), l.value === null ? h('span', { class: 'muted' }, 'null') : l.value]))),
+    h('h2', {}, 'Requests answered'), b.requests === null ? h('p', { class: 'muted' }, 'Request counts are the console’s own broker’s (serve mode); Kafka publishes them over JMX, not the protocol.')
+      : h('div', { id: 'broker-requests' }, h('p', { class: 'muted' }, 'Since ' + fmtTime(b.requestsSince) + '; latency buckets ≤' + b.histogramBucketsMs.join(', ≤') + ' ms and over.'),
+        table(['API', 'Requests', 'Mean ms', 'Latency histogram'], b.requests.map((r) => [r.name, r.count, r.meanMs.toFixed(2), bars(r.histogram)]), [1, 2])),
+    h('h2', {}, 'API versions served'), h('div', { id: 'broker-versions' }, table(['Key', 'API', 'Min', 'Max'], b.apiVersions.map((v) => [v.apiKey, v.name, v.minVersion, v.maxVersion]), [0, 2, 3])),
+    h('h2', {}, 'Configs'), configSection('brokers/' + b.nodeId + '/configs', b.configs)];
 }
 
 async function diskPage() {
@@ -296,6 +391,7 @@ async function route() {
     if (parts[0] === '' || parts[0] === undefined) view = await overview();
     else if (parts[0] === 'topic' && parts[1] !== undefined) view = await topicPage(parts[1]);
     else if (parts[0] === 'groups') view = await groupsPage();
+    else if (parts[0] === 'broker') view = await brokerPage(parts[1]);
     else if (parts[0] === 'group' && parts[1] !== undefined) view = await groupPage(parts[1]);
     else if (parts[0] === 'disk' && parts.length === 1) view = await diskPage();
     else if (parts[0] === 'disk' && parts.length === 3) view = await segmentsPage(parts[1], parts[2]);
@@ -311,7 +407,7 @@ async function route() {
 async function start() {
   try { info = await api('info'); } catch (e) { main.replaceChildren(errorBox(e)); return; }
   document.getElementById('mode').textContent = info.mode === 'offline' ? 'offline, read-only: ' + info.dataDir : info.mode === 'serve' ? 'broker ' + info.bootstrap + ' · data ' + info.dataDir : 'cluster ' + info.bootstrap;
-  if (info.mode === 'offline') document.getElementById('nav-groups').remove();
+  if (info.mode === 'offline') { document.getElementById('nav-groups').remove(); document.getElementById('nav-broker').remove(); }
   if (!info.dataDir) document.getElementById('nav-disk').remove();
   window.addEventListener('hashchange', route);
   await route();

@@ -33,6 +33,11 @@ label { display: flex; flex-direction: column; gap: 3px; font-size: 12px; color:
 input, select, textarea, button { font: inherit; padding: 5px 8px; border: 1px solid #b9c2cc; border-radius: 5px; background: #fff; color: var(--fg); }
 textarea { min-width: 260px; min-height: 60px; }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
+button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: var(--bad); border-color: var(--bad); }
+label.check { flex-direction: row; align-items: center; gap: 6px; align-self: center; }
+.hist { display: inline-flex; align-items: flex-end; gap: 1px; height: 20px; }
+.hist i { display: inline-block; width: 6px; background: #0b5cad; }
 button:focus-visible, a:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid #7db4f0; outline-offset: 1px; }
 .cards { display: flex; flex-wrap: wrap; gap: 10px; margin-bottom: 8px; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; background: var(--bg); min-width: 130px; }

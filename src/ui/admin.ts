@@ -1,0 +1,105 @@
+/**
+ * Configs and brokers, through the admin API as `kafka-configs.sh` and the Admin client do it:
+ *
+ * - Editing a topic's or a broker's configs with IncrementalAlterConfigs (KIP-339): SET and
+ *   DELETE per key (DELETE returns the key to its default). The broker validates; a refusal is
+ *   shown as Kafka's error code and message (INVALID_CONFIG, POLICY_VIOLATION, ...). A broker
+ *   resource is sent to that broker, as KafkaAdminClient does.
+ * - The broker page: the cluster (DescribeCluster where served, Metadata otherwise), a broker's
+ *   configs (DescribeConfigs, resource type BROKER), its listeners (its `listeners` and
+ *   `advertised.listeners` configs, and the endpoint clients are told), the API version ranges
+ *   it serves (its ApiVersions answer, KIP-35), and, in serve mode, the requests it answered.
+ */
+import { ErrorCode } from '../protocol/error-codes.js';
+import { DescribeCluster, type DescribeClusterResponse } from '../protocol/schemas/describe-cluster.js';
+import { IncrementalAlterConfigs, type IncrementalAlterConfigsResponse } from '../protocol/schemas/incremental-alter-configs.js';
+import { schemaForApi } from '../protocol/schemas/index.js';
+import { ClusterError, errorText, type ClusterView, type ConfigEntry } from './cluster.js';
+import { LATENCY_BUCKETS_MS, type RequestStats } from './request-stats.js';
+
+/** ConfigResource.Type */
+export const ConfigResourceType = { TOPIC: 2, BROKER: 4 } as const;
+/** AlterConfigOp.OpType */
+const OpType = { SET: 0, DELETE: 1 } as const;
+
+export interface ConfigChange {
+  name: string;
+  /** null: DELETE (back to the default); a string: SET. */
+  value: string | null;
+}
+
+/** Applies the changes (or only validates them, `validateOnly`), then answers the configs as they now are. */
+export async function alterConfigs(cluster: ClusterView, resourceType: number, resourceName: string, changes: ConfigChange[], validateOnly: boolean): Promise<{ validateOnly: boolean; configs: ConfigEntry[] }> {
+  const body = {
+    resources: [{ resourceType, resourceName, configs: changes.map((c) => ({ name: c.name, configOperation: c.value === null ? OpType.DELETE : OpType.SET, value: c.value })) }],
+    validateOnly,
+  };
+  const client = resourceType === ConfigResourceType.BROKER ? await cluster.router.node(Number(resourceName)) : cluster.router.bootstrap;
+  const r = (await client.request<IncrementalAlterConfigsResponse>(IncrementalAlterConfigs, 1, 0, body)).body;
+  const res = r.responses[0];
+  if (!res) throw new ClusterError('IncrementalAlterConfigs: no result', 502);
+  if (res.errorCode !== ErrorCode.NONE) {
+    const status = res.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : res.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED || res.errorCode === ErrorCode.CLUSTER_AUTHORIZATION_FAILED ? 403 : 400;
+    throw new ClusterError(`${errorText(res.errorCode)}${res.errorMessage ? `: ${res.errorMessage}` : ''}`, status);
+  }
+  return { validateOnly, configs: await cluster.configs(resourceName, resourceType) };
+}
+
+/** `{ changes: [{ name, value | null }], validateOnly? }`, checked field by field. */
+export function parseConfigChanges(v: unknown, fail: (m: string) => Error): { changes: ConfigChange[]; validateOnly: boolean } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw fail('the body must be a JSON object');
+  const changes = 'changes' in v ? v.changes : undefined;
+  const validateOnly = 'validateOnly' in v ? v.validateOnly : undefined;
+  if (!Array.isArray(changes) || changes.length === 0) throw fail('changes must be a non-empty array of { name, value } (value null to return to the default)');
+  const out = changes.map((c: unknown) => {
+    if (typeof c !== 'object' || c === null || !('name' in c) || typeof c.name !== 'string' || c.name === '') throw fail('each change needs a config name');
+    const value = 'value' in c ? c.value : undefined;
+    if (value !== null && typeof value !== 'string') throw fail(`the value of ${c.name} must be a string, or null to return it to its default`);
+    return { name: c.name, value };
+  });
+  if (validateOnly !== undefined && typeof validateOnly !== 'boolean') throw fail('validateOnly must be true or false');
+  return { changes: out, validateOnly: validateOnly === true };
+}
+
+export interface BrokerPage {
+  clusterId: string | null;
+  controllerId: number;
+  brokers: { nodeId: number; host: string; port: number; rack: string | null }[];
+  nodeId: number;
+  listeners: { name: string; value: string | null }[];
+  configs: ConfigEntry[];
+  apiVersions: { apiKey: number; name: string; minVersion: number; maxVersion: number }[];
+  requests: { apiKey: number; name: string; count: number; meanMs: number; histogram: number[] }[] | null;
+  histogramBucketsMs: readonly number[];
+  requestsSince: number | null;
+}
+
+export async function brokerPage(cluster: ClusterView, nodeId: number | null, stats: RequestStats | undefined): Promise<BrokerPage> {
+  const boot = cluster.router.bootstrap;
+  let clusterId: string | null;
+  let controllerId: number;
+  let brokers: BrokerPage['brokers'];
+  if (boot.apiVersions.has(DescribeCluster.apiKey)) {
+    const d = (await boot.request<DescribeClusterResponse>(DescribeCluster, 0, 0, { includeClusterAuthorizedOperations: false })).body;
+    if (d.errorCode !== ErrorCode.NONE) throw new ClusterError(`DescribeCluster: ${errorText(d.errorCode)}`, 502);
+    clusterId = d.clusterId;
+    controllerId = d.controllerId;
+    brokers = d.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack })).sort((a, b) => a.nodeId - b.nodeId);
+  } else {
+    ({ clusterId, controllerId, brokers } = await cluster.brokers());
+  }
+  const id = nodeId ?? brokers[0]?.nodeId;
+  if (id === undefined) throw new ClusterError('the cluster names no broker', 502);
+  const node = brokers.find((b) => b.nodeId === id);
+  if (!node) throw new ClusterError(`no broker ${id} in the cluster`, 404);
+  await cluster.router.metadata([]);
+  const client = await cluster.router.node(id);
+  const configs = await cluster.configs(String(id), ConfigResourceType.BROKER);
+  const listeners = ['listeners', 'advertised.listeners', 'listener.security.protocol.map', 'inter.broker.listener.name'].map((name) => ({ name, value: configs.find((c) => c.name === name)?.value ?? null }));
+  listeners.push({ name: 'endpoint in metadata', value: `${node.host}:${node.port}` });
+  const apiVersions = [...client.apiVersions].map(([apiKey, v]) => ({ apiKey, name: schemaForApi(apiKey)?.name ?? `api ${apiKey}`, minVersion: v.min, maxVersion: v.max })).sort((a, b) => a.apiKey - b.apiKey);
+  // the request counts are the console's own broker's (serve mode): only shown on its page
+  const own = stats !== undefined && client === boot;
+  const requests = own ? stats.snapshot().map((s) => ({ ...s, name: schemaForApi(s.apiKey)?.name ?? `api ${s.apiKey}` })) : null;
+  return { clusterId, controllerId, brokers, nodeId: id, listeners, configs, apiVersions, requests, histogramBucketsMs: LATENCY_BUCKETS_MS, requestsSince: own ? stats.since : null };
+}

@@ -1,0 +1,124 @@
+/**
+ * The message browser's paging over one partition, the same whether the messages come from a
+ * cluster (Fetch) or from the files (offline): a start position (beginning, offset, timestamp,
+ * end), a direction (oldest first, or newest first as kafka-ui's "backward" mode pages), and
+ * optional filters, each a substring of the key, the value, or a header's key or value. A page
+ * scans at most SCAN_BUDGET messages, so a filter that matches little never turns into a full scan
+ * of a large partition: the answer says where the next page continues (`next`).
+ */
+import type { MessageView, StartPosition } from './messages.js';
+
+/** Messages one request may read while looking for matches (the page then says where to go on). */
+export const SCAN_BUDGET = 20_000;
+
+export interface PartitionSource {
+  /** The log start offset and the end offset (high watermark). */
+  bounds(): Promise<{ start: bigint; end: bigint }>;
+  /** The first offset whose timestamp is at or after `timestamp`; `end` when none is. */
+  offsetForTimestamp(timestamp: bigint, end: bigint): Promise<bigint>;
+  /** Up to `max` messages at or after `offset`; `nextOffset` is where reading goes on (past gaps and control batches). */
+  read(offset: bigint, max: number): Promise<{ messages: MessageView[]; nextOffset: bigint }>;
+}
+
+export interface MessageFilter {
+  key?: string;
+  value?: string;
+  header?: string;
+}
+
+export type Direction = 'forward' | 'backward';
+
+export interface BrowseQuery {
+  from: StartPosition;
+  limit: number;
+  direction: Direction;
+  filter: MessageFilter;
+}
+
+export interface BrowsePage {
+  messages: MessageView[];
+  startOffset: string;
+  endOffset: string;
+  /** The offset the page started from (resolved from the start position). */
+  from: string;
+  direction: Direction;
+  /** Messages read to fill the page (more than it holds when filtered). */
+  scanned: number;
+  /** Where the next page starts (`offset:N` in the same direction), null at the partition's edge. */
+  next: string | null;
+}
+
+function contains(b64: string | null, needle: Buffer): boolean {
+  return b64 !== null && Buffer.from(b64, 'base64').includes(needle);
+}
+
+/** Whether a message passes every filter given (byte substrings of the UTF-8 needle). */
+export function matches(m: MessageView, filter: MessageFilter): boolean {
+  if (filter.key !== undefined && !contains(m.key, Buffer.from(filter.key))) return false;
+  if (filter.value !== undefined && !contains(m.value, Buffer.from(filter.value))) return false;
+  if (filter.header !== undefined) {
+    const needle = Buffer.from(filter.header);
+    if (!m.headers.some((h) => Buffer.from(h.key).includes(needle) || contains(h.value, needle))) return false;
+  }
+  return true;
+}
+
+export function hasFilter(f: MessageFilter): boolean {
+  return f.key !== undefined || f.value !== undefined || f.header !== undefined;
+}
+
+export async function browse(src: PartitionSource, q: BrowseQuery): Promise<BrowsePage> {
+  const { start, end } = await src.bounds();
+  const limit = BigInt(q.limit);
+  const filtered = hasFilter(q.filter);
+  let from: bigint;
+  if (q.from.kind === 'beginning') from = start;
+  else if (q.from.kind === 'end') from = q.direction === 'backward' ? end : end - limit > start ? end - limit : start;
+  else if (q.from.kind === 'offset') from = q.from.offset < start ? start : q.from.offset > end ? end : q.from.offset;
+  else from = await src.offsetForTimestamp(q.from.timestamp, end);
+  const base = { startOffset: String(start), endOffset: String(end), from: String(from), direction: q.direction };
+  const out: MessageView[] = [];
+  let scanned = 0;
+  if (q.direction === 'forward') {
+    let next = from;
+    while (out.length < q.limit && next < end && scanned < SCAN_BUDGET) {
+      const page = await src.read(next, filtered ? Math.min(500, SCAN_BUDGET - scanned) : q.limit - out.length);
+      if (page.nextOffset <= next) break;
+      for (const m of page.messages) {
+        scanned++;
+        if (out.length < q.limit && matches(m, q.filter)) {
+          out.push(m);
+          next = BigInt(m.offset) + 1n;
+        }
+      }
+      // a full page ends after its last message; otherwise everything read was looked at
+      if (out.length < q.limit) next = page.nextOffset;
+    }
+    return { ...base, messages: out, scanned, next: next < end ? `offset:${next}` : null };
+  }
+  // newest first: windows below the cursor, read oldest first, taken from their end
+  let cursor = from === end || q.from.kind !== 'offset' ? from : from + 1n;
+  let window = BigInt(Math.max(q.limit, 64));
+  while (out.length < q.limit && cursor > start && scanned < SCAN_BUDGET) {
+    const lo = cursor - window > start ? cursor - window : start;
+    const inWindow: MessageView[] = [];
+    let at = lo;
+    while (at < cursor) {
+      const page = await src.read(at, Number(cursor - at));
+      const below = page.messages.filter((m) => BigInt(m.offset) < cursor);
+      inWindow.push(...below);
+      if (page.nextOffset <= at || below.length < page.messages.length) break;
+      at = page.nextOffset;
+    }
+    scanned += inWindow.length;
+    const hits = inWindow.filter((m) => matches(m, q.filter));
+    let took = lo;
+    for (let i = hits.length - 1; i >= 0 && out.length < q.limit; i--) {
+      out.push(hits[i]!);
+      took = BigInt(hits[i]!.offset);
+    }
+    cursor = out.length >= q.limit ? took : lo;
+    if (window < 4096n) window *= 2n;
+  }
+  return { ...base, messages: out, scanned, next: cursor > start ? `offset:${cursor - 1n}` : null };
+}
