@@ -95,7 +95,10 @@ export async function brokerPage(cluster: ClusterView, nodeId: number | null, st
   await cluster.router.metadata([]);
   const client = await cluster.router.node(id);
   const configs = await cluster.configs(String(id), ConfigResourceType.BROKER);
-  const listeners = ['listeners', 'advertised.listeners', 'listener.security.protocol.map', 'inter.broker.listener.name'].map((name) => ({ name, value: configs.find((c) => c.name === name)?.value ?? null }));
+  // the listener settings the broker reports (Kafka reports them; a broker may not), then the endpoint clients are given
+  const listeners = ['listeners', 'advertised.listeners', 'listener.security.protocol.map', 'inter.broker.listener.name']
+    .map((name) => ({ name, value: configs.find((c) => c.name === name)?.value ?? null }))
+    .filter((l) => l.value !== null);
   listeners.push({ name: 'endpoint in metadata', value: `${node.host}:${node.port}` });
   const apiVersions = [...client.apiVersions].map(([apiKey, v]) => ({ apiKey, name: schemaForApi(apiKey)?.name ?? `api ${apiKey}`, minVersion: v.min, maxVersion: v.max })).sort((a, b) => a.apiKey - b.apiKey);
   // the request counts are the console's own broker's (serve mode): only shown on its page

@@ -51,7 +51,7 @@ export async function filledBroker(): Promise<Broker> {
   return broker;
 }
 
-/** A kafkajs consumer that joined `groupId` (state Stable while it runs); `stop` leaves the group. */
+/** A kafkajs consumer that joined `groupId` and read a message (state Stable while it runs); `stop` leaves the group. */
 export async function activeConsumer(broker: Broker, groupId: string, topic: string): Promise<{ stop(): Promise<void>; received: string[] }> {
   const kafka = new Kafka({ clientId: 'ui-consumer', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5 } });
   const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 500 });
@@ -61,5 +61,7 @@ export async function activeConsumer(broker: Broker, groupId: string, topic: str
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({ eachMessage: async ({ message }: Any) => void received.push(String(message.offset)) });
   await joined;
+  // past SyncGroup and fetching: a disconnect now leaves the group (LeaveGroup) rather than racing the join
+  for (let i = 0; i < 400 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
   return { received, stop: () => consumer.disconnect() };
 }

@@ -162,14 +162,14 @@ function browser(topic, partitions) {
   const draw = () => {
     if (!last) return;
     const f = format.value;
-    results.replaceChildren(
+    results.replaceChildren(...[
       h('p', { class: 'muted', id: 'mb-summary' }, last.messages.length + ' messages ' + (last.direction === 'backward' ? 'newest first from offset ' : 'from offset ') + last.from + ' (partition start ' + last.startOffset + ', end ' + last.endOffset + (last.scanned !== last.messages.length ? ', ' + last.scanned + ' read to find them' : '') + ')' + (last.ms !== undefined ? ', ' + last.ms + ' ms' : '')),
       table(['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Batch'], last.messages.map((m) => [
         m.offset, fmtTime(m.timestamp), render(m.key, f), render(m.value, f),
         m.headers.length === 0 ? h('span', { class: 'muted' }, 'none') : h('div', {}, m.headers.map((x) => h('div', { class: 'hdr' }, h('code', {}, x.key), ': ', render(x.value, f)))),
         h('span', { class: 'mono' }, m.batch.codec + ' · magic ' + m.batch.magic + ' · batch ' + m.batch.baseOffset + '–' + m.batch.lastOffset + (m.batch.producerId !== '-1' ? ' · pid ' + m.batch.producerId + '/' + m.batch.producerEpoch + ' seq ' + m.batch.baseSequence : '') + (m.batch.transactional ? ' · txn' : '')),
       ]), [0]),
-      last.next ? h('button', { type: 'button', id: 'mb-next', class: 'secondary', onclick: () => load(null, last.next) }, last.direction === 'backward' ? 'Older messages' : 'Newer messages') : null);
+      last.next ? h('button', { type: 'button', id: 'mb-next', class: 'secondary', onclick: () => load(null, last.next) }, last.direction === 'backward' ? 'Older messages' : 'Newer messages') : null].filter((x) => x));
   };
   const load = async (ev, spec) => {
     if (ev) ev.preventDefault();
@@ -191,6 +191,8 @@ function browser(topic, partitions) {
     } catch (e) { results.replaceChildren(errorBox(e)); }
   };
   format.addEventListener('change', draw);
+  // newest first from the beginning would show nothing: it starts at the end
+  dir.addEventListener('change', () => { if (dir.value === 'backward' && from.value === 'beginning') from.value = 'end'; });
   const form = h('form', { class: 'bar', onsubmit: load },
     h('label', {}, 'Partition', part), h('label', {}, 'From', from), h('label', {}, 'Offset / time', at), h('label', {}, 'Order', dir),
     h('label', {}, 'Limit', limit), h('label', {}, 'Key filter', fKey), h('label', {}, 'Value filter', fValue), h('label', {}, 'Header filter', fHeader),
