@@ -267,7 +267,7 @@ export class ClusterView {
    * Kafka 4 and kafkalite both serve; v4 at least): its records, or null when there are none.
    * `maxWaitMs` > 0 is a long poll (the live tail waits there for new records).
    */
-  async fetch(topic: string, partition: number, offset: bigint, isolationLevel: number, maxWaitMs: number): Promise<Buffer | null> {
+  async fetch(topic: string, partition: number, offset: bigint, isolationLevel: number, maxWaitMs: number, connection?: (leader: number) => Promise<KafkaClient>): Promise<Buffer | null> {
     for (let attempt = 0; ; attempt++) {
       const body = {
         replicaId: -1,
@@ -281,7 +281,8 @@ export class ClusterView {
         forgottenTopicsData: [],
         rackId: '',
       };
-      const leader = await this.router.node(await this.router.leaderOf(topic, partition, attempt > 0));
+      const leaderId = await this.router.leaderOf(topic, partition, attempt > 0);
+      const leader = await (connection ?? ((id: number) => this.router.node(id)))(leaderId);
       const r = (await leader.request<FetchResponse>(Fetch, 11, 4, body)).body;
       const p = r.responses[0]?.partitions[0];
       if (!p) throw new ClusterError(`Fetch ${topic}-${partition}: no partition in the answer`, 502);

@@ -97,6 +97,17 @@ export class ClusterRouter {
     return next;
   }
 
+  /**
+   * A connection of its own to a broker, for a long poll (the live tail): a connection answers in
+   * order, so a Fetch waiting there would hold up every other request behind it. The caller closes it.
+   */
+  async dedicated(nodeId: number): Promise<KafkaClient> {
+    if (!this.nodes.has(nodeId)) await this.metadata([]);
+    const n = this.nodes.get(nodeId);
+    if (!n) throw new KafkaClientError(`no broker ${nodeId} in the cluster's metadata`);
+    return KafkaClient.connect(`${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`);
+  }
+
   /** The leader of each partition asked for; partitions not known yet are looked up with one Metadata. */
   async leaderOf(topic: string, partition: number, refresh = false): Promise<number> {
     const k = partitionKey(topic, partition);

@@ -20,6 +20,8 @@ import { alterConfigs, brokerPage, ConfigResourceType, parseConfigChanges } from
 import type { BrowseQuery, MessageFilter } from './browse.js';
 import { deleteGroup, parseReset, resetOffsets } from './groups.js';
 import type { RequestStats } from './request-stats.js';
+import { EventStream } from './live.js';
+import { tail } from './tail.js';
 
 export interface UiServerOptions {
   /** Address to bind (default 127.0.0.1); anything but loopback needs `password`. */
@@ -57,6 +59,8 @@ function digest(s: string): Buffer {
 
 export class UiServer {
   private cluster: Promise<ClusterView> | undefined;
+  /** The event streams open to pages (live tails, samplers); each ends with its page. */
+  private readonly streams = new Set<EventStream>();
   readonly disk: DiskView | undefined;
 
   private constructor(
@@ -95,7 +99,13 @@ export class UiServer {
     return `http://${host.includes(':') ? `[${host}]` : host}:${this.port}/`;
   }
 
+  /** Event streams open now (a page with a live tail or a sampler). */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
   async close(): Promise<void> {
+    for (const s of [...this.streams]) s.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     const c = this.cluster;
@@ -148,6 +158,7 @@ export class UiServer {
       if (req.method === 'GET' && path === '/assets/style.css') return send(res, 200, 'text/css; charset=utf-8', STYLE_CSS);
       if (path.startsWith('/api/')) {
         const segments = path.slice('/api/'.length).split('/').map((s) => decodeURIComponent(s));
+        if (req.method === 'GET' && (await this.stream(req, res, segments, url.searchParams))) return;
         const body = await this.api(req, segments, url.searchParams);
         return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
       }
@@ -160,6 +171,40 @@ export class UiServer {
     }
   }
 
+  /**
+   * The event-stream endpoints: `topics/<t>/tail?partition=N[&from=offset:N]`. Parameters are
+   * checked (400, 404 as JSON) before the stream opens; false when the path is not one of them.
+   */
+  private async stream(req: IncomingMessage, res: ServerResponse, s: string[], q: URLSearchParams): Promise<boolean> {
+    if (s.length === 3 && s[0] === 'topics' && s[2] === 'tail') {
+      const topic = s[1]!;
+      const partition = intParam(q, 'partition', 0);
+      const fromParam = q.get('from');
+      let from: bigint | null = null;
+      if (fromParam !== null) {
+        const m = /^offset:(\d{1,19})$/.exec(fromParam);
+        if (!m) throw new UiError(`from must be offset:N (the tail starts at the end without it), got ${JSON.stringify(fromParam)}`);
+        from = bigOf(m[1]!, 'offset');
+      }
+      if (this.options.bootstrap === undefined) throw new UiError('no live tail in offline mode (--data-dir): the files do not change', 404);
+      const cluster = await this.clusterView();
+      if (!(await cluster.partitionsOf(topic)).includes(partition)) throw new UiError(`topic ${topic} has no partition ${partition}`, 404);
+      this.open(req, res, (stream) => tail(cluster, topic, partition, from, stream));
+      return true;
+    }
+    return false;
+  }
+
+  private open(req: IncomingMessage, res: ServerResponse, run: (stream: EventStream) => Promise<void>): void {
+    const stream = new EventStream(req, res);
+    this.streams.add(stream);
+    stream.whenClosed(() => this.streams.delete(stream));
+    run(stream).catch((e: unknown) => {
+      stream.send('error', { error: e instanceof Error ? e.message : String(e) });
+      stream.close();
+    });
+  }
+
   private async api(req: IncomingMessage, s: string[], q: URLSearchParams): Promise<unknown> {
     const get = req.method === 'GET';
     const post = req.method === 'POST';
@@ -167,7 +212,7 @@ export class UiServer {
     const fail = (m: string): UiError => new UiError(m);
     const [a, b, c, d, e, f, g] = s;
     if (get && a === 'info' && s.length === 1) {
-      return { bootstrap: this.options.bootstrap ?? null, dataDir: this.options.dataDir ?? null, mode: this.options.bootstrap === undefined ? 'offline' : this.disk ? 'serve' : 'bootstrap', readOnly: this.options.bootstrap === undefined };
+      return { bootstrap: this.options.bootstrap ?? null, dataDir: this.options.dataDir ?? null, mode: this.options.bootstrap === undefined ? 'offline' : this.disk ? 'serve' : 'bootstrap', readOnly: this.options.bootstrap === undefined, streams: this.streams.size };
     }
     if (a === 'topics') {
       if (get && s.length === 1) {

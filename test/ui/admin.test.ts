@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Broker } from '../../src/broker/broker.js';
 import { activeConsumer, filledBroker, LATER_TS } from './fixture.js';
-import { call, ok, post, text, type Json } from './http.js';
+import { call, events, ok, post, text, type Json } from './http.js';
 
 describe('console admin API', () => {
   let broker: Broker;
@@ -159,5 +159,38 @@ describe('console admin API', () => {
     assert.deepEqual(offsets(await page('key=nothing-like-it')), []);
     assert.equal((await page('key=nothing-like-it')).scanned, 5);
     for (const q of ['direction=sideways', `key=${'x'.repeat(1025)}`]) assert.equal((await call(url, `/api/topics/orders/messages?${q}`)).status, 400, q);
+  });
+
+  test('live tail: an event stream of new messages from long-poll Fetches, closed with the page', async () => {
+    const end = (await ok(url, '/api/topics/orders')).partitions[0].endOffset;
+    const tail = await events(url, '/api/topics/orders/tail?partition=0');
+    try {
+      assert.equal(tail.status, 200);
+      assert.equal(tail.type, 'text/event-stream; charset=utf-8');
+      assert.deepEqual(await tail.next('start'), { topic: 'orders', partition: 0, from: end });
+      assert.equal((await ok(url, '/api/info')).streams, 1);
+      await ok(url, '/api/topics/orders/messages', post({ key: 'live-1', value: 'tailed' }));
+      const [m] = await tail.next('messages');
+      assert.deepEqual([m.offset, text(m.key), text(m.value)], [end, 'live-1', 'tailed']);
+      // the browser's requests go on while the tail's Fetch waits: it has a connection of its own
+      assert.equal((await ok(url, '/api/topics/orders')).partitions[0].endOffset, String(BigInt(end) + 1n));
+      await ok(url, '/api/topics/orders/messages', post({ key: 'live-2', value: 'again' }));
+      assert.deepEqual((await tail.next('messages')).map((x: Json) => text(x.key)), ['live-2']);
+    } finally {
+      tail.close();
+    }
+    for (let i = 0; i < 100 && (await ok(url, '/api/info')).streams !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await ok(url, '/api/info')).streams, 0, 'the stream ended with its request');
+    const fromOffset = await events(url, '/api/topics/orders/tail?partition=0&from=offset:0');
+    try {
+      assert.equal((await fromOffset.next('messages'))[0].offset, '0');
+    } finally {
+      fromOffset.close();
+    }
+    for (const [path, status] of [['/api/topics/orders/tail?partition=9', 404], ['/api/topics/nosuch/tail', 404], ['/api/topics/orders/tail?from=end', 400]] as const) {
+      const r = await call(url, path);
+      assert.equal(r.status, status, path);
+      assert.ok(r.body.error.length > 0);
+    }
   });
 });

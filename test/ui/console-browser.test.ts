@@ -129,6 +129,28 @@ describe('web console in Chromium', () => {
     await page.close();
   });
 
+  test('live tail: a message produced from the form appears; leaving the page ends the stream', async () => {
+    const page = await newPage();
+    await open(page, base + '#/topic/orders');
+    await rows(page);
+    await page.click('#tail-toggle');
+    await page.waitForFunction(() => /^waiting for messages/.test(document.querySelector('#tail-status')?.textContent ?? ''));
+    await page.fill('#pf-key', 'tailed-key');
+    await page.fill('#pf-value', 'seen live');
+    await page.click('#pf-send');
+    await page.waitForSelector('#tail-list tbody tr');
+    const cells = await page.$$eval('#tail-list tbody tr td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
+    assert.deepEqual([cells[2], cells[3]], ['tailed-key', 'seen live']);
+    const streams = async (): Promise<number> => (await (await fetch(base + 'api/info')).json()).streams;
+    assert.equal(await streams(), 1);
+    await page.screenshot({ path: SHOTS + 'topic-tail-desktop.png', fullPage: true });
+    await page.click('header nav a:text-is("Topics")');
+    await page.waitForSelector('main[data-ready="#/"]');
+    for (let i = 0; i < 100 && (await streams()) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await streams(), 0, 'the tail stopped when the page went');
+    await page.close();
+  });
+
   test('message filters and newest-first paging', async () => {
     const page = await newPage();
     await open(page, base + '#/topic/orders');

@@ -6,6 +6,9 @@
 export const APP_JS = String.raw`
 const main = document.getElementById('main');
 let info = { mode: 'bootstrap', readOnly: false };
+/** What the current page opened (event streams): closed when the page changes. */
+let cleanups = [];
+function onLeave(f) { cleanups.push(f); }
 
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -107,6 +110,7 @@ async function topicPage(name) {
       info.dataDir ? h('a', { href: '#/disk/' + enc(name) + '/' + p.partition }, 'segments') : '']), [0, 1, 2, 3, 4, 5]));
   out.push(h('h2', {}, 'Messages'));
   out.push(browser(name, t.partitions));
+  if (!info.readOnly) out.push(h('h2', {}, 'Live tail'), liveTail(name, t.partitions));
   if (!info.readOnly) {
     out.push(h('h2', {}, 'Produce a message'));
     out.push(produceForm(name, t.partitions));
@@ -199,6 +203,35 @@ function browser(topic, partitions) {
     h('label', {}, 'Show as', format), h('button', { type: 'submit', id: 'mb-load' }, 'Load'));
   setTimeout(() => load(), 0);
   return h('div', {}, form, results);
+}
+
+/** New messages as they arrive (server-sent events from long-poll Fetches); stopped by the button or by leaving the page. */
+function liveTail(topic, partitions) {
+  const part = h('select', { id: 'tail-partition', name: 'partition' }, partitions.map((p) => h('option', { value: p.partition }, String(p.partition))));
+  const status = h('span', { id: 'tail-status', class: 'muted', 'aria-live': 'polite' }, 'stopped');
+  const body = h('tbody', {});
+  const list = h('div', { class: 'scroll', id: 'tail-list' }, h('table', {}, h('thead', {}, h('tr', {}, ['Offset', 'Timestamp', 'Key', 'Value', 'Headers'].map((x) => h('th', { scope: 'col' }, x)))), body));
+  let source = null;
+  const stop = () => { if (source) { source.close(); source = null; } button.textContent = 'Start live tail'; status.textContent = 'stopped'; };
+  const start = () => {
+    source = new EventSource('/api/topics/' + enc(topic) + '/tail?partition=' + enc(part.value));
+    button.textContent = 'Stop';
+    status.textContent = 'connecting…';
+    source.addEventListener('start', (e) => { status.textContent = 'waiting for messages after offset ' + (BigInt(JSON.parse(e.data).from) - 1n) + '…'; });
+    source.addEventListener('messages', (e) => {
+      const ms = JSON.parse(e.data);
+      for (const m of ms) body.prepend(h('tr', {}, h('td', { class: 'num' }, m.offset), h('td', {}, fmtTime(m.timestamp)), h('td', {}, render(m.key, 'text')), h('td', {}, render(m.value, 'text')),
+        h('td', {}, m.headers.map((x) => h('div', { class: 'hdr' }, h('code', {}, x.key), ': ', render(x.value, 'text'))))));
+      while (body.children.length > 200) body.lastChild.remove();
+      status.textContent = 'live: last offset ' + ms[ms.length - 1].offset;
+    });
+    source.addEventListener('error', (e) => {
+      if (e.data) { status.textContent = JSON.parse(e.data).error; stop(); }
+    });
+  };
+  const button = h('button', { type: 'button', id: 'tail-toggle', onclick: () => (source ? stop() : start()) }, 'Start live tail');
+  onLeave(stop);
+  return h('div', {}, h('div', { class: 'bar' }, h('label', {}, 'Partition', part), button, status), list);
 }
 
 function produceForm(topic, partitions) {
@@ -387,6 +420,7 @@ async function batchPage(topic, p, base, pos) {
 }
 
 async function route() {
+  for (const f of cleanups.splice(0)) f();
   const parts = location.hash.replace(/^#\/?/, '').split('/').map((x) => decodeURIComponent(x));
   let view;
   try {
