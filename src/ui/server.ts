@@ -22,6 +22,7 @@ import { deleteGroup, parseReset, resetOffsets } from './groups.js';
 import type { RequestStats } from './request-stats.js';
 import { EventStream } from './live.js';
 import { tail } from './tail.js';
+import { producers, transactions } from './transactions.js';
 
 export interface UiServerOptions {
   /** Address to bind (default 127.0.0.1); anything but loopback needs `password`. */
@@ -258,6 +259,8 @@ export class UiServer {
       if (del && s.length === 2 && b) return deleteGroup(await this.clusterView(), b);
       if (post && s.length === 3 && b && c === 'reset-offsets') return resetOffsets(await this.clusterView(), b, parseReset(await readJson(req), fail));
     }
+    if (get && a === 'transactions' && s.length === 1) return transactions(await this.clusterView());
+    if (get && a === 'producers' && s.length === 1) return producers(await this.clusterView(), q.get('topic') || null);
     if (a === 'brokers') {
       if (get && s.length <= 2) return brokerPage(await this.clusterView(), b === undefined ? null : intOf(b, 'broker id'), this.options.requestStats);
       if (post && s.length === 3 && b !== undefined && c === 'configs') {

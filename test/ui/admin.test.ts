@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Broker } from '../../src/broker/broker.js';
-import { activeConsumer, filledBroker, LATER_TS } from './fixture.js';
+import { activeConsumer, filledBroker, LATER_TS, openTransaction } from './fixture.js';
 import { call, events, ok, post, text, type Json } from './http.js';
 
 describe('console admin API', () => {
@@ -191,6 +191,36 @@ describe('console admin API', () => {
       const r = await call(url, path);
       assert.equal(r.status, status, path);
       assert.ok(r.body.error.length > 0);
+    }
+  });
+
+  test('transactions and producers: an open transaction with its partitions and age, then committed; producer ids with epochs and sequences', async () => {
+    const before = (await ok(url, '/api/topics/orders')).partitions[0];
+    const txn = await openTransaction(broker, 'ui-txn', 'orders');
+    try {
+      const list: Json[] = await ok(url, '/api/transactions');
+      const t = list.find((x) => x.transactionalId === 'ui-txn');
+      assert.equal(t.state, 'Ongoing');
+      assert.equal(t.open, true);
+      assert.deepEqual(t.partitions, [{ topic: 'orders', partitions: [0] }]);
+      assert.ok(t.ageMs >= 0 && t.ageMs < 600_000, String(t.ageMs));
+      assert.ok(t.producerEpoch >= 0);
+      assert.ok(BigInt(t.producerId) >= 0n);
+      // the open transaction holds the last stable offset at its first message
+      assert.equal((await ok(url, '/api/topics/orders')).partitions[0].lastStableOffset, before.endOffset);
+      const p = await ok(url, '/api/producers?topic=orders');
+      assert.deepEqual(p.errors, []);
+      const mine = p.producers.find((x: Json) => x.producerId === t.producerId);
+      assert.deepEqual([mine.partition, mine.producerEpoch, mine.lastSequence, mine.currentTxnStartOffset], [0, t.producerEpoch, 0, before.endOffset]);
+      assert.ok(Number(mine.lastTimestamp) > 0);
+      await txn.commit();
+      const done = (await ok(url, '/api/transactions')).find((x: Json) => x.transactionalId === 'ui-txn');
+      assert.deepEqual([done.state, done.open, done.ageMs], ['CompleteCommit', false, null]);
+      assert.equal((await ok(url, '/api/producers?topic=orders')).producers.find((x: Json) => x.producerId === t.producerId).currentTxnStartOffset, '-1');
+      assert.ok((await ok(url, '/api/producers')).producers.some((x: Json) => x.topic === 'orders' && x.producerId === t.producerId), 'every topic when none is named');
+      assert.equal((await call(url, '/api/producers?topic=nosuch')).status, 404);
+    } finally {
+      await txn.disconnect();
     }
   });
 });

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Broker } from '../../src/broker/broker.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { activeConsumer, filledBroker, HTML_HEADER, LATER_TS } from './fixture.js';
+import { activeConsumer, filledBroker, HTML_HEADER, LATER_TS, openTransaction } from './fixture.js';
 
 const SHOTS = fileURLToPath(new URL('../../../test/ui/screenshots/', import.meta.url));
 const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
@@ -262,6 +262,33 @@ describe('web console in Chromium', () => {
     await page.close();
   });
 
+  test('transactions and producers: an open transaction with its partitions and age, its producer id and epoch', async () => {
+    const txn = await openTransaction(broker, 'web-txn', 'orders');
+    const page = await newPage();
+    try {
+      await open(page, base + '#/');
+      await page.click('#nav-txn');
+      await page.waitForSelector('main[data-ready="#/transactions"]');
+      assert.equal(await page.textContent('#txn-open'), '1');
+      const row = await page.$$eval('#txn-table tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')).find((c) => c[0] === 'web-txn'));
+      assert.equal(row![1], 'Ongoing');
+      assert.match(row![4]!, /^\d+ s$/);
+      assert.equal(row![6], 'orders [0]');
+      const producer = await page.$$eval('#producer-table tbody tr', (trs, pid) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')).find((c) => c[1] === pid), row![2]!);
+      assert.equal(producer![0], 'orders-0');
+      assert.equal(producer![2], row![3], 'the producer epoch');
+      assert.equal(producer![3], '0', 'the last sequence');
+      assert.match(producer![6]!, /^\d+$/, 'the offset where the open transaction started');
+      await page.screenshot({ path: SHOTS + 'transactions-desktop.png', fullPage: true });
+      await txn.commit();
+      await open(page, base + '#/transactions');
+      assert.equal(await page.textContent('#txn-open'), '0');
+    } finally {
+      await txn.disconnect();
+      await page.close();
+    }
+  });
+
   test('the log on disk: segments, a segment with its index, and the gzip batch header', async () => {
     const page = await newPage();
     await open(page, base + '#/disk/orders/0');
@@ -295,7 +322,7 @@ describe('web console in Chromium', () => {
 
   test('every page at phone width, and no script errors on any page', async () => {
     const page = await newPage(WIDTHS.phone);
-    for (const [name, hash] of [['overview', '#/'], ['topic', '#/topic/orders'], ['group', '#/group/billing'], ['broker', '#/broker'], ['segments', '#/disk/orders/0'], ['segment', '#/disk/orders/0/0'], ['batch', '#/disk/orders/0/0/0']] as const) {
+    for (const [name, hash] of [['overview', '#/'], ['topic', '#/topic/orders'], ['group', '#/group/billing'], ['broker', '#/broker'], ['transactions', '#/transactions'], ['segments', '#/disk/orders/0'], ['segment', '#/disk/orders/0/0'], ['batch', '#/disk/orders/0/0/0']] as const) {
       await open(page, base + hash);
       if (name === 'topic') await rows(page);
       // nothing wider than the phone but the tables' own scrolling boxes

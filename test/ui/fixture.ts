@@ -65,3 +65,13 @@ export async function activeConsumer(broker: Broker, groupId: string, topic: str
   for (let i = 0; i < 400 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
   return { received, stop: () => consumer.disconnect() };
 }
+
+/** A kafkajs transactional producer with a transaction left open on `topic` (one message sent in it). */
+export async function openTransaction(broker: Broker, transactionalId: string, topic: string): Promise<{ commit(): Promise<void>; disconnect(): Promise<void> }> {
+  const kafka = new Kafka({ clientId: 'ui-txn', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+  const producer = kafka.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const txn = await producer.transaction();
+  await txn.send({ topic, messages: [{ key: 'txn-key', value: 'in a transaction' }] });
+  return { commit: () => txn.commit(), disconnect: () => producer.disconnect() };
+}

@@ -326,6 +326,30 @@ async function brokerPage(id) {
     h('h2', {}, 'Configs'), configSection('brokers/' + b.nodeId + '/configs', b.configs)];
 }
 
+function fmtAge(ms) {
+  if (ms === null || ms === undefined) return '';
+  const s = Math.floor(ms / 1000);
+  return s < 60 ? s + ' s' : s < 3600 ? Math.floor(s / 60) + ' min ' + (s % 60) + ' s' : Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+}
+
+/** Transactions (ListTransactions, DescribeTransactions) and producers (DescribeProducers), as kafka-transactions.sh shows them. */
+async function transactionsPage(topic) {
+  const [txns, prods] = await Promise.all([api('transactions'), api('producers' + (topic ? '?topic=' + enc(topic) : ''))]);
+  const open = txns.filter((t) => t.open);
+  return [h('h1', {}, 'Transactions and producers'),
+    h('div', { class: 'cards' }, h('div', { class: 'card' }, h('b', { id: 'txn-open' }, String(open.length)), 'open transactions'), h('div', { class: 'card' }, h('b', {}, String(txns.length)), 'transactional ids'),
+      h('div', { class: 'card' }, h('b', {}, String(new Set(prods.producers.map((p) => p.producerId)).size)), 'active producer ids')),
+    h('h2', {}, 'Transactions'),
+    h('div', { id: 'txn-table' }, table(['Transactional id', 'State', 'Producer id', 'Epoch', 'Age', 'Timeout', 'Partitions'], txns.map((t) => [
+      h('code', {}, t.transactionalId), h('span', { class: t.open ? 'bad' : null }, t.state + (t.error ? ' (' + t.error + ')' : '')), t.producerId, t.producerEpoch, t.open ? fmtAge(t.ageMs) : '',
+      t.timeoutMs < 0 ? '' : fmtAge(t.timeoutMs), t.partitions.map((x) => x.topic + ' [' + x.partitions.join(', ') + ']').join('; ')]), [2, 3])),
+    h('h2', {}, 'Producers' + (topic ? ' of ' + topic : '')),
+    prods.errors.length ? errorBox(prods.errors.join('\n')) : null,
+    h('div', { id: 'producer-table' }, table(['Partition', 'Producer id', 'Epoch', 'Last sequence', 'Last write', 'Coordinator epoch', 'Open transaction from'], prods.producers.map((p) => [
+      h('a', { href: '#/topic/' + enc(p.topic) }, p.topic + '-' + p.partition), p.producerId, p.producerEpoch, p.lastSequence, fmtTime(p.lastTimestamp), p.coordinatorEpoch < 0 ? '' : p.coordinatorEpoch, p.currentTxnStartOffset === '-1' ? '' : p.currentTxnStartOffset]), [1, 2, 3, 5, 6])),
+    prods.truncated ? h('p', { class: 'muted' }, 'Only the first partitions were asked.') : null];
+}
+
 async function diskPage() {
   const topics = await api('disk');
   return [h('h1', {}, 'Log on disk'), h('p', { class: 'muted' }, info.dataDir),
@@ -428,6 +452,7 @@ async function route() {
     else if (parts[0] === 'topic' && parts[1] !== undefined) view = await topicPage(parts[1]);
     else if (parts[0] === 'groups') view = await groupsPage();
     else if (parts[0] === 'broker') view = await brokerPage(parts[1]);
+    else if (parts[0] === 'transactions') view = await transactionsPage(parts[1]);
     else if (parts[0] === 'group' && parts[1] !== undefined) view = await groupPage(parts[1]);
     else if (parts[0] === 'disk' && parts.length === 1) view = await diskPage();
     else if (parts[0] === 'disk' && parts.length === 3) view = await segmentsPage(parts[1], parts[2]);
@@ -435,7 +460,7 @@ async function route() {
     else if (parts[0] === 'disk' && parts.length === 5) view = await batchPage(parts[1], parts[2], parts[3], parts[4]);
     else view = [h('h1', {}, 'Not found')];
   } catch (e) { view = [errorBox(e)]; }
-  main.replaceChildren(...[view].flat());
+  main.replaceChildren(...[view].flat().filter((x) => x !== null && x !== undefined && x !== false));
   document.title = 'kafkalite console' + (parts[1] ? ' – ' + parts[1] : '');
   main.setAttribute('data-ready', location.hash || '#/');
 }
@@ -443,7 +468,7 @@ async function route() {
 async function start() {
   try { info = await api('info'); } catch (e) { main.replaceChildren(errorBox(e)); return; }
   document.getElementById('mode').textContent = info.mode === 'offline' ? 'offline, read-only: ' + info.dataDir : info.mode === 'serve' ? 'broker ' + info.bootstrap + ' · data ' + info.dataDir : 'cluster ' + info.bootstrap;
-  if (info.mode === 'offline') { document.getElementById('nav-groups').remove(); document.getElementById('nav-broker').remove(); }
+  if (info.mode === 'offline') { document.getElementById('nav-groups').remove(); document.getElementById('nav-broker').remove(); document.getElementById('nav-txn').remove(); }
   if (!info.dataDir) document.getElementById('nav-disk').remove();
   window.addEventListener('hashchange', route);
   await route();

@@ -15,6 +15,7 @@ export const INDEX_HTML = `<!doctype html>
   <nav aria-label="sections">
     <a href="#/">Topics</a>
     <a href="#/groups" id="nav-groups">Consumer groups</a>
+    <a href="#/transactions" id="nav-txn">Transactions</a>
     <a href="#/broker" id="nav-broker">Broker</a>
     <a href="#/disk" id="nav-disk">Log on disk</a>
   </nav>
