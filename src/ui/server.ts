@@ -23,6 +23,7 @@ import type { RequestStats } from './request-stats.js';
 import { EventStream } from './live.js';
 import { tail } from './tail.js';
 import { producers, transactions } from './transactions.js';
+import { MAX_INTERVAL_MS, MIN_INTERVAL_MS, Sampler, topicRates, type TopicSample } from './sampler.js';
 
 export interface UiServerOptions {
   /** Address to bind (default 127.0.0.1); anything but loopback needs `password`. */
@@ -62,6 +63,8 @@ export class UiServer {
   private cluster: Promise<ClusterView> | undefined;
   /** The event streams open to pages (live tails, samplers); each ends with its page. */
   private readonly streams = new Set<EventStream>();
+  /** The sampling loops pages watch, by what they sample and how often. */
+  private readonly samplers = new Map<string, { watch(stream: EventStream): void; readonly isRunning: boolean }>();
   readonly disk: DiskView | undefined;
 
   private constructor(
@@ -103,6 +106,11 @@ export class UiServer {
   /** Event streams open now (a page with a live tail or a sampler). */
   get openStreams(): number {
     return this.streams.size;
+  }
+
+  /** Sampling loops running now (some page watches each). */
+  get runningSamplers(): number {
+    return [...this.samplers.values()].filter((x) => x.isRunning).length;
   }
 
   async close(): Promise<void> {
@@ -193,6 +201,31 @@ export class UiServer {
       this.open(req, res, (stream) => tail(cluster, topic, partition, from, stream));
       return true;
     }
+    if (s[0] === 'samples' && ((s.length === 2 && s[1] === 'topics') || (s.length === 3 && s[1] === 'groups' && s[2] !== ''))) {
+      const interval = intParam(q, 'interval', 2000);
+      if (interval < MIN_INTERVAL_MS || interval > MAX_INTERVAL_MS) throw new UiError(`interval must be ${MIN_INTERVAL_MS}-${MAX_INTERVAL_MS} ms`);
+      const key = `${s.slice(1).join('\0')}@${interval}`;
+      let sampler = this.samplers.get(key);
+      if (!sampler) {
+        if (s[1] === 'topics') {
+          sampler = new Sampler<Record<string, TopicSample>>(async (previous) => topicRates(Date.now(), await this.topicList(), previous), interval);
+        } else {
+          const groupId = s[2]!;
+          // an unknown group is a 404 now, not an error event later
+          await (await this.clusterView()).group(groupId);
+          sampler = new Sampler(async () => {
+            const g = await (await this.clusterView()).group(groupId);
+            return { state: g.state, totalLag: g.totalLag, partitions: Object.fromEntries(g.offsets.map((o) => [`${o.topic}-${o.partition}`, o.lag])) };
+          }, interval);
+        }
+        // loops nobody watches keep their samples for a page opened again, up to a bound
+        for (const [k, x] of this.samplers) if (this.samplers.size >= 32 && !x.isRunning) this.samplers.delete(k);
+        this.samplers.set(key, sampler);
+      }
+      const chosen = sampler;
+      this.open(req, res, async (stream) => chosen.watch(stream));
+      return true;
+    }
     return false;
   }
 
@@ -206,6 +239,16 @@ export class UiServer {
     });
   }
 
+  /** Every topic with its partitions, messages, end offsets and bytes on disk (where the console has the data directory). */
+  private async topicList(): Promise<{ name: string; partitions: number; endOffsets: string; messages: string; bytes: number | null }[]> {
+    if (this.options.bootstrap === undefined) {
+      return this.diskView().topics().map((t) => ({ name: t.name, internal: t.name.startsWith('__'), partitions: t.partitions.length, endOffsets: String(t.partitions.reduce((n, p) => n + BigInt(p.endOffset ?? '0'), 0n)), messages: String(t.partitions.reduce((n, p) => n + (p.endOffset !== null && p.startOffset !== null ? BigInt(p.endOffset) - BigInt(p.startOffset) : 0n), 0n)), bytes: t.partitions.reduce((n, p) => n + p.bytes, 0) }));
+    }
+    const topics = await (await this.clusterView()).topics();
+    const bytes = this.disk ? this.disk.bytesByTopic() : new Map<string, number>();
+    return topics.map((t) => ({ ...t, bytes: bytes.get(t.name) ?? null }));
+  }
+
   private async api(req: IncomingMessage, s: string[], q: URLSearchParams): Promise<unknown> {
     const get = req.method === 'GET';
     const post = req.method === 'POST';
@@ -213,17 +256,10 @@ export class UiServer {
     const fail = (m: string): UiError => new UiError(m);
     const [a, b, c, d, e, f, g] = s;
     if (get && a === 'info' && s.length === 1) {
-      return { bootstrap: this.options.bootstrap ?? null, dataDir: this.options.dataDir ?? null, mode: this.options.bootstrap === undefined ? 'offline' : this.disk ? 'serve' : 'bootstrap', readOnly: this.options.bootstrap === undefined, streams: this.streams.size };
+      return { bootstrap: this.options.bootstrap ?? null, dataDir: this.options.dataDir ?? null, mode: this.options.bootstrap === undefined ? 'offline' : this.disk ? 'serve' : 'bootstrap', readOnly: this.options.bootstrap === undefined, streams: this.streams.size, samplers: this.runningSamplers };
     }
     if (a === 'topics') {
-      if (get && s.length === 1) {
-        if (this.options.bootstrap === undefined) {
-          return this.diskView().topics().map((t) => ({ name: t.name, internal: t.name.startsWith('__'), partitions: t.partitions.length, endOffsets: String(t.partitions.reduce((n, p) => n + BigInt(p.endOffset ?? '0'), 0n)), messages: String(t.partitions.reduce((n, p) => n + (p.endOffset !== null && p.startOffset !== null ? BigInt(p.endOffset) - BigInt(p.startOffset) : 0n), 0n)), bytes: t.partitions.reduce((n, p) => n + p.bytes, 0) }));
-        }
-        const topics = await (await this.clusterView()).topics();
-        const bytes = this.disk ? this.disk.bytesByTopic() : new Map<string, number>();
-        return topics.map((t) => ({ ...t, bytes: bytes.get(t.name) ?? null }));
-      }
+      if (get && s.length === 1) return this.topicList();
       const topic = b;
       if (topic === undefined || topic === '') throw new UiError('missing topic name');
       if (get && s.length === 2) {

@@ -223,4 +223,55 @@ describe('console admin API', () => {
       await txn.disconnect();
     }
   });
+
+  test('samples for the sparklines and the lag chart: taken while a page watches, with rates; stopped when it goes', async () => {
+    const topics = await events(url, '/api/samples/topics?interval=100');
+    let end: bigint;
+    try {
+      assert.ok(Array.isArray(await topics.next('history')));
+      const first = await topics.next('sample');
+      end = BigInt(first.value.orders.endOffsets);
+      assert.ok(first.value.orders.bytes > 0, 'bytes on disk in serve mode');
+      await ok(url, '/api/topics/orders/messages', post({ value: 'sampled-1' }));
+      await ok(url, '/api/topics/orders/messages', post({ value: 'sampled-2' }));
+      let grown: Json;
+      for (let i = 0; i < 100; i++) {
+        const s = await topics.next('sample');
+        if (BigInt(s.value.orders.endOffsets) === end + 2n) {
+          grown = s;
+          break;
+        }
+      }
+      assert.ok(grown, 'a sample saw the two new messages');
+      // the two appends happened since some earlier sample: a rate above zero was reported on the way
+      const again = await events(url, '/api/samples/topics?interval=100');
+      try {
+        const history: Json[] = await again.next('history');
+        assert.ok(history.length >= 2, 'a second page gets the samples kept');
+        assert.ok(history.some((x) => x.value.orders.rate > 0), JSON.stringify(history.map((x) => x.value.orders.rate)));
+      } finally {
+        again.close();
+      }
+    } finally {
+      topics.close();
+    }
+    const lag = await events(url, '/api/samples/groups/billing?interval=100');
+    try {
+      await lag.next('history');
+      const s = await lag.next('sample');
+      assert.deepEqual(Object.keys(s.value.partitions), ['orders-0']);
+      await ok(url, '/api/groups/billing/reset-offsets', post({ to: 'earliest', execute: true }));
+      let seen = false;
+      for (let i = 0; i < 100 && !seen; i++) seen = (await lag.next('sample')).value.totalLag === String(end! + 2n);
+      assert.ok(seen, 'the lag after the reset to earliest is the whole partition');
+    } finally {
+      lag.close();
+    }
+    for (let i = 0; i < 100 && (await ok(url, '/api/info')).streams !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await ok(url, '/api/info')).streams, 0);
+    assert.equal((await ok(url, '/api/info')).samplers, 0, 'nobody watching: no sampling');
+    for (const [path, status] of [['/api/samples/topics?interval=5', 400], ['/api/samples/groups/nobody', 404], ['/api/samples/nothing', 404]] as const) {
+      assert.equal((await call(url, path)).status, status, path);
+    }
+  });
 });

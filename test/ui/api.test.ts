@@ -75,7 +75,7 @@ describe('console API, serve mode', () => {
     assert.equal(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.match(await js.text(), /function route\(\)/);
     const info = await ok(url, '/api/info');
-    assert.deepEqual(info, { bootstrap: broker.bootstrap, dataDir: broker.dataDir, mode: 'serve', readOnly: false, streams: 0 });
+    assert.deepEqual(info, { bootstrap: broker.bootstrap, dataDir: broker.dataDir, mode: 'serve', readOnly: false, streams: 0, samplers: 0 });
   });
 
   test('topics and a topic: partitions with start, end and last stable offsets; configs from DescribeConfigs', async () => {

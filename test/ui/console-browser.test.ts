@@ -144,8 +144,8 @@ describe('web console in Chromium', () => {
     const streams = async (): Promise<number> => (await (await fetch(base + 'api/info')).json()).streams;
     assert.equal(await streams(), 1);
     await page.screenshot({ path: SHOTS + 'topic-tail-desktop.png', fullPage: true });
-    await page.click('header nav a:text-is("Topics")');
-    await page.waitForSelector('main[data-ready="#/"]');
+    await page.click('#nav-disk');
+    await page.waitForSelector('main[data-ready="#/disk"]');
     for (let i = 0; i < 100 && (await streams()) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(await streams(), 0, 'the tail stopped when the page went');
     await page.close();
@@ -287,6 +287,30 @@ describe('web console in Chromium', () => {
       await txn.disconnect();
       await page.close();
     }
+  });
+
+  test('sparklines on the overview and a group\'s lag chart, sampled by the server while the page is open', async () => {
+    const page = await newPage();
+    await open(page, base + '?sample=200#/');
+    const points = (sel: string): Promise<number> => page.$eval(sel, (el) => Number(el.getAttribute('data-points')));
+    await page.waitForFunction(() => Number(document.querySelector('tr[data-topic="orders"] svg.spark')?.getAttribute('data-points')) >= 2);
+    const producer = setInterval(() => void fetch(base + 'api/topics/orders/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"value":"tick"}' }), 100);
+    try {
+      await page.waitForFunction(() => /^[1-9][\d.]* msg\/s$|^0\.[0-9]*[1-9][0-9]* msg\/s$/.test(document.querySelector('tr[data-topic="orders"] td.rate')?.textContent ?? ''));
+    } finally {
+      clearInterval(producer);
+    }
+    assert.ok((await points('tr[data-topic="orders"] svg.spark')) >= 2);
+    assert.match((await page.getAttribute('tr[data-topic="orders"] svg.spark', 'aria-label'))!, /^end offsets: \d+ samples, last \d+/);
+    await page.screenshot({ path: SHOTS + 'overview-sparklines-desktop.png', fullPage: true });
+    await open(page, base + '?sample=200#/group/billing');
+    await page.waitForFunction(() => Number(document.querySelector('#lag-chart')?.getAttribute('data-points')) >= 3);
+    assert.equal(await page.locator('#lag-chart polyline').count(), 2, 'the total and one partition');
+    await page.screenshot({ path: SHOTS + 'group-lag-desktop.png', fullPage: true });
+    await open(page, base + '#/disk');
+    for (let i = 0; i < 100 && (await (await fetch(base + 'api/info')).json()).samplers !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await (await fetch(base + 'api/info')).json()).samplers, 0, 'the sampling stopped with the page');
+    await page.close();
   });
 
   test('the log on disk: segments, a segment with its index, and the gzip batch header', async () => {

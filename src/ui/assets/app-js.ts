@@ -85,10 +85,62 @@ function crumbs(...parts) {
   return h('div', { class: 'crumbs' }, parts.flatMap((p, i) => [i > 0 ? ' / ' : null, Array.isArray(p) ? h('a', { href: p[1] }, p[0]) : p]));
 }
 
+/** How often the server samples for the charts (ms); ?sample=N in the page's address changes it. */
+const SAMPLE_MS = Number(new URLSearchParams(location.search).get('sample')) || 2000;
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svgEl(tag, attrs) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+}
+
+/** A sparkline of numbers (oldest first), scaled to its own range; its aria-label says the range. */
+function spark(values, label) {
+  const w = 120, hgt = 26;
+  const svg = svgEl('svg', { class: 'spark', viewBox: '0 0 ' + w + ' ' + hgt, role: 'img', 'data-points': values.length,
+    'aria-label': label + ': ' + (values.length ? values.length + ' samples, last ' + values[values.length - 1] + ', min ' + Math.min(...values) + ', max ' + Math.max(...values) : 'no samples yet') });
+  if (values.length === 0) return svg;
+  const lo = Math.min(...values), hi = Math.max(...values), span = hi - lo || 1;
+  const step = values.length > 1 ? w / (values.length - 1) : 0;
+  const pts = values.map((v, i) => (i * step).toFixed(1) + ',' + (hgt - 2 - (v - lo) / span * (hgt - 4)).toFixed(1));
+  if (values.length === 1) pts.push(w + ',' + pts[0].split(',')[1]);
+  svg.append(svgEl('polyline', { points: pts.join(' '), fill: 'none', stroke: '#0b5cad', 'stroke-width': 1.5 }));
+  return svg;
+}
+
+/** Samples from the server (history, then each new sample) for as long as the page stays. */
+function watchSamples(path, onSamples) {
+  const all = [];
+  const source = new EventSource('/api/samples/' + path + (path.includes('?') ? '&' : '?') + 'interval=' + SAMPLE_MS);
+  source.addEventListener('history', (e) => { all.push(...JSON.parse(e.data)); onSamples(all); });
+  source.addEventListener('sample', (e) => { all.push(JSON.parse(e.data)); if (all.length > 120) all.shift(); onSamples(all); });
+  onLeave(() => source.close());
+}
+
+function fmtRate(r) { return r === null || r === undefined ? '' : (r >= 100 ? Math.round(r) : r.toFixed(r >= 10 ? 1 : 2)) + ' msg/s'; }
+
 async function overview() {
   const topics = await api('topics');
   const total = topics.reduce((n, t) => n + BigInt(t.messages || '0'), 0n);
   const bytes = topics.reduce((n, t) => n + (t.bytes || 0), 0);
+  const cells = new Map(topics.map((t) => [t.name, { messages: h('td', { class: 'num' }, t.messages), end: h('td', { class: 'num' }, t.endOffsets), endSpark: h('td', {}, spark([], 'end offsets')),
+    rate: h('td', { class: 'num rate' }, ''), rateSpark: h('td', {}, spark([], 'messages per second')), bytesSpark: h('td', {}, info.dataDir ? spark([], 'bytes on disk') : '') }]));
+  watchSamples('topics', (samples) => {
+    for (const [name, c] of cells) {
+      const mine = samples.map((x) => x.value[name]).filter((x) => x);
+      if (mine.length === 0) continue;
+      const lastOne = mine[mine.length - 1];
+      c.messages.textContent = lastOne.messages;
+      c.end.textContent = lastOne.endOffsets;
+      c.endSpark.replaceChildren(spark(mine.map((x) => Number(x.endOffsets)), 'end offsets'));
+      const rates = mine.map((x) => x.rate).filter((x) => x !== null);
+      c.rate.textContent = fmtRate(lastOne.rate);
+      c.rateSpark.replaceChildren(spark(rates, 'messages per second'));
+      if (info.dataDir) c.bytesSpark.replaceChildren(spark(mine.map((x) => x.bytes || 0), 'bytes on disk'));
+    }
+  });
+  const head = ['Topic', 'Partitions', 'Messages', 'End offsets', 'Bytes on disk', 'End offsets over time', 'Rate', 'Rate over time'].concat(info.dataDir ? ['Bytes over time'] : []);
   return [
     h('h1', {}, 'Topics'),
     h('div', { class: 'cards' },
@@ -96,9 +148,38 @@ async function overview() {
       h('div', { class: 'card' }, h('b', {}, String(topics.reduce((n, t) => n + t.partitions, 0))), 'partitions'),
       h('div', { class: 'card' }, h('b', {}, total.toString()), 'messages'),
       info.dataDir ? h('div', { class: 'card' }, h('b', {}, fmtBytes(bytes)), 'on disk') : null),
-    table(['Topic', 'Partitions', 'Messages', 'End offsets', 'Bytes on disk'],
-      topics.map((t) => [h('a', { href: '#/topic/' + enc(t.name) }, t.name), t.partitions, t.messages, t.endOffsets, t.bytes === null || t.bytes === undefined ? '' : fmtBytes(t.bytes)]), [1, 2, 3, 4]),
+    h('div', { class: 'scroll', id: 'topics-table' }, h('table', {},
+      h('thead', {}, h('tr', {}, head.map((x, i) => h('th', { scope: 'col', class: [1, 2, 3, 4, 6].includes(i) ? 'num' : null }, x)))),
+      h('tbody', {}, topics.length === 0 ? h('tr', {}, h('td', { colspan: head.length, class: 'muted' }, 'none')) : topics.map((t) => {
+        const c = cells.get(t.name);
+        return h('tr', { 'data-topic': t.name }, h('td', {}, h('a', { href: '#/topic/' + enc(t.name) }, t.name)), h('td', { class: 'num' }, t.partitions), c.messages, c.end,
+          h('td', { class: 'num' }, t.bytes === null || t.bytes === undefined ? '' : fmtBytes(t.bytes)), c.endSpark, c.rate, c.rateSpark, info.dataDir ? c.bytesSpark : null);
+      })))),
+    h('p', { class: 'muted' }, 'Sampled by the server every ' + SAMPLE_MS / 1000 + ' s while this page is open.'),
   ];
+}
+
+/** A group's lag over time: the total and each partition's, sampled by the server while the page is open. */
+function lagChart(samples) {
+  const w = 640, hgt = 160, left = 44, bottom = 18;
+  const keys = [...new Set(samples.flatMap((x) => Object.keys(x.value.partitions)))].slice(0, 8);
+  const total = samples.map((x) => Number(x.value.totalLag));
+  const max = Math.max(1, ...total);
+  const t0 = samples.length ? samples[0].t : 0, t1 = samples.length ? samples[samples.length - 1].t : 1;
+  const x = (t) => left + (t1 === t0 ? 0 : (t - t0) / (t1 - t0)) * (w - left - 6);
+  const y = (v) => 6 + (1 - v / max) * (hgt - bottom - 6);
+  const svg = svgEl('svg', { id: 'lag-chart', class: 'chart', viewBox: '0 0 ' + w + ' ' + hgt, role: 'img', 'data-points': samples.length,
+    'aria-label': 'total lag over ' + samples.length + ' samples' + (samples.length ? ', now ' + total[total.length - 1] + ', max ' + max : '') });
+  svg.append(svgEl('line', { x1: left, y1: y(0), x2: w - 6, y2: y(0), stroke: '#b9c2cc' }), svgEl('line', { x1: left, y1: 6, x2: left, y2: y(0), stroke: '#b9c2cc' }));
+  const label = (tx, ty, text, anchor) => { const el = svgEl('text', { x: tx, y: ty, 'font-size': 11, fill: '#5c6670', 'text-anchor': anchor }); el.textContent = text; return el; };
+  svg.append(label(left - 4, 14, String(max), 'end'), label(left - 4, y(0), '0', 'end'), label(w - 6, hgt - 4, samples.length ? Math.round((t1 - t0) / 1000) + ' s' : '', 'end'));
+  const colours = ['#b3261e', '#1a7f37', '#8250df', '#bc4c00', '#0a7c86', '#953800', '#6e7781', '#cf222e'];
+  const line = (vals, colour, width) => svgEl('polyline', { points: samples.map((s, i) => x(s.t).toFixed(1) + ',' + y(vals[i]).toFixed(1)).join(' '), fill: 'none', stroke: colour, 'stroke-width': width });
+  if (samples.length) {
+    keys.forEach((k, i) => svg.append(line(samples.map((s) => Number(s.value.partitions[k] || 0)), colours[i], 1)));
+    svg.append(line(total, '#0b5cad', 2.5));
+  }
+  return h('div', {}, svg, h('p', { class: 'muted legend' }, h('span', { class: 'key', 'data-colour': 'total' }, 'total (thick blue)'), keys.length ? ' · partitions: ' + keys.map((k, i) => k + ' (' + ['red', 'green', 'purple', 'orange', 'teal', 'brown', 'grey', 'crimson'][i] + ')').join(', ') : ''));
 }
 
 async function topicPage(name) {
@@ -261,10 +342,13 @@ async function groupsPage() {
 
 async function groupPage(id) {
   const g = await api('groups/' + enc(id));
+  const chart = h('div', { id: 'lag' }, lagChart([]));
+  watchSamples('groups/' + enc(id), (samples) => chart.replaceChildren(lagChart(samples)));
   const out = [crumbs(['Consumer groups', '#/groups'], id), h('h1', {}, id),
     h('div', { class: 'cards' }, h('div', { class: 'card' }, h('b', { id: 'group-state' }, g.state), 'state'), h('div', { class: 'card' }, h('b', {}, g.protocol || '–'), 'protocol'),
       h('div', { class: 'card' }, h('b', {}, String(g.members.length)), 'members'), h('div', { class: 'card' }, h('b', {}, g.totalLag), 'total lag')),
     h('h2', {}, 'Members'), table(['Member', 'Client id', 'Host', 'Instance id'], g.members.map((m) => [h('code', {}, m.memberId), m.clientId, m.clientHost, m.groupInstanceId || ''])),
+    h('h2', {}, 'Lag over time'), chart,
     h('h2', {}, 'Committed offsets and lag'), h('div', { id: 'group-offsets' }, table(['Topic', 'Partition', 'Committed', 'End offset', 'Lag', 'Metadata'],
       g.offsets.map((o) => [h('a', { href: '#/topic/' + enc(o.topic) }, o.topic), o.partition, o.committedOffset, o.endOffset, o.lag, o.metadata || '']), [1, 2, 3, 4]))];
   if (!info.readOnly) out.push(h('h2', {}, 'Reset offsets'), resetForm(id, g), h('h2', {}, 'Delete the group'), deleteForm(id));

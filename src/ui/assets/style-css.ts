@@ -36,6 +36,8 @@ button { background: var(--accent); color: #fff; border-color: var(--accent); cu
 button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: var(--bad); border-color: var(--bad); }
 label.check { flex-direction: row; align-items: center; gap: 6px; align-self: center; }
+.spark { display: block; width: 120px; height: 26px; }
+.chart { display: block; width: 100%; max-width: 640px; height: auto; }
 .hist { display: inline-flex; align-items: flex-end; gap: 1px; height: 20px; }
 .hist i { display: inline-block; width: 6px; background: #0b5cad; }
 button:focus-visible, a:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid #7db4f0; outline-offset: 1px; }
