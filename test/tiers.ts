@@ -90,6 +90,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'storage/producer-snapshot': ['shared'],
   'storage/time-index': ['shared'],
   'ui/console-browser': ['chromium'],
+  'ui/multi-broker': ['python'],
   'ui/offline-corpus': ['shared'],
 };
 

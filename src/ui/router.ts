@@ -49,9 +49,13 @@ export class ClusterRouter {
 
   /** Metadata through the bootstrap broker; every answer refreshes the brokers and the leaders known. */
   async metadata(topics: string[] | null): Promise<MetadataResponse> {
-    // v9 (flexible, with allowAutoTopicCreation false so browsing never creates a topic); v4 at least
-    const body = { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false };
-    const m = (await this.bootstrapClient.request<MetadataResponse>(Metadata, 9, 4, body)).body;
+    // v9 (flexible); from v4 with allowAutoTopicCreation false, so browsing never creates a topic.
+    // v1-3 (librdkafka's mock cluster serves only 0-2) cannot say so: a broker with
+    // auto.create.topics.enable may create a topic named there, as it would for any old client.
+    const served = this.bootstrapClient.apiVersions.get(Metadata.apiKey)?.max ?? 0;
+    const names = topics === null ? null : topics.map((name) => ({ name }));
+    const body = served >= 4 ? { topics: names, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false } : { topics: names };
+    const m = (await this.bootstrapClient.request<MetadataResponse>(Metadata, 9, 1, body)).body;
     this.learn(m);
     return m;
   }
