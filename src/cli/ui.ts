@@ -12,7 +12,7 @@ Serves the web console: topics, messages, consumer groups and lag, configs, and 
 (segments, indexes, a batch's header bytes).
 
 Options:
-  --bootstrap <host:port>  a Kafka-compatible broker to browse (Kafka protocol)
+  --bootstrap <host:port>  a Kafka-compatible broker to browse (Kafka protocol); a comma list is tried in order
   --data-dir <dir>         a Kafka log directory to read, offline and read-only (no broker)
   --port <n>               HTTP port (default 8080; 0 picks a free port)
   --host <addr>            address to bind (default 127.0.0.1; any other needs --password)

@@ -101,8 +101,18 @@ export function errorText(code: number): string {
 export class ClusterView {
   constructor(readonly router: ClusterRouter) {}
 
+  /** Connects to the first broker of a `host:port[,host:port...]` list that answers, as bootstrap.servers is tried. */
   static async connect(bootstrap: string): Promise<ClusterView> {
-    return new ClusterView(new ClusterRouter(await KafkaClient.connect(bootstrap)));
+    const addresses = bootstrap.split(',').map((a) => a.trim()).filter((a) => a !== '');
+    let failure: unknown = new KafkaClientError(`no broker in ${JSON.stringify(bootstrap)}`);
+    for (const address of addresses) {
+      try {
+        return new ClusterView(new ClusterRouter(await KafkaClient.connect(address)));
+      } catch (e) {
+        failure = e;
+      }
+    }
+    throw failure;
   }
 
   get bootstrap(): string {
