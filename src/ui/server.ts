@@ -140,6 +140,19 @@ export class UiServer {
     return this.disk;
   }
 
+  /**
+   * Bound to loopback without a password, the console trusts whoever reaches it; a web page on
+   * another site could still reach it by DNS rebinding (its own name resolving to 127.0.0.1) and,
+   * being same-origin then, reset offsets or delete groups. So the Host header must be a loopback
+   * name too. With a password (any address), basic auth guards it instead.
+   */
+  private hostAllowed(req: IncomingMessage): boolean {
+    if (this.options.password || !isLoopback(this.options.host ?? '127.0.0.1')) return true;
+    const host = /^(\[[^\]]*\]|[^:]*)(:\d+)?$/.exec(req.headers.host ?? '')?.[1] ?? '';
+    const name = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    return name === '' || name === 'localhost' || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
+  }
+
   private authorized(req: IncomingMessage): boolean {
     const password = this.options.password;
     if (!password) return true;
@@ -154,6 +167,10 @@ export class UiServer {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
     res.setHeader('Referrer-Policy', 'no-referrer');
+    if (!this.hostAllowed(req)) {
+      send(res, 403, 'text/plain; charset=utf-8', 'the console answers only under a loopback name (Host: localhost, 127.0.0.1 or [::1])\n');
+      return;
+    }
     if (!this.authorized(req)) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="kafkalite console", charset="UTF-8"', 'Content-Type': 'text/plain' });
       res.end('password required\n');

@@ -19,6 +19,7 @@ import { parseUiArgs } from '../../src/cli/ui.js';
 import { parseServeArgs } from '../../src/cli/serve.js';
 import { filledBroker, HTML_HEADER, LATER_TS } from './fixture.js';
 import { spawn } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 /** Runs `kafkalite <args>` until it prints the console's URL; returns it and a stop that SIGTERMs and gives the exit code. */
@@ -316,6 +317,27 @@ describe('console API, offline and access', () => {
     } finally {
       await ui.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('on loopback without a password, only a loopback Host is answered (no DNS rebinding)', async () => {
+    const ui = await UiServer.start({ dataDir: '.' });
+    try {
+      const as = (host: string): Promise<number> =>
+        new Promise((resolve, reject) => {
+          const r = httpGet({ host: '127.0.0.1', port: ui.port, path: '/api/info', headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          r.on('error', reject);
+        });
+      assert.equal(await as(`127.0.0.1:${ui.port}`), 200);
+      assert.equal(await as(`localhost:${ui.port}`), 200);
+      assert.equal(await as(`[::1]:${ui.port}`), 200);
+      assert.equal(await as(`evil.example:${ui.port}`), 403);
+      assert.equal(await as('127.0.0.1.evil.example'), 403);
+    } finally {
+      await ui.close();
     }
   });
 
