@@ -63,6 +63,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/admin-platformatic': ['node22'],
   'interop/broker/single-node-apis-platformatic': ['node22'],
   'interop/broker/acls-platformatic': ['node22'],
+  'interop/broker/acls-late-apis-platformatic': ['node22'],
   'interop/broker/admin-python': ['python', 'confluent-kafka', 'kcat'],
   'interop/broker/acls-python': ['python', 'confluent-kafka'],
   'interop/broker/platformatic': ['node22'],
