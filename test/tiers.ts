@@ -58,6 +58,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/kcat': ['kcat'],
   'interop/broker/old-clients': ['python', 'confluent-kafka', 'kcat'],
   'interop/broker/security-kcat': ['kcat', 'openssl'],
+  'interop/broker/self-signed-kcat': ['kcat'],
   'interop/broker/security-kafkajs': ['openssl'],
   'interop/broker/security-python': ['python', 'confluent-kafka', 'openssl'],
   'interop/broker/admin-platformatic': ['node22'],
