@@ -171,13 +171,6 @@ export class Broker extends EventEmitter {
     const users = new Map(Object.entries(options.users ?? {}));
     this.security = securityConfigFromProperties(securityProps, this.config, users, (m) => this.logger.warn(m));
     this.scramCredentials = ScramCredentialStore.load(dataDir);
-    if (users.size > 0) {
-      const upsertions = [];
-      for (const [user, password] of users) {
-        for (const mech of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) upsertions.push({ user, mech, credential: credentialFromPassword(mech, password, randomBytes(32), 4096) });
-      }
-      this.scramCredentials.apply([], upsertions);
-    }
     this.queuedRequests = new QueuedBytes(this.config.queuedMaxRequestBytes);
     this.queuedResponses = new QueuedBytes(this.config.queuedMaxResponseBytes);
     this.connectionQuotas = new ConnectionQuotas(this.config, this.logger, (socket, ip) => this.serve(socket, ip));
@@ -198,6 +191,14 @@ export class Broker extends EventEmitter {
       ...(this.config.openFileBudget !== undefined ? { openFileBudget: this.config.openFileBudget } : {}),
       backgroundFlush: this.config.backgroundFlush,
     });
+    // the users' SCRAM credentials are written once the directory exists and is this broker's (its lock taken)
+    if (users.size > 0) {
+      const upsertions = [];
+      for (const [user, password] of users) {
+        for (const mech of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) upsertions.push({ user, mech, credential: credentialFromPassword(mech, password, randomBytes(32), 4096) });
+      }
+      this.scramCredentials.apply([], upsertions);
+    }
     const logDirFailure = this.logs.resources.logDirFailure;
     this.heldAppends = new HeldAppends(undefined, logDirFailure);
     logDirFailure.onFailure((failure) => this.halt(failure));

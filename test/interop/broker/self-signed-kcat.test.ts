@@ -45,7 +45,7 @@ describe('kafkalite serve --tls self-signed with kcat', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kafkalite-selfsigned-'));
     const tlsDir = join(dir, 'tls');
     const { child, out } = await serve([
-      '--port', '0', '--data-dir', join(dir, 'data'), '--log-level', 'warn', '--tls', 'self-signed', '--tls-client', 'alice', '--tls-dir', tlsDir,
+      '--port', '0', '--data-dir', join(dir, 'data'), '--log-level', 'warn', '--user', 'bob:bob-secret', '--tls', 'self-signed', '--tls-client', 'alice', '--tls-dir', tlsDir,
       '--config', 'listeners=SSL://127.0.0.1:0,MTLS://127.0.0.1:0',
       '--config', 'listener.security.protocol.map=SSL:SSL,MTLS:SSL',
       '--config', 'listener.name.mtls.ssl.client.auth=required',
