@@ -54,10 +54,12 @@ export const describeTopicPartitionsHandler: ApiHandler<DescribeTopicPartitionsR
 
     const cursorTopic = cursor?.topicName ?? '';
     const candidates = [...new Set(fetchAll ? broker.topics.all().map((t) => t.name) : named)].filter((n) => n >= cursorTopic).sort();
-    const names = candidates.filter((n) => canDescribeTopic(ctx, n));
+    const names: string[] = [];
+    const denied: string[] = [];
+    for (const n of candidates) (canDescribeTopic(ctx, n) ? names : denied).push(n);
     const unauthorized: DescribeTopicPartitionsResponseTopic[] = fetchAll
       ? []
-      : candidates.filter((n) => !names.includes(n)).map((name) => ({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_NOT_REQUESTED }));
+      : denied.map((name) => ({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_NOT_REQUESTED }));
     const operations = (name: string): number => authorizedOperations(ctx, true, ResourceType.TOPIC, name);
     let remaining = Math.max(Math.min(MAX_REQUEST_PARTITION_SIZE_LIMIT, request.responsePartitionLimit), 1);
     const nodeId = broker.config.nodeId;

@@ -9,7 +9,7 @@
  * - topics: OffsetForLeaderEpoch (CLUSTER_ACTION or DESCRIBE), DescribeTopicPartitions (hidden,
  *   or TOPIC_AUTHORIZATION_FAILED with a zero id at the end; topic operations), Metadata v12 and
  *   Fetch v13 by topic id (an unknown id UNKNOWN_TOPIC_ID for anyone, a known one without the
- *   right TOPIC_AUTHORIZATION_FAILED);
+ *   right TOPIC_AUTHORIZATION_FAILED); a replica's Fetch needs CLUSTER_ACTION instead of READ;
  * - KIP-848 groups: ConsumerGroupHeartbeat (READ on the group, DESCRIBE on subscribed names, regex
  *   matches filtered), ConsumerGroupDescribe (DESCRIBE on the group, the group's operations, topics
  *   in assignments).
@@ -177,6 +177,20 @@ describe('topic APIs: DESCRIBE or READ, by name and by id', () => {
       assert.deepEqual(errors(f.responses.map((r: Msg) => r.partitions[0])), ['TOPIC_AUTHORIZATION_FAILED', 'TOPIC_AUTHORIZATION_FAILED', 'UNKNOWN_TOPIC_ID']);
       await grant(admin, RT.TOPIC, 'orders', Op.READ);
       assert.deepEqual(errors((await fetch([ordersId, secretId])).responses.map((r: Msg) => r.partitions[0])), ['NONE', 'TOPIC_AUTHORIZATION_FAILED']);
+
+      // a replica's fetch (replica id >= 0) needs CLUSTER_ACTION instead of READ, even for an id nobody knows
+      const replicaFetch = (version: number, topicIds: Buffer[]) => alice.request(ApiKey.Fetch, version, {
+        replicaId: version < 15 ? 1 : -1, replicaState: { replicaId: version < 15 ? -1 : 1, replicaEpoch: -1n }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+        topics: topicIds.map((topicId) => ({ topicId, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] })),
+        forgottenTopicsData: [], rackId: '',
+      });
+      for (const v of [13, 15]) {
+        assert.deepEqual(errors((await replicaFetch(v, [ordersId, unknownId])).responses.map((r: Msg) => r.partitions[0])), ['TOPIC_AUTHORIZATION_FAILED', 'TOPIC_AUTHORIZATION_FAILED'], `v${v}`);
+      }
+      await grant(admin, RT.CLUSTER, 'kafka-cluster', Op.CLUSTER_ACTION);
+      for (const v of [13, 15]) {
+        assert.deepEqual(errors((await replicaFetch(v, [secretId, unknownId])).responses.map((r: Msg) => r.partitions[0])), ['NONE', 'UNKNOWN_TOPIC_ID'], `v${v}`);
+      }
     });
   });
 });
