@@ -13,6 +13,7 @@ import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
 import type { Broker } from '../../../src/broker/broker.js';
 import { STANDARD_AUTHORIZER_CLASS } from '../../../src/broker/auth/config.js';
 import { makeSelfSignedTls } from '../../../src/broker/security/self-signed.js';
+import { parseServeArgs } from '../../../src/cli/serve.js';
 import { withBroker } from '../../helpers/broker.js';
 
 async function roundTrip(broker: Broker, config: Omit<KafkaConfig, 'brokers'>, listener: string, topic: string): Promise<string[]> {
@@ -87,5 +88,18 @@ describe('self-signed TLS at start', () => {
       assert.deepEqual(await roundTrip(broker, { ssl: { ca: [tls.caPem], cert: tls.client!.certPem, key: tls.client!.keyPem } }, 'MTLS', 'over-mtls'), ['one', 'two']);
       await connectFails(broker, { ssl: { ca: [tls.caPem] } }, 'MTLS');
     });
+  });
+
+  test('serve --tls: only self-signed; --tls-client and --tls-dir need it', () => {
+    const err = (...args: string[]) => {
+      const r = parseServeArgs(args);
+      return 'error' in r ? r.error : undefined;
+    };
+    assert.match(err('--tls', 'acme')!, /--tls takes self-signed/);
+    assert.match(err('--tls-client', 'alice')!, /need --tls self-signed/);
+    assert.match(err('--tls', 'self-signed', '--tls-client', '')!, /needs a common name/);
+    const ok = parseServeArgs(['--tls', 'self-signed', '--tls-client', 'alice', '--tls-dir', '/tmp/x']);
+    assert.ok(!('error' in ok) && !('help' in ok));
+    assert.deepEqual(ok.tls, { clientCommonName: 'alice', dir: '/tmp/x' });
   });
 });
