@@ -38,6 +38,7 @@ import { logDirFailureLine } from './log-dir-failure.js';
 import { createAuthorizer, takeAuthorizerProperties, type StandardAuthorizer } from './auth/index.js';
 import { UiServer } from '../ui/server.js';
 import { RequestStats } from '../ui/request-stats.js';
+import { makeSelfSignedTls, selfSignedTlsProperties, type SelfSignedTls, type SelfSignedTlsOptions } from './security/self-signed.js';
 import { securityConfigFromProperties, takeSecurityProperties, type ListenerSecurity, type SecurityConfig } from './security/config.js';
 import { createListenerServer } from './security/listener-server.js';
 import { ScramCredentialStore } from './security/scram-store.js';
@@ -84,6 +85,12 @@ export interface BrokerOptions {
    * credentials stored at start (kafkalite's shorthand for JAAS `user_<name>` and kafka-configs.sh).
    */
   users?: Record<string, string>;
+  /**
+   * `'self-signed'`: a CA and a server certificate made at start (security/self-signed.ts) serve
+   * every TLS listener (SSL unless `listeners` says otherwise); the CA is `broker.tls.caPem`. The
+   * object form also asks for a client certificate (`broker.tls.client`) for mutual TLS.
+   */
+  tls?: 'self-signed' | ({ mode: 'self-signed' } & SelfSignedTlsOptions);
 }
 
 /**
@@ -138,7 +145,9 @@ export class Broker extends EventEmitter {
   private readonly accepted = new WeakMap<Socket, { listener: ListenerSecurity; principal: string }>();
   private boundPort = 0;
   private closing: Promise<void> | undefined;
-  /** The web console, when started with `ui`. */
+  /** The self-signed TLS setup made at start (`tls: 'self-signed'`): the CA to trust, the client certificate. */
+  tls: SelfSignedTls | undefined;
+    /** The web console, when started with `ui`. */
   private uiServer: UiServer | undefined;
   /** Requests answered per API (the console's broker page). */
   readonly requestStats = new RequestStats();
@@ -165,13 +174,6 @@ export class Broker extends EventEmitter {
     const users = new Map(Object.entries(options.users ?? {}));
     this.security = securityConfigFromProperties(securityProps, this.config, users, (m) => this.logger.warn(m));
     this.scramCredentials = ScramCredentialStore.load(dataDir);
-    if (users.size > 0) {
-      const upsertions = [];
-      for (const [user, password] of users) {
-        for (const mech of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) upsertions.push({ user, mech, credential: credentialFromPassword(mech, password, randomBytes(32), 4096) });
-      }
-      this.scramCredentials.apply([], upsertions);
-    }
     this.queuedRequests = new QueuedBytes(this.config.queuedMaxRequestBytes);
     this.queuedResponses = new QueuedBytes(this.config.queuedMaxResponseBytes);
     this.connectionQuotas = new ConnectionQuotas(this.config, this.logger, (socket, ip) => this.serve(socket, ip));
@@ -192,6 +194,14 @@ export class Broker extends EventEmitter {
       ...(this.config.openFileBudget !== undefined ? { openFileBudget: this.config.openFileBudget } : {}),
       backgroundFlush: this.config.backgroundFlush,
     });
+    // the users' SCRAM credentials are written once the directory exists and is this broker's (its lock taken)
+    if (users.size > 0) {
+      const upsertions = [];
+      for (const [user, password] of users) {
+        for (const mech of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) upsertions.push({ user, mech, credential: credentialFromPassword(mech, password, randomBytes(32), 4096) });
+      }
+      this.scramCredentials.apply([], upsertions);
+    }
     const logDirFailure = this.logs.resources.logDirFailure;
     this.heldAppends = new HeldAppends(undefined, logDirFailure);
     logDirFailure.onFailure((failure) => this.halt(failure));
@@ -212,11 +222,19 @@ export class Broker extends EventEmitter {
 
   /** Opens the data directory and starts listening. */
   static async start(options: BrokerOptions = {}): Promise<Broker> {
+    let tls: SelfSignedTls | undefined;
+    if (options.tls !== undefined) {
+      tls = await makeSelfSignedTls({ ...(typeof options.tls === 'string' ? {} : options.tls), hosts: [options.host ?? DEFAULT_BROKER_CONFIG.host] });
+      const host = options.host ?? DEFAULT_BROKER_CONFIG.host;
+      const listeners: Record<string, string> = options.config?.['listeners'] === undefined ? { listeners: `SSL://${host}:${options.port ?? 0}` } : {};
+      options = { ...options, config: { ...listeners, ...selfSignedTlsProperties(tls), ...options.config } };
+    }
     const owns = options.dataDir === undefined;
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kafkalite-'));
     let broker: Broker;
     try {
       broker = new Broker(dataDir, owns, options);
+      broker.tls = tls;
     } catch (e) {
       // a bad property, or a data directory that cannot be opened: no temp directory is left behind
       if (owns) rmSync(dataDir, { recursive: true, force: true });

@@ -25,6 +25,7 @@
  */
 import type { Socket } from 'node:net';
 import { decodeMessage, encodeMessage } from '../protocol/codec.js';
+import { ErrorCode } from '../protocol/error-codes.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
@@ -37,6 +38,7 @@ import { unsupportedVersionResponse } from './unsupported-version.js';
 import type { ListenerSecurity } from './security/config.js';
 import { SaslSession } from './security/sasl-session.js';
 import { handleRawSaslToken } from './security/raw-token.js';
+import { afterFailureDelay } from './security/failure-delay.js';
 import { ApiKey } from '../protocol/api-keys.js';
 
 /**
@@ -124,6 +126,7 @@ export class Connection {
     this.requests = broker.queuedRequests;
     this.responses = broker.queuedResponses;
     this.decoder = new FrameDecoder(broker.config.socketRequestMaxBytes, broker.framePool, broker.inPlaceFrames);
+    this.applySaslReceiveLimit();
     const socket = startReads(
       accepted,
       { target: () => this.readTarget(), filled: (n, buf) => this.onRead(n, buf), chunk: (data) => this.onData(data) },
@@ -141,6 +144,19 @@ export class Connection {
       this.answersWritten?.();
       broker.connectionClosed(this);
     });
+  }
+
+  /**
+   * While a SASL connection is not authenticated (first authentication or KIP-368 re-authentication),
+   * frames are bounded by `sasl.server.max.receive.size`: Kafka's SaslServerAuthenticator reads them
+   * with that bound and closes the connection on a larger size prefix (InvalidReceiveException →
+   * SaslAuthenticationException), before allocating anything. Clients wait for the authentication's
+   * answer before sending more, so the bound switches between frames.
+   */
+  private applySaslReceiveLimit(): void {
+    const sasl = this.state.security?.sasl;
+    if (sasl === undefined) return;
+    this.decoder.maxFrameBytes = sasl.authenticated ? this.broker.config.socketRequestMaxBytes : this.broker.security.saslServerMaxReceiveSize;
   }
 
   /** Where the socket's next bytes go: the rest of a large frame, else the read chunk. */
@@ -221,6 +237,7 @@ export class Connection {
         } finally {
           this.inRequest = false;
         }
+        this.applySaslReceiveLimit();
         if (this.state.closeAfterResponse) {
           this.flushAnswers();
           this.socket.end();
@@ -355,6 +372,7 @@ export class Connection {
     }
     const { apiKey, apiVersion, correlationId } = header;
     if (sasl !== undefined && !sasl.admits(apiKey, Date.now())) {
+      if (sasl.answersUnexpectedRequests) return this.answerIllegalSaslState(frame, header);
       // before authentication only ApiVersions and the SASL requests reach a handler (SaslServerAuthenticator)
       this.broker.logger.warnThrottled(`sasl:${this.remote}`, `closing connection ${this.remote}: API key ${apiKey} not allowed in its SASL state (unauthenticated or session expired)`);
       this.destroy();
@@ -426,6 +444,31 @@ export class Connection {
     );
     this.write(frameOut, []);
     return true;
+  }
+
+  /**
+   * A request in the middle of a v1 SASL exchange: its error response with ILLEGAL_SASL_STATE,
+   * after connection.failed.authentication.delay.ms, then the close (SaslServerAuthenticator's
+   * buildResponseOnAuthenticateFailure); a request that has no such answer closes at once.
+   */
+  private async answerIllegalSaslState(frame: Buffer, header: { apiKey: number; apiVersion: number; correlationId: number; bodyOffset: number }): Promise<void> {
+    this.state.security?.sasl?.fail();
+    const known = this.broker.knownHandler(header.apiKey);
+    let frameOut: Buffer[] | undefined;
+    try {
+      const body = known === undefined ? undefined : unsupportedVersionResponse(known, header.apiVersion, frame, header.bodyOffset, ErrorCode.ILLEGAL_SASL_STATE);
+      if (known !== undefined && body !== undefined) frameOut = encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, encodeMessage(known.api.response, header.apiVersion, body));
+    } catch {
+      frameOut = undefined; // a request that does not decode: closed like any malformed one
+    }
+    this.broker.logger.warnThrottled(`sasl:${this.remote}`, `closing connection ${this.remote}: API key ${header.apiKey} during SASL authentication`);
+    if (frameOut === undefined) {
+      this.destroy();
+      return;
+    }
+    await afterFailureDelay(this.broker, undefined);
+    this.write(frameOut, []);
+    this.state.closeAfterResponse = true;
   }
 
   private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[]): Promise<void> {

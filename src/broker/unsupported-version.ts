@@ -6,7 +6,7 @@
  * server closes the connection on a version outside its range (`SocketServer.parseRequestHeader`),
  * which an old client sees only as EOF; an answer names the reason, and a version the codec does
  * not know at all still closes the connection.
- * - Produce, Fetch, ListOffsets, OffsetCommit, OffsetFetch v0-1, CreateTopics, DeleteTopics,
+ * - Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch v0-1, CreateTopics, DeleteTopics,
  *   DescribeConfigs, WriteTxnMarkers: the error in every topic / partition / resource the request
  *   named, as their `getErrorResponse` does;
  * - any other API whose response has a top-level error_code in that version: that field;
@@ -25,13 +25,16 @@ import type { OffsetFetchRequest, OffsetFetchResponse } from '../protocol/schema
 import type { CreateTopicsRequest, CreateTopicsResponse } from '../protocol/schemas/create-topics.js';
 import type { DeleteTopicsRequest, DeleteTopicsResponse } from '../protocol/schemas/delete-topics.js';
 import type { DescribeConfigsRequest, DescribeConfigsResponse } from '../protocol/schemas/describe-configs.js';
+import type { MetadataRequest, MetadataResponse } from '../protocol/schemas/metadata.js';
 import type { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/schemas/write-txn-markers.js';
 import type { AnyApiHandler } from './handler.js';
 
-const E = ErrorCode.UNSUPPORTED_VERSION;
-
-/** The response body to send, or undefined when this version has no error to carry it (close). */
-export function unsupportedVersionResponse(handler: AnyApiHandler, version: number, frame: Buffer, bodyOffset: number): unknown {
+/**
+ * The response body to send, or undefined when this version has no error to carry it (close).
+ * `E` is the error (UNSUPPORTED_VERSION; ILLEGAL_SASL_STATE for a request in the middle of a SASL
+ * exchange, which SaslServerAuthenticator answers with the same `getErrorResponse`).
+ */
+export function unsupportedVersionResponse(handler: AnyApiHandler, version: number, frame: Buffer, bodyOffset: number, E: number = ErrorCode.UNSUPPORTED_VERSION): unknown {
   const { request, response } = handler.api;
   if (!isValidVersion(request, version) || !isValidVersion(response, version)) return undefined;
   const decode = <T>(): T => decodeMessage<T>(request, version, frame, bodyOffset).value;
@@ -96,6 +99,15 @@ export function unsupportedVersionResponse(handler: AnyApiHandler, version: numb
       const out: DescribeConfigsResponse = {
         throttleTimeMs: 0,
         results: r.resources.map((res) => ({ errorCode: E, errorMessage: null, resourceType: res.resourceType, resourceName: res.resourceName, configs: [] })),
+      };
+      return out;
+    }
+    case ApiKey.Metadata: {
+      // `MetadataRequest.getErrorResponse`: the error in every named topic (a null name as '')
+      const r = decode<MetadataRequest>();
+      const out: MetadataResponse = {
+        brokers: [],
+        topics: (r.topics ?? []).map((t) => ({ errorCode: E, name: t.name ?? '', topicId: t.topicId ?? Buffer.alloc(16), isInternal: false, partitions: [] })),
       };
       return out;
     }

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { acls, ACLS_USAGE, parseAclsArgs } from './acls.js';
+import { parseUsersArgs, users, USERS_USAGE } from './users.js';
 import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
 import { lockedDirNotes } from './lock-note.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
@@ -94,6 +95,13 @@ const COMMANDS: { [name: string]: Command<object> } = {
     usage: ACLS_USAGE,
     parse: parseAclsArgs,
     run: acls,
+    reads: (opts) => (opts.action === 'list' ? [opts.dir] : []),
+  }),
+  users: command({
+    summary: 'list, add or remove the SCRAM users of a data directory (kafka-configs.sh options)',
+    usage: USERS_USAGE,
+    parse: parseUsersArgs,
+    run: users,
     reads: (opts) => (opts.action === 'list' ? [opts.dir] : []),
   }),
   ui: command({

@@ -3,6 +3,8 @@
  * shut it down cleanly (flush, checkpoints, clean-shutdown marker), or until its log directory
  * fails, which halts it with exit status 1.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Broker } from '../broker/broker.js';
 import { createLogger, isLogLevel, type LogLevel } from '../broker/logger.js';
 import { readPasswordFile } from './password-file.js';
@@ -20,6 +22,12 @@ Options:
                        listeners=SASL_SSL://127.0.0.1:9094, ssl.keystore.location=..., sasl.enabled.mechanisms=...)
   --user <name:pass>   a SASL user, repeatable: PLAIN on every SASL listener, and SCRAM-SHA-256/512
                        credentials stored in the data directory
+  --tls self-signed    make a CA and a server certificate at start for the TLS listeners (an SSL
+                       listener unless --config listeners=... says otherwise); the CA is written to
+                       <tls-dir>/ca.pem for clients (ssl.ca.location)
+  --tls-client <cn>    with --tls self-signed, also a client certificate for mutual TLS
+                       (<tls-dir>/client.pem, client.key; principal User:CN=<cn>)
+  --tls-dir <dir>      where the self-signed PEM files go (default <data-dir>-tls)
   --log-level <level>  debug | info | warn | error | silent (default info)
   --ui-port <n>        also serve the web console on this HTTP port (0 picks a free one)
   --ui-host <addr>     address the console binds (default 127.0.0.1; any other needs --ui-password)
@@ -37,6 +45,8 @@ export interface ServeOptions {
   ui?: { port: number; host: string; password?: string };
   /** --user name:password (SASL users). */
   users?: Record<string, string>;
+  /** --tls self-signed, --tls-client, --tls-dir. */
+  tls?: { clientCommonName?: string; dir?: string };
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | { help: true } | { error: string } {
@@ -104,6 +114,24 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         (o.users ??= {})[v.slice(0, colon)] = v.slice(colon + 1);
         break;
       }
+      case '--tls': {
+        const v = value();
+        if (v !== 'self-signed') return { error: `--tls takes self-signed, got ${v ?? 'nothing'}` };
+        o.tls = { ...o.tls };
+        break;
+      }
+      case '--tls-client': {
+        const v = value();
+        if (v === undefined || v === '') return { error: '--tls-client needs a common name' };
+        o.tls = { ...o.tls, clientCommonName: v };
+        break;
+      }
+      case '--tls-dir': {
+        const v = value();
+        if (v === undefined || v === '') return { error: '--tls-dir needs a directory' };
+        o.tls = { ...o.tls, dir: v };
+        break;
+      }
       case '--log-level': {
         const v = value();
         if (v === undefined || !isLogLevel(v)) return { error: `--log-level must be one of debug, info, warn, error, silent` };
@@ -114,14 +142,33 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         return { error: `unknown option ${a}` };
     }
   }
+  if (o.tls !== undefined && !args.includes('--tls')) return { error: '--tls-client and --tls-dir need --tls self-signed' };
   return o;
+}
+
+/** Writes the self-signed CA (and client certificate) where clients can read them; the lines to print. */
+function writeSelfSignedFiles(broker: Broker, dir: string): string[] {
+  const tls = broker.tls;
+  if (tls === undefined) return [];
+  mkdirSync(dir, { recursive: true });
+  const ca = join(dir, 'ca.pem');
+  writeFileSync(ca, tls.caPem);
+  const lines = [`TLS: self-signed CA written to ${ca} (clients: ssl.ca.location=${ca})`];
+  if (tls.client !== undefined) {
+    const cert = join(dir, 'client.pem');
+    const key = join(dir, 'client.key');
+    writeFileSync(cert, tls.client.certPem);
+    writeFileSync(key, tls.client.keyPem, { mode: 0o600 });
+    lines.push(`TLS: client certificate ${cert}, key ${key} (principal ${tls.client.principal})`);
+  }
+  return lines;
 }
 
 export async function serve(o: ServeOptions): Promise<number> {
   const logger = createLogger(o.logLevel);
   let broker: Broker;
   try {
-    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.ui ? { ui: o.ui } : {}), ...(o.users ? { users: o.users } : {}) });
+    broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.ui ? { ui: o.ui } : {}), ...(o.users ? { users: o.users } : {}), ...(o.tls ? { tls: { mode: 'self-signed' as const, ...(o.tls.clientCommonName ? { clientCommonName: o.tls.clientCommonName } : {}) } } : {}) });
   } catch (e) {
     process.stderr.write(`kafkalite serve: ${(e as Error).message}\n`);
     return 1;
@@ -129,6 +176,13 @@ export async function serve(o: ServeOptions): Promise<number> {
   process.stdout.write(`kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
   if (broker.uiUrl !== undefined) process.stdout.write(`kafkalite console on ${broker.uiUrl}\n`);
   for (const l of broker.security.listeners.slice(1)) process.stdout.write(`  listener ${l.spec.name} (${l.spec.protocol}) on ${broker.listenerBootstrap(l.spec.name)}\n`);
+  try {
+    for (const line of writeSelfSignedFiles(broker, o.tls?.dir ?? `${o.dataDir.replace(/\/+$/, '')}-tls`)) process.stdout.write(`${line}\n`);
+  } catch (e) {
+    process.stderr.write(`kafkalite serve: cannot write the self-signed certificates: ${(e as Error).message}\n`);
+    await broker.close();
+    return 1;
+  }
   return new Promise((resolve) => {
     const stop = (signal: string): void => {
       logger.info(`${signal}: shutting down`);

@@ -44,7 +44,8 @@ export class FrameDecoder {
   /** Bytes reserved in `inPlace` for the frame being assembled (its part not received when it began). */
   private reserved = 0;
   constructor(
-    readonly maxFrameBytes: number,
+    /** Frames above it fail the decoder; a SASL connection lowers it until authenticated (sasl.server.max.receive.size). */
+    public maxFrameBytes: number,
     /** Where frames that span chunks are copied to, and recycled frames go back. */
     private readonly pool: BufferPool = new BufferPool(DEFAULT_POOL_BYTES),
     /**

@@ -35,6 +35,16 @@ export function clusterAuthorized(ctx: RequestContext, operation: number): boole
   return authorized(ctx, operation, ResourceType.CLUSTER, CLUSTER_NAME);
 }
 
+/**
+ * The message of the ClusterAuthorizationException that `AuthHelper.authorizeClusterOperation`
+ * throws on the controller for the APIs a KRaft broker forwards there (ElectLeaders, the
+ * reassignments, AlterUserScramCredentials): Kafka's "Request <request> is not authorized.",
+ * where Kafka prints its internal request object; here the API, version and principal.
+ */
+export function clusterOperationDeniedMessage(ctx: RequestContext): string {
+  return `Request (apiKey=${ctx.apiKey}, apiVersion=${ctx.apiVersion}, correlationId=${ctx.correlationId}, principal=${ctx.connection.principal}) is not authorized.`;
+}
+
 /** Throws TOPIC_AUTHORIZATION_FAILED unless the operation on the topic is allowed: for handlers whose per-partition catch answers the error. */
 export function requireTopic(ctx: RequestContext, operation: number, topic: string): void {
   if (!authorized(ctx, operation, ResourceType.TOPIC, topic)) throw new ApiError(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
@@ -93,6 +103,12 @@ export function clusterAuthorizedOperations(ctx: RequestContext, requested: bool
   if (requested !== true) return OPERATIONS_NOT_REQUESTED;
   if (!clusterAuthorized(ctx, AclOperation.DESCRIBE)) return 0;
   return authorizedOperations(ctx, true, ResourceType.CLUSTER, CLUSTER_NAME);
+}
+
+/** Whether the principal may DESCRIBE every one of the topics (ConsumerGroupHeartbeat subscriptions, ConsumerGroupDescribe assignments). */
+export function topicsDescribable(ctx: RequestContext, topics: Iterable<string>): boolean {
+  for (const t of topics) if (!canDescribeTopic(ctx, t)) return false;
+  return true;
 }
 
 /** Topics the operation is allowed on, and the others (OffsetCommit, OffsetDelete, TxnOffsetCommit answer those per topic). */

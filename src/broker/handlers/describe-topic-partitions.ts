@@ -10,6 +10,11 @@
  * - a full page that ends exactly at a topic's end points the cursor at the next topic's partition 0;
  * - a cursor with a negative partition, or naming a topic outside the named list, is
  *   INVALID_REQUEST on every named topic (`DescribeTopicPartitionsRequest.getErrorResponse`).
+ *
+ * Authorization (`DescribeTopicPartitionsRequestHandler`): topics the principal may not DESCRIBE
+ * are left out of an all-topics answer; named, they come after the others as
+ * TOPIC_AUTHORIZATION_FAILED with a zero topic id (existence is not revealed) and no authorized
+ * operations. Every other topic, unknown ones included, carries the principal's topic operations.
  */
 import {
   DescribeTopicPartitions,
@@ -21,7 +26,8 @@ import {
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { INTERNAL_TOPICS, invalidTopicReason } from '../../storage/topic.js';
 import type { ApiHandler } from '../handler.js';
-import { OPERATIONS_NOT_REQUESTED, TOPIC_AUTHORIZED_OPERATIONS } from './authorized-operations.js';
+import { ResourceType } from '../auth/acl.js';
+import { authorizedOperations, canDescribeTopic, OPERATIONS_NOT_REQUESTED } from '../auth/checks.js';
 import { PARTITION_LEADER_EPOCH } from './leader-epoch.js';
 
 /** Kafka's `max.request.partition.size.limit` default. */
@@ -47,7 +53,14 @@ export const describeTopicPartitionsHandler: ApiHandler<DescribeTopicPartitionsR
     if (cursor !== null && !fetchAll && !named.includes(cursor.topicName)) return invalid(); // the cursor's topic must be among those named
 
     const cursorTopic = cursor?.topicName ?? '';
-    const names = [...new Set(fetchAll ? broker.topics.all().map((t) => t.name) : named)].filter((n) => n >= cursorTopic).sort();
+    const candidates = [...new Set(fetchAll ? broker.topics.all().map((t) => t.name) : named)].filter((n) => n >= cursorTopic).sort();
+    const names: string[] = [];
+    const denied: string[] = [];
+    for (const n of candidates) (canDescribeTopic(ctx, n) ? names : denied).push(n);
+    const unauthorized: DescribeTopicPartitionsResponseTopic[] = fetchAll
+      ? []
+      : denied.map((name) => ({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_NOT_REQUESTED }));
+    const operations = (name: string): number => authorizedOperations(ctx, true, ResourceType.TOPIC, name);
     let remaining = Math.max(Math.min(MAX_REQUEST_PARTITION_SIZE_LIMIT, request.responsePartitionLimit), 1);
     const nodeId = broker.config.nodeId;
     const response: DescribeTopicPartitionsResponse = { throttleTimeMs: 0, topics: [], nextCursor: null };
@@ -61,7 +74,7 @@ export const describeTopicPartitionsHandler: ApiHandler<DescribeTopicPartitionsR
       if (t === undefined) {
         if (!fetchAll) {
           const errorCode = invalidTopicReason(name) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
-          response.topics.push({ errorCode, name, topicId: ZERO_UUID, isInternal: INTERNAL_TOPICS.has(name), partitions: [], topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS });
+          response.topics.push({ errorCode, name, topicId: ZERO_UUID, isInternal: INTERNAL_TOPICS.has(name), partitions: [], topicAuthorizedOperations: operations(name) });
         }
         continue;
       }
@@ -71,13 +84,14 @@ export const describeTopicPartitionsHandler: ApiHandler<DescribeTopicPartitionsR
       for (let p = start; p < end; p++) {
         partitions.push({ errorCode: ErrorCode.NONE, partitionIndex: p, leaderId: nodeId, leaderEpoch: PARTITION_LEADER_EPOCH, replicaNodes: [nodeId], isrNodes: [nodeId], eligibleLeaderReplicas: [], lastKnownElr: [], offlineReplicas: [] });
       }
-      response.topics.push({ errorCode: ErrorCode.NONE, name, topicId: t.topicIdBytes, isInternal: INTERNAL_TOPICS.has(name), partitions, topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS });
+      response.topics.push({ errorCode: ErrorCode.NONE, name, topicId: t.topicIdBytes, isInternal: INTERNAL_TOPICS.has(name), partitions, topicAuthorizedOperations: operations(name) });
       if (end < t.partitions) {
         response.nextCursor = { topicName: name, partitionIndex: end };
         break;
       }
       remaining -= partitions.length;
     }
+    response.topics.push(...unauthorized);
     return response;
   },
 };

@@ -8,6 +8,10 @@
  * and for a null partition list (every partition) it lists every topic with only the partitions
  * it elected, leaving out those that needed none: here, every topic with none. Partitions are
  * answered as listed, repeats included. v0 carries no election type (preferred).
+ *
+ * It needs ALTER on the cluster (`ControllerApis.handleElectLeaders`); denied, the answer is
+ * `ElectLeadersRequest.getErrorResponse`'s: CLUSTER_AUTHORIZATION_FAILED at the top and on every
+ * listed partition, with the controller's message.
  */
 import {
   ElectLeaders,
@@ -18,6 +22,8 @@ import {
 } from '../../protocol/schemas/elect-leaders.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { ApiHandler } from '../handler.js';
+import { AclOperation } from '../auth/acl.js';
+import { clusterAuthorized, clusterOperationDeniedMessage } from '../auth/checks.js';
 
 /** `ElectionType`: PREFERRED (0), UNCLEAN (1). */
 const ELECTION_TYPES = new Set([0, 1]);
@@ -29,18 +35,17 @@ export const electLeadersHandler: ApiHandler<ElectLeadersRequest, ElectLeadersRe
   handle(request, ctx) {
     const electionType = request.electionType ?? 0;
     const requested = request.topicPartitions ?? [];
-    if (!ELECTION_TYPES.has(electionType)) {
-      // `ElectLeadersRequest.getErrorResponse`: the error on the request and on every partition
-      const message = `Unknown election type ${electionType}.`;
-      return {
-        throttleTimeMs: 0,
-        errorCode: ErrorCode.INVALID_REQUEST,
-        replicaElectionResults: requested.map((t) => ({
-          topic: t.topic,
-          partitionResult: t.partitions.map((p) => ({ partitionId: p, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: message })),
-        })),
-      };
-    }
+    // `ElectLeadersRequest.getErrorResponse`: the error on the request and on every partition
+    const refuse = (errorCode: number, message: string): ElectLeadersResponse => ({
+      throttleTimeMs: 0,
+      errorCode,
+      replicaElectionResults: requested.map((t) => ({
+        topic: t.topic,
+        partitionResult: t.partitions.map((p) => ({ partitionId: p, errorCode, errorMessage: message })),
+      })),
+    });
+    if (!clusterAuthorized(ctx, AclOperation.ALTER)) return refuse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, clusterOperationDeniedMessage(ctx));
+    if (!ELECTION_TYPES.has(electionType)) return refuse(ErrorCode.INVALID_REQUEST, `Unknown election type ${electionType}.`);
     if (request.topicPartitions === null) {
       const results = ctx.broker.topics.all().map((t): ReplicaElectionResult => ({ topic: t.name, partitionResult: [] }));
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: results };

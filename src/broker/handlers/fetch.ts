@@ -33,7 +33,7 @@ import { partitionLog } from './partitions.js';
 import { downConvertFetched, fetchMagic } from '../fetch-down-conversion.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { AclOperation } from '../auth/acl.js';
-import { requireTopic } from '../auth/checks.js';
+import { clusterAuthorized, requireTopic } from '../auth/checks.js';
 import type { RequestContext } from '../handler.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -50,6 +50,13 @@ interface FetchPlan {
   topics: FetchTopic[];
   /** The request's context, for the READ check on each topic. */
   ctx: RequestContext;
+  /**
+   * A replica's fetch (replica id >= 0): whether the principal has CLUSTER_ACTION on the cluster,
+   * which stands in for READ on every topic (`KafkaApis.handleFetchRequest`: without it every
+   * partition answers TOPIC_AUTHORIZATION_FAILED, unknown topic ids included). Undefined for a
+   * consumer, which needs READ on each topic.
+   */
+  replicaAuthorized: boolean | undefined;
 }
 
 /** Reads every partition of the plan; buffers taken from the fetch read pool are added to `taken`. */
@@ -85,13 +92,13 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         records: EMPTY,
       };
       partitions.push(out);
-      if (name === undefined) {
-        out.errorCode = ErrorCode.UNKNOWN_TOPIC_ID;
+      if (plan.replicaAuthorized === false || name === undefined) {
+        out.errorCode = plan.replicaAuthorized === false ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.UNKNOWN_TOPIC_ID;
         anyError = true;
         continue;
       }
       try {
-        requireTopic(plan.ctx, AclOperation.READ, name);
+        if (plan.replicaAuthorized === undefined) requireTopic(plan.ctx, AclOperation.READ, name);
         const log = partitionLog(broker, name, p.partition);
         out.highWatermark = log.highWatermark;
         out.lastStableOffset = log.lastStableOffset;
@@ -149,6 +156,8 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
       maxBytes: Math.min(requestedMax > 0 ? requestedMax : INT32_MAX, broker.config.fetchMaxBytes, broker.queuedResponses.available),
       topics: request.topics,
       ctx,
+      // the replica id is in the header field up to v14, in ReplicaState from v15 (KIP-903)
+      replicaAuthorized: (ctx.apiVersion >= 15 ? (request.replicaState?.replicaId ?? -1) : (request.replicaId ?? -1)) >= 0 ? clusterAuthorized(ctx, AclOperation.CLUSTER_ACTION) : undefined,
     };
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
     const minBytes = Math.max(0, request.minBytes);

@@ -8,6 +8,13 @@
  * v10+ answer topic ids; v12 may ask by id (a null name), unknown ids answer UNKNOWN_TOPIC_ID.
  * Asking by id below v12 is refused with INVALID_REQUEST in every topic, as Kafka's
  * `handleTopicMetadataRequest` throws and `MetadataRequest.getErrorResponse` answers.
+ *
+ * Authorization (`KafkaApis.handleTopicMetadataRequest`): a topic the principal may not DESCRIBE is
+ * left out of an all-topics answer and TOPIC_AUTHORIZATION_FAILED when named, with a zero id, exists
+ * or not. Asked by id, an unknown id is UNKNOWN_TOPIC_ID for anyone, and a known one the principal
+ * may not DESCRIBE is TOPIC_AUTHORIZATION_FAILED carrying its id but no name (Kafka: ids are not
+ * sensitive, names are). Topic authorized operations go on every topic the principal may DESCRIBE,
+ * answered with an error or not.
  */
 import { Metadata, type MetadataRequest, type MetadataResponse, type MetadataResponseTopic } from '../../protocol/schemas/metadata.js';
 import { errorCodeOf } from '../api-error.js';
@@ -86,7 +93,9 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
         }
         if (name === null) {
           const byId = topicId === undefined ? undefined : broker.topics.byId(topicId);
-          if (byId !== undefined) topics.push(topicMetadata(broker, byId));
+          if (byId !== undefined && !canDescribeTopic(ctx, byId.name)) {
+            topics.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: null, topicId: byId.topicIdBytes, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
+          } else if (byId !== undefined) topics.push(topicMetadata(broker, byId));
           else topics.push({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: topicId ?? ZERO_ID, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
           continue;
         }
@@ -108,7 +117,8 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
         else topics.push({ errorCode: created.errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED });
       }
     }
-    for (const t of topics) if (t.errorCode === ErrorCode.NONE && t.name !== null) t.topicAuthorizedOperations = authorizedOperations(ctx, request.includeTopicAuthorizedOperations, ResourceType.TOPIC, t.name);
+    const describable = (t: MetadataResponseTopic): boolean => t.name !== null && t.errorCode !== ErrorCode.TOPIC_AUTHORIZATION_FAILED && t.errorCode !== ErrorCode.INVALID_REQUEST;
+    for (const t of topics) if (describable(t) && t.name !== null) t.topicAuthorizedOperations = authorizedOperations(ctx, request.includeTopicAuthorizedOperations, ResourceType.TOPIC, t.name);
     return {
       throttleTimeMs: 0,
       brokers: [{ nodeId: broker.config.nodeId, ...broker.endpointFor(ctx.connection), rack: null }],

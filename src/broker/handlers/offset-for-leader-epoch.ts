@@ -8,6 +8,11 @@
  * Per partition: UNKNOWN_TOPIC_OR_PARTITION for one this node does not host; a current leader
  * epoch (v2+) older than the leader's is FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH
  * (`Partition.lastOffsetForLeaderEpoch`).
+ *
+ * Authorization (`KafkaApis.handleOffsetForLeaderEpochRequest`): CLUSTER_ACTION on the cluster (the
+ * inter-broker use) covers every topic; otherwise each topic needs DESCRIBE (KIP-320's consumer
+ * use), and every partition of a topic without it answers TOPIC_AUTHORIZATION_FAILED, whether or
+ * not the topic exists.
  */
 import {
   OffsetForLeaderEpoch,
@@ -23,6 +28,8 @@ import { errorCodeOf } from '../api-error.js';
 import type { ApiHandler } from '../handler.js';
 import { currentLeaderEpochError, NO_EPOCH, PARTITION_LEADER_EPOCH } from './leader-epoch.js';
 import { partitionLog } from './partitions.js';
+import { AclOperation } from '../auth/acl.js';
+import { canDescribeTopic, clusterAuthorized } from '../auth/checks.js';
 
 /**
  * `UnifiedLog.endOffsetForEpoch`. Kafka's leader assigns its epoch's start offset in the cache
@@ -46,8 +53,14 @@ export const offsetForLeaderEpochHandler: ApiHandler<OffsetForLeaderEpochRequest
   maxVersion: 4,
   handle(request, ctx) {
     const topics: OffsetForLeaderTopicResult[] = [];
+    const clusterAction = clusterAuthorized(ctx, AclOperation.CLUSTER_ACTION);
     for (const t of request.topics) {
       const partitions: EpochEndOffset[] = [];
+      if (!clusterAction && !canDescribeTopic(ctx, t.topic)) {
+        for (const p of t.partitions) partitions.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET });
+        topics.push({ topic: t.topic, partitions });
+        continue;
+      }
       for (const p of t.partitions) {
         const out: EpochEndOffset = { errorCode: ErrorCode.NONE, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
         partitions.push(out);

@@ -8,6 +8,10 @@
  *   list (cancel) NO_REASSIGNMENT_IN_PROGRESS; an empty list, a broker named twice, or a broker
  *   that is not registered (any id but this node's) INVALID_REPLICA_ASSIGNMENT; the current
  *   assignment [this node] completes at once with no error.
+ *
+ * List needs DESCRIBE and Alter ALTER on the cluster (`ControllerApis`); denied, the answers are the
+ * requests' `getErrorResponse`: CLUSTER_AUTHORIZATION_FAILED with the controller's message at the
+ * top, List echoing the named partitions, Alter the error on each.
  */
 import {
   AlterPartitionReassignments,
@@ -24,12 +28,18 @@ import {
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
+import { AclOperation } from '../auth/acl.js';
+import { clusterAuthorized, clusterOperationDeniedMessage } from '../auth/checks.js';
 
 export const listPartitionReassignmentsHandler: ApiHandler<ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse> = {
   api: ListPartitionReassignments,
   minVersion: 0,
   maxVersion: 0,
-  handle() {
+  handle(request, ctx) {
+    if (!clusterAuthorized(ctx, AclOperation.DESCRIBE)) {
+      const topics = (request.topics ?? []).map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, replicas: [], addingReplicas: [], removingReplicas: [] })) }));
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: clusterOperationDeniedMessage(ctx), topics };
+    }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, topics: [] };
   },
 };
@@ -59,6 +69,12 @@ export const alterPartitionReassignmentsHandler: ApiHandler<AlterPartitionReassi
   minVersion: 0,
   maxVersion: 0,
   handle(request, ctx) {
+    if (!clusterAuthorized(ctx, AclOperation.ALTER)) {
+      const errorMessage = clusterOperationDeniedMessage(ctx);
+      const errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+      const responses = request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode, errorMessage })) }));
+      return { throttleTimeMs: 0, errorCode, errorMessage, responses };
+    }
     const responses: ReassignableTopicResponse[] = request.topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p) => reassign(ctx.broker, t.name, p.partitionIndex, p.replicas)),

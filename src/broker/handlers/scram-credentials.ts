@@ -6,6 +6,11 @@
  * DUPLICATE_RESOURCE for a user named twice, RESOURCE_NOT_FOUND for a missing credential,
  * UNACCEPTABLE_CREDENTIAL for an empty name or iterations outside 4096..16384,
  * UNSUPPORTED_SASL_MECHANISM for an unknown mechanism. Valid alterations are applied together.
+ *
+ * Describe needs DESCRIBE on the cluster (`KafkaApis`), Alter ALTER (`ControllerApis`); denied, the
+ * requests' `getErrorResponse`: CLUSTER_AUTHORIZATION_FAILED at the top and in one result per named
+ * user for Describe (Kafka's leaves those results' user empty), in one result per distinct user,
+ * sorted, with the controller's message for Alter.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import {
@@ -21,6 +26,8 @@ import {
   type DescribeUserScramCredentialsResult,
 } from '../../protocol/schemas/describe-user-scram-credentials.js';
 import type { ApiHandler } from '../handler.js';
+import { AclOperation } from '../auth/acl.js';
+import { clusterAuthorized, clusterOperationDeniedMessage } from '../auth/checks.js';
 import {
   credentialFromSaltedPassword,
   SCRAM_MAX_ITERATIONS,
@@ -38,6 +45,10 @@ export const describeUserScramCredentialsHandler: ApiHandler<DescribeUserScramCr
   handle(request, ctx) {
     const store = ctx.broker.scramCredentials;
     const requested = request.users;
+    if (!clusterAuthorized(ctx, AclOperation.DESCRIBE)) {
+      const errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+      return { throttleTimeMs: 0, errorCode, errorMessage: null, results: (requested ?? []).map(() => ({ user: '', errorCode, errorMessage: null, credentialInfos: [] })) };
+    }
     const results: DescribeUserScramCredentialsResult[] = [];
     const describe = (user: string): DescribeUserScramCredentialsResult => {
       const mechs = store.mechanisms(user);
@@ -70,6 +81,11 @@ export const alterUserScramCredentialsHandler: ApiHandler<AlterUserScramCredenti
   maxVersion: 0,
   handle(request, ctx) {
     const store = ctx.broker.scramCredentials;
+    if (!clusterAuthorized(ctx, AclOperation.ALTER)) {
+      const errorMessage = clusterOperationDeniedMessage(ctx);
+      const users = [...new Set([...request.deletions, ...request.upsertions].map((x) => x.name))].sort();
+      return { throttleTimeMs: 0, results: users.map((user) => ({ user, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage })) };
+    }
     const seen = new Map<string, number>();
     for (const x of [...request.deletions, ...request.upsertions]) seen.set(x.name, (seen.get(x.name) ?? 0) + 1);
     const errors: AlterUserScramCredentialsResult[] = [];

@@ -38,9 +38,17 @@ export interface SecurityConfig {
   readonly listeners: readonly ListenerSecurity[];
   /** connection.failed.authentication.delay.ms (Kafka default 100). */
   readonly failedAuthenticationDelayMs: number;
+  /**
+   * sasl.server.max.receive.size (Kafka default 524288): the largest frame a connection on a SASL
+   * listener may send before it is authenticated (SaslServerAuthenticator's NetworkReceive bound).
+   */
+  readonly saslServerMaxReceiveSize: number;
 }
 
 const OWN_KEYS = new Set(['listeners', 'advertised.listeners', 'listener.security.protocol.map', 'connections.max.reauth.ms', 'connection.failed.authentication.delay.ms']);
+
+/** BrokerSecurityConfigs.DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE. */
+export const DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE = 524288;
 
 export function isSecurityProperty(name: string): boolean {
   return OWN_KEYS.has(name) || name.startsWith('ssl.') || name.startsWith('sasl.') || name.startsWith('listener.name.');
@@ -124,5 +132,10 @@ export function securityConfigFromProperties(
     return { spec, tls, sasl };
   });
   const delay = props['connection.failed.authentication.delay.ms'];
-  return { listeners, failedAuthenticationDelayMs: delay === undefined ? 100 : nonNegativeInt('connection.failed.authentication.delay.ms', delay) };
+  const maxReceive = props['sasl.server.max.receive.size'];
+  return {
+    listeners,
+    failedAuthenticationDelayMs: delay === undefined ? 100 : nonNegativeInt('connection.failed.authentication.delay.ms', delay),
+    saslServerMaxReceiveSize: maxReceive === undefined ? DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE : nonNegativeInt('sasl.server.max.receive.size', maxReceive),
+  };
 }

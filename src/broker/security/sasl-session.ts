@@ -76,6 +76,21 @@ export class SaslSession {
     }
   }
 
+  /**
+   * After a v1 handshake, a request other than SaslAuthenticate is answered (its own error response
+   * with ILLEGAL_SASL_STATE) before the connection closes, as SaslServerAuthenticator.handleSaslToken
+   * does ("Unexpected Kafka request of type X during SASL authentication."); in the other states
+   * Kafka closes without an answer (handleKafkaRequest).
+   */
+  get answersUnexpectedRequests(): boolean {
+    return this.state === 'authenticate' && !this.rawTokens;
+  }
+
+  /** The exchange failed outside a mechanism (an unexpected request): nothing more is admitted. */
+  fail(): void {
+    this.state = 'failed';
+  }
+
   /** An ApiVersions was answered: now only SaslHandshake. */
   versionsAnswered(): void {
     if (this.state === 'handshake_or_versions') this.state = 'handshake';

@@ -4,7 +4,9 @@
  * handler; v0 handshakes take bare tokens; failures get Kafka's codes and messages, then a closed
  * connection; KIP-368 session lifetimes; and the SCRAM credential admin APIs, persisted across a
  * restart and usable by kafkajs for a SCRAM login. Hostile frames before authentication close the
- * connection and the broker keeps serving.
+ * connection and the broker keeps serving; a request in the middle of a v1 exchange gets its error
+ * answer with ILLEGAL_SASL_STATE, then the close; `sasl.server.max.receive.size` (default 524288)
+ * bounds frames until authenticated.
  */
 import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
@@ -120,6 +122,61 @@ describe('SASL on the wire', () => {
       const h = await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
       assert.equal(errorName(h.errorCode), 'ILLEGAL_SASL_STATE');
       c.destroy();
+    });
+  });
+
+  test('after a v1 handshake a request other than SaslAuthenticate gets its error response with ILLEGAL_SASL_STATE, then the close', async () => {
+    await withBroker({ config: CONFIG }, async (broker) => {
+      const c = await saslClient(broker);
+      await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+      const m = await c.request(ApiKey.Metadata, 9, { topics: [{ name: 'orders' }, { name: 'other' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      assert.deepEqual(m.topics.map((t: { name: string; errorCode: number }) => [t.name, errorName(t.errorCode)]), [['orders', 'ILLEGAL_SASL_STATE'], ['other', 'ILLEGAL_SASL_STATE']]);
+      assert.equal(broker.topics.get('orders'), undefined);
+      assert.ok(await c.closesWithin(5000));
+      // an API whose answer has a top-level error code
+      const v = await saslClient(broker);
+      await v.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+      assert.equal(errorName((await v.request(ApiKey.ApiVersions, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' })).errorCode), 'ILLEGAL_SASL_STATE');
+      assert.ok(await v.closesWithin(5000));
+      // the same request after a v0 handshake is a raw token (a failed PLAIN login: closed, unanswered)
+      const raw = await saslClient(broker);
+      await raw.request(ApiKey.SaslHandshake, 0, { mechanism: 'PLAIN' });
+      raw.send(sizePrefixed(Buffer.from('garbage-not-a-token')));
+      assert.ok(await raw.closesWithin(5000));
+      assert.equal(raw.unclaimed.length, 0);
+    });
+  });
+
+  test('sasl.server.max.receive.size bounds frames until authenticated: a larger size prefix closes the connection before anything is read', async () => {
+    await withBroker({ config: { ...CONFIG, 'sasl.server.max.receive.size': '1000' } }, async (broker) => {
+      const big = await saslClient(broker);
+      await big.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+      const header = Buffer.alloc(4);
+      header.writeInt32BE(1001, 0);
+      // only the size prefix: the broker must not wait for (or allocate) the 1001 bytes
+      big.send(header);
+      assert.ok(await big.closesWithin(5000));
+      assert.equal(big.unclaimed.length, 0);
+      // after authentication the bound is socket.request.max.bytes again
+      const ok = await saslClient(broker);
+      await ok.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+      assert.equal(errorName((await ok.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from('\0bob\0bob-secret') })).errorCode), 'NONE');
+      const m = await ok.request(ApiKey.Metadata, 9, { topics: Array.from({ length: 100 }, (_, i) => ({ name: `topic-with-a-long-name-${i}` })), allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      assert.equal(m.topics.length, 100);
+      ok.destroy();
+    });
+    await withBroker({ config: CONFIG }, async (broker) => {
+      const c = await saslClient(broker);
+      await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+      const header = Buffer.alloc(4);
+      header.writeInt32BE(524289, 0);
+      c.send(header);
+      assert.ok(await c.closesWithin(5000));
+      const ok = await saslClient(broker);
+      await ok.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+      // a token just under the default bound is read and judged (a failed login, not a frame error)
+      const a = await ok.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.alloc(500_000, 0x61) });
+      assert.equal(errorName(a.errorCode), 'SASL_AUTHENTICATION_FAILED');
     });
   });
 

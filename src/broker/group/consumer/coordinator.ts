@@ -45,6 +45,8 @@ export interface HeartbeatContext {
   apiVersion: number;
   clientId: string;
   clientHost: string;
+  /** The requester's DESCRIBE check on topics, with an authorizer (regex matches are filtered by it). */
+  canDescribeTopic?: (topic: string) => boolean;
 }
 
 class HeartbeatError extends Error {
@@ -141,6 +143,7 @@ export class ConsumerGroupCoordinator {
     if (req.serverAssignor !== null) member.serverAssignor = req.serverAssignor;
     member.clientId = ctx.clientId;
     member.clientHost = ctx.clientHost;
+    if (ctx.canDescribeTopic !== undefined) member.canDescribeTopic = ctx.canDescribeTopic;
     // a new member changes the membership: the target must be recomputed
     let bump = !g.targets.has(member.memberId);
     if (req.subscribedTopicNames !== null && !sameNames(req.subscribedTopicNames, member.subscribedTopicNames)) {
@@ -243,7 +246,7 @@ export class ConsumerGroupCoordinator {
     if (m.subscribedTopicRegex !== null) {
       const re = compileRegex(m.subscribedTopicRegex);
       // internal topics are never matched by a subscription pattern (Kafka's consumer excludes them)
-      for (const t of this.classic.host.topics.all()) if (!t.name.startsWith('__') && re.test(t.name)) out.set(t.name, t);
+      for (const t of this.classic.host.topics.all()) if (!t.name.startsWith('__') && re.test(t.name) && m.canDescribeTopic(t.name)) out.set(t.name, t);
     }
     return [...out.values()];
   }

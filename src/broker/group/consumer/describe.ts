@@ -5,10 +5,9 @@ import type { GroupCoordinator } from '../coordinator.js';
 
 /** Kafka leaves authorized operations unset (Integer.MIN_VALUE) unless asked for. */
 const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
-/** Every group operation (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS) as an ACL bit set. */
-const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
 
-export function describeConsumerGroup(c: GroupCoordinator, groupId: string, includeAuthorizedOperations: boolean): DescribedGroup {
+/** `authorizedOperations`: the group's bitfield the handler computed for the requester, set on a found group only. */
+export function describeConsumerGroup(c: GroupCoordinator, groupId: string, authorizedOperations: number): DescribedGroup {
   const missing = (errorCode: number, errorMessage: string): DescribedGroup => ({
     errorCode, errorMessage, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
   });
@@ -35,6 +34,6 @@ export function describeConsumerGroup(c: GroupCoordinator, groupId: string, incl
       assignment: { topicPartitions: c.consumer.describeAssignment(m.assigned) },
       targetAssignment: { topicPartitions: c.consumer.describeAssignment(g.target(m.memberId)) },
     })),
-    authorizedOperations: includeAuthorizedOperations ? GROUP_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+    authorizedOperations,
   };
 }

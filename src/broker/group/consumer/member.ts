@@ -24,6 +24,13 @@ export class ConsumerGroupMember {
   subscribedTopicNames: string[] = [];
   subscribedTopicRegex: string | null = null;
   serverAssignor: string | null = null;
+  /**
+   * Whether the principal of the member's latest heartbeat may DESCRIBE a topic: the topics its
+   * regex matches are filtered by it, as Kafka's `GroupMetadataManager.refreshRegularExpressions`
+   * filters a group's resolved regexes with the triggering heartbeat's context
+   * (`filterTopicDescribeAuthorizedTopics`). Everything without an authorizer.
+   */
+  canDescribeTopic: (topic: string) => boolean = () => true;
   assigned: Assignment = emptyAssignment();
   pendingRevocation: Assignment = emptyAssignment();
   /** Fences the member when no heartbeat arrives within the session timeout. */
