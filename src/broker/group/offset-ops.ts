@@ -223,12 +223,15 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
     }
     let remaining = -gone.length;
     for (const parts of g.offsets.values()) remaining += parts.size;
-    const dies = g.is('Empty') && remaining === 0;
+    // a KIP-848 group holding members keeps its (offset-only) classic entry; an empty one dies with it
+    const consumerGroup = c.consumer.group(g.groupId);
+    const dies = g.is('Empty') && remaining === 0 && (consumerGroup === undefined || consumerGroup.members.size === 0);
     if (dies) records.push({ key: groupMetadataKey(g.groupId), value: null });
     if (records.length === 0) continue;
     if (c.write(g.groupId, records) !== ErrorCode.NONE) continue;
     for (const [t, p] of gone) g.deleteOffset(t, p);
     expired += gone.length;
+    if (dies && consumerGroup !== undefined && c.consumer.deleteGroup(consumerGroup) !== ErrorCode.NONE) continue;
     if (dies) c.removeGroup(g);
   }
   return expired;

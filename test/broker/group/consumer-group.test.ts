@@ -12,65 +12,9 @@ import { errorName } from '../../../src/protocol/error-codes.js';
 import { withBroker } from '../../helpers/broker.js';
 import { ManualTimer } from '../../helpers/manual-timer.js';
 import { API, call, joinRequest, subscription } from './call.js';
+import { count, describeGroup, disjoint, hb, ids, names, type Owned } from './consumer-calls.js';
 
-const HB = 68;
-const DESCRIBE = 69;
 const CONFIG = { 'group.initial.rebalance.delay.ms': '0', 'group.consumer.session.timeout.ms': '1000', 'group.consumer.heartbeat.interval.ms': '100' };
-
-type Owned = Record<string, number[]>;
-
-interface Answer {
-  error: string;
-  memberId: string | null;
-  epoch: number;
-  interval: number;
-  /** topic name → partitions, null when the answer carries no assignment. */
-  assignment: Owned | null;
-}
-
-function ids(broker: Broker, owned: Owned): { topicId: Buffer; partitions: number[] }[] {
-  return Object.entries(owned).map(([name, partitions]) => ({ topicId: broker.topics.get(name)?.topicIdBytes ?? Buffer.alloc(16), partitions }));
-}
-
-function names(broker: Broker, tps: { topicId: Buffer; partitions: number[] }[]): Owned {
-  const out: Owned = {};
-  for (const tp of tps) out[broker.topics.byId(tp.topicId)?.name ?? '?'] = [...tp.partitions].sort((a, b) => a - b);
-  return out;
-}
-
-async function hb(
-  broker: Broker,
-  req: { group: string; member: string; epoch: number; owned?: Owned | null; topics?: string[] | null; assignor?: string | null; instance?: string | null; rebalanceTimeoutMs?: number; regex?: string | null },
-  version = 1,
-): Promise<Answer> {
-  const r = await call(broker, HB, version, {
-    groupId: req.group,
-    memberId: req.member,
-    memberEpoch: req.epoch,
-    instanceId: req.instance ?? null,
-    rackId: null,
-    rebalanceTimeoutMs: req.rebalanceTimeoutMs ?? (req.epoch === 0 ? 5000 : -1),
-    subscribedTopicNames: req.topics === undefined ? (req.epoch === 0 ? ['t'] : null) : req.topics,
-    subscribedTopicRegex: req.regex ?? null,
-    serverAssignor: req.assignor ?? null,
-    topicPartitions: req.owned === undefined ? (req.epoch === 0 ? [] : null) : req.owned === null ? null : ids(broker, req.owned),
-  });
-  return { error: errorName(r.errorCode) ?? '', memberId: r.memberId, epoch: r.memberEpoch, interval: r.heartbeatIntervalMs, assignment: r.assignment === null ? null : names(broker, r.assignment.topicPartitions) };
-}
-
-async function describeGroup(broker: Broker, group: string) {
-  const r = await call(broker, DESCRIBE, 0, { groupIds: [group], includeAuthorizedOperations: false });
-  return r.groups[0];
-}
-
-function count(a: Owned | null): number {
-  return Object.values(a ?? {}).reduce((n, ps) => n + ps.length, 0);
-}
-
-function disjoint(a: Owned | null, b: Owned | null): boolean {
-  for (const [t, ps] of Object.entries(a ?? {})) for (const p of ps) if ((b ?? {})[t]?.includes(p)) return false;
-  return true;
-}
 
 describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescribe', () => {
   test('a lone member gets every partition at epoch 1; ConsumerGroupDescribe shows it Stable with the uniform assignor', async () => {

@@ -7,8 +7,13 @@
  * leave (−2). It lives beside the classic coordinator, which keeps holding the committed offsets
  * of every group id (classic or consumer) so OffsetCommit/OffsetFetch stay one code path; this
  * module adds the member-epoch checks Kafka's `ConsumerGroup.validateOffsetCommit/Fetch` make.
+ * Every change is written to `__consumer_offsets` in Kafka's consumer-group records (records.ts)
+ * before the heartbeat is answered, and `restore` rebuilds a group from them at load.
  */
-import type { GroupCoordinator } from '../coordinator.js';
+import { storeGroupError, type GroupCoordinator } from '../coordinator.js';
+import { groupMetadataKey } from '../../../internal-topics/offsets.js';
+import type { StoredConsumerGroup } from '../../../internal-topics/consumer-group-records.js';
+import { adoptPersisted, changedRecords, groupRecords, groupTombstones, restoreGroup } from './records.js';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import type { TopicInfo } from '../../topic-registry.js';
 import { randomUuid, uuidToString } from '../../../storage/uuid.js';
@@ -74,8 +79,12 @@ export class ConsumerGroupCoordinator {
     try {
       if (!this.classic.isActive) throw new HeartbeatError(ErrorCode.NOT_COORDINATOR, 'The coordinator is not active.');
       this.validate(req, ctx.apiVersion);
-      if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) return this.leave(req);
-      return this.join(req, ctx);
+      const result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH ? this.leave(req) : this.join(req, ctx);
+      const g = this.groups.get(req.groupId);
+      // Kafka answers once the heartbeat's records are written (the coordinator runtime's commit)
+      const code = g === undefined ? ErrorCode.NONE : this.persist(g);
+      if (code !== ErrorCode.NONE) throw new HeartbeatError(code, `Writing group ${req.groupId} to __consumer_offsets failed.`);
+      return result;
     } catch (e) {
       if (!(e instanceof HeartbeatError)) throw e;
       return { errorCode: e.code, errorMessage: e.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
@@ -118,6 +127,7 @@ export class ConsumerGroupCoordinator {
     }
     if (req.memberEpoch !== 0) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
     g = new ConsumerGroup(req.groupId);
+    g.replacesClassicGroup = classic !== undefined;
     this.groups.set(req.groupId, g);
     return g;
   }
@@ -278,16 +288,20 @@ export class ConsumerGroupCoordinator {
     m.assigned = next.assigned;
     m.pendingRevocation = next.pendingRevocation;
     if (m.state === 'UNREVOKED_PARTITIONS' && !wasUnrevoked) {
-      m.rebalanceTimer?.cancel();
-      const epoch = m.memberEpoch;
-      m.rebalanceTimer = this.timer.schedule(Math.max(0, m.rebalanceTimeoutMs), () => {
-        // still not revoked at the same epoch: Kafka fences the member
-        if (g.members.get(m.memberId) === m && m.memberEpoch === epoch && m.state === 'UNREVOKED_PARTITIONS') this.fence(g, m);
-      });
+      this.scheduleRebalanceTimeout(g, m);
     } else if (m.state !== 'UNREVOKED_PARTITIONS') {
       m.rebalanceTimer?.cancel();
       m.rebalanceTimer = undefined;
     }
+  }
+
+  private scheduleRebalanceTimeout(g: ConsumerGroup, m: ConsumerGroupMember): void {
+    m.rebalanceTimer?.cancel();
+    const epoch = m.memberEpoch;
+    m.rebalanceTimer = this.timer.schedule(Math.max(0, m.rebalanceTimeoutMs), () => {
+      // still not revoked at the same epoch: Kafka fences the member
+      if (g.members.get(m.memberId) === m && m.memberEpoch === epoch && m.state === 'UNREVOKED_PARTITIONS') this.fenceAndPersist(g, m);
+    });
   }
 
   private scheduleSessionTimeout(g: ConsumerGroup, m: ConsumerGroupMember): void {
@@ -296,8 +310,60 @@ export class ConsumerGroupCoordinator {
       return;
     }
     m.sessionTimer = this.timer.schedule(this.config.consumerSessionTimeoutMs, () => {
-      if (g.members.get(m.memberId) === m) this.fence(g, m);
+      if (g.members.get(m.memberId) === m) this.fenceAndPersist(g, m);
     });
+  }
+
+  /** A timer fenced the member: its removal and the epoch bump are written like a heartbeat's. */
+  private fenceAndPersist(g: ConsumerGroup, m: ConsumerGroupMember): void {
+    this.fence(g, m);
+    const code = this.persist(g);
+    if (code !== ErrorCode.NONE) this.classic.host.logger.warn(`writing group ${g.groupId} after fencing member ${m.memberId} failed (error ${code})`);
+  }
+
+  /**
+   * Writes the records that changed since the last write (records.ts); the error clients get when
+   * the write fails (Kafka `storeGroupError` mapping), else NONE.
+   */
+  private persist(g: ConsumerGroup): number {
+    const records = groupRecords(g, (t) => this.topicById(t)?.name ?? '');
+    const changed = changedRecords(g, records);
+    // the upgrade from an empty classic group removes the classic metadata in the same batch
+    const batch = g.replacesClassicGroup ? [{ key: groupMetadataKey(g.groupId), value: null }, ...changed.records] : changed.records;
+    if (batch.length === 0) return ErrorCode.NONE;
+    const code = this.classic.write(g.groupId, batch);
+    if (code !== ErrorCode.NONE) return storeGroupError(code);
+    g.replacesClassicGroup = false;
+    adoptPersisted(g, records, changed.persisted);
+    return ErrorCode.NONE;
+  }
+
+  /**
+   * Removes an empty group and writes its tombstones (DeleteGroups, the downgrade of an empty group,
+   * offsets expiry); the write's error code, the group kept when it fails.
+   */
+  deleteGroup(g: ConsumerGroup): number {
+    const code = g.persistedRecords.size === 0 ? ErrorCode.NONE : this.classic.write(g.groupId, groupTombstones(g));
+    if (code !== ErrorCode.NONE) return code;
+    for (const m of g.members.values()) m.cancelTimers();
+    this.groups.delete(g.groupId);
+    return ErrorCode.NONE;
+  }
+
+  /**
+   * A group loaded from its records (Kafka `replay`, then `onLoaded`): members keep their ids,
+   * epochs and assignments, and each gets its session timeout again, so a member that does not
+   * come back after a restart is fenced as Kafka fences it; one still revoking gets its rebalance
+   * timeout too.
+   */
+  restore(groupId: string, stored: StoredConsumerGroup): ConsumerGroup {
+    const g = restoreGroup(groupId, stored);
+    this.groups.set(groupId, g);
+    for (const m of g.members.values()) {
+      this.scheduleSessionTimeout(g, m);
+      if (m.state === 'UNREVOKED_PARTITIONS') this.scheduleRebalanceTimeout(g, m);
+    }
+    return g;
   }
 
   /** Removes a member and bumps the group epoch so the others get its partitions (Kafka `fenceMember`). */
@@ -370,8 +436,8 @@ export class ConsumerGroupCoordinator {
     const g = this.groups.get(groupId);
     if (g === undefined) return ErrorCode.NONE;
     if (g.members.size > 0) return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
-    this.groups.delete(groupId);
-    return ErrorCode.NONE;
+    const code = this.deleteGroup(g);
+    return code === ErrorCode.NONE ? code : storeGroupError(code);
   }
 
   /** Assignments with topic names, for ConsumerGroupDescribe. */
