@@ -204,7 +204,10 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
   for (const g of [...c.groups.values()]) {
     let baseOf: ((o: OffsetAndMetadata) => bigint) | undefined;
     let subscribed: Set<string> | undefined;
-    if (g.protocolType === null || g.protocolType === '') baseOf = (o) => o.commitTimestamp;
+    const consumerGroup = c.consumer.group(g.groupId);
+    // a KIP-848 group: offsets of topics it does not subscribe to expire after their commit (Kafka `ConsumerGroup.offsetExpirationCondition`)
+    if (consumerGroup !== undefined) (subscribed = c.consumer.subscribedTopicNames(consumerGroup)), (baseOf = (o) => o.commitTimestamp);
+    else if (g.protocolType === null || g.protocolType === '') baseOf = (o) => o.commitTimestamp;
     else if (g.is('Empty')) baseOf = () => g.currentStateTimestamp;
     else if (g.is('Stable') && (subscribed = g.subscribedTopics()) !== undefined) baseOf = (o) => o.commitTimestamp;
     const records: OffsetsRecord[] = [];
@@ -224,7 +227,6 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
     let remaining = -gone.length;
     for (const parts of g.offsets.values()) remaining += parts.size;
     // a KIP-848 group holding members keeps its (offset-only) classic entry; an empty one dies with it
-    const consumerGroup = c.consumer.group(g.groupId);
     const dies = g.is('Empty') && remaining === 0 && (consumerGroup === undefined || consumerGroup.members.size === 0);
     if (dies) records.push({ key: groupMetadataKey(g.groupId), value: null });
     if (records.length === 0) continue;

@@ -199,7 +199,7 @@ describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescr
     });
   });
 
-  test('coexistence with classic groups: an empty classic group converts, keeping its offsets; a non-empty one is refused both ways', async () => {
+  test('coexistence with classic groups: an empty classic group converts, keeping its offsets; an empty consumer group goes back to classic on a JoinGroup', async () => {
     const timer = new ManualTimer();
     await withBroker({ config: CONFIG, timer }, async (broker) => {
       broker.topics.create('t', 2, {}, broker.logs);
@@ -209,16 +209,6 @@ describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescr
       assert.deepEqual([a.error, a.epoch], ['NONE', 1]);
       const f = await call(broker, API.OffsetFetch, 9, { groups: [{ groupId: 'up', memberId: 'a', memberEpoch: 1, topics: [{ name: 't', partitionIndexes: [1] }] }], requireStable: false });
       assert.equal(f.groups[0].topics[0].partitions[0].committedOffset, 3n);
-      // a classic member cannot join the non-empty consumer group
-      const j = await call(broker, API.JoinGroup, 5, joinRequest('up', '', [{ name: 'range', metadata: subscription(['t']) }]));
-      assert.equal(errorName(j.errorCode), 'INCONSISTENT_GROUP_PROTOCOL');
-      // a classic group with members answers a consumer-protocol join with GROUP_ID_NOT_FOUND
-      const c1 = await call(broker, API.JoinGroup, 5, joinRequest('classic', '', [{ name: 'range', metadata: subscription(['t']) }]));
-      const joining = call(broker, API.JoinGroup, 5, joinRequest('classic', c1.memberId, [{ name: 'range', metadata: subscription(['t']) }]));
-      timer.advance(0); // the initial join's delay of 0
-      const c2 = await joining;
-      assert.equal(errorName(c2.errorCode), 'NONE');
-      assert.equal((await hb(broker, { group: 'classic', member: 'k', epoch: 0 })).error, 'GROUP_ID_NOT_FOUND');
       // once the consumer group is empty, a classic join takes the id back
       await hb(broker, { group: 'up', member: 'a', epoch: -1, topics: [], owned: {} });
       const back = await call(broker, API.JoinGroup, 5, joinRequest('up', '', [{ name: 'range', metadata: subscription(['t']) }]));

@@ -73,6 +73,7 @@ export function groupRecords(g: ConsumerGroup, topicName: (topicId: string) => s
         subscribedTopicRegex: m.subscribedTopicRegex,
         rebalanceTimeoutMs: m.rebalanceTimeoutMs,
         serverAssignor: m.serverAssignor,
+        classicMemberMetadata: m.classic === null ? null : { sessionTimeoutMs: m.classic.sessionTimeoutMs, supportedProtocols: m.classic.protocols.map((p) => ({ name: p.name, metadata: p.metadata })) },
       },
     });
     const current: StoredCurrentAssignment = {
@@ -158,6 +159,8 @@ export function restoreGroup(groupId: string, s: StoredConsumerGroup): ConsumerG
       m.subscribedTopicRegex = md.subscribedTopicRegex;
       m.rebalanceTimeoutMs = md.rebalanceTimeoutMs;
       m.serverAssignor = md.serverAssignor;
+      const classic = md.classicMemberMetadata ?? null;
+      m.classic = classic === null ? null : { sessionTimeoutMs: classic.sessionTimeoutMs, protocols: classic.supportedProtocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })) };
     }
     const c = stored.current;
     if (c !== null) {
