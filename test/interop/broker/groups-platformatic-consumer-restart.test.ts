@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { Broker } from '../../../src/broker/broker.js';
 import { errorName } from '../../../src/protocol/error-codes.js';
@@ -60,7 +61,10 @@ describe('@platformatic/kafka 2.x (Node 22) KIP-848 group across a broker restar
       };
       try {
         await waitFor('two members to split six partitions', async () => (alive(), reconciled(await consumerGroup(broker, group), 2)));
-        // produced once the group is reconciled: no commit races a member's epoch bump (that answers STALE_MEMBER_EPOCH, as in Kafka)
+        // produced once the group is reconciled: no commit races a member's epoch bump (that answers STALE_MEMBER_EPOCH, as in Kafka),
+        // and, as in groups-platformatic-consumer.test.ts, once the long polls of the first assignment have ended (the
+        // client reports a partition released while a fetch for it may still be out)
+        await sleep(1500);
         expected.push(...(await produce(broker, topic, 0, 60, PARTITIONS)));
         await waitFor('commits of the first 60 messages', async () => (alive(), (await committedOffsets(broker, group, topic, PARTITIONS)).every((o) => o === 10n)));
         const before = await consumerGroup(broker, group);
