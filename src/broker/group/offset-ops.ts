@@ -236,6 +236,10 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
     if (dies && consumerGroup !== undefined && c.consumer.deleteGroup(consumerGroup) !== ErrorCode.NONE) continue;
     if (dies) c.removeGroup(g);
   }
+  // an empty KIP-848 group with no offsets left is deleted too (Kafka `cleanupGroupMetadata`: empty, nothing to keep)
+  for (const cg of [...c.consumer.groups.values()]) {
+    if (cg.members.size === 0 && c.group(cg.groupId) === undefined) c.consumer.deleteGroup(cg);
+  }
   return expired;
 }
 

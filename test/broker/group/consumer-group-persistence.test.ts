@@ -60,6 +60,21 @@ async function committed(broker: Broker, group: string): Promise<bigint[]> {
 }
 
 describe('KIP-848 consumer groups in __consumer_offsets', () => {
+  test('an empty consumer group without offsets is deleted by the retention check, with tombstones', async () => {
+    const timer = new ManualTimer();
+    await withBroker({ config: { ...CONFIG, 'group.consumer.session.timeout.ms': '30000', 'offsets.retention.check.interval.ms': '1000' }, timer }, async (broker) => {
+      broker.topics.create('t', 2, {}, broker.logs);
+      await hb(broker, { group: 'gone', member: 'a', epoch: 0 });
+      timer.advance(1000);
+      assert.equal((await snapshot(broker, 'gone')).state, 'Stable', 'a group with members stays');
+      assert.equal((await hb(broker, { group: 'gone', member: 'a', epoch: -1, topics: [], owned: {} })).error, 'NONE');
+      assert.equal((await snapshot(broker, 'gone')).state, 'Empty');
+      timer.advance(1000);
+      assert.equal((await snapshot(broker, 'gone')).error, 'GROUP_ID_NOT_FOUND');
+      assert.equal(replayOffsetsRecords(groupRecords(broker.dataDir)).get('gone'), undefined);
+    });
+  });
+
   test('records of each change (none for a no-op heartbeat), the group back after a restart, absent members fenced, tombstones on delete', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kl-kip848-store-'));
     try {
