@@ -37,8 +37,12 @@ const METADATA = 'apache-kafka-message-schemas/metadata/src/main/resources/commo
 
 /** Data-type modules: output file -> [folder, JSON names]. */
 const DATA_MODULES = [
-  ['internal/group-coordinator.ts', 'records of __consumer_offsets (offset commits and classic group metadata)', GROUP,
-    ['OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue']],
+  ['internal/group-coordinator.ts', 'records of __consumer_offsets (offset commits, classic group metadata, KIP-848 consumer groups)', GROUP,
+    ['OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue',
+      'ConsumerGroupMetadataKey', 'ConsumerGroupMetadataValue', 'ConsumerGroupPartitionMetadataKey', 'ConsumerGroupPartitionMetadataValue',
+      'ConsumerGroupMemberMetadataKey', 'ConsumerGroupMemberMetadataValue', 'ConsumerGroupTargetAssignmentMetadataKey',
+      'ConsumerGroupTargetAssignmentMetadataValue', 'ConsumerGroupTargetAssignmentMemberKey', 'ConsumerGroupTargetAssignmentMemberValue',
+      'ConsumerGroupCurrentMemberAssignmentKey', 'ConsumerGroupCurrentMemberAssignmentValue']],
   ['internal/transaction-coordinator.ts', 'records of __transaction_state', TXN, ['TransactionLogKey', 'TransactionLogValue']],
   ['internal/raft.ts', 'KRaft control records (snapshot header/footer, leader change, voters, kraft.version)', CLIENTS,
     ['SnapshotHeaderRecord', 'SnapshotFooterRecord', 'LeaderChangeMessage', 'VotersRecord', 'KRaftVersionRecord']],

@@ -52,6 +52,8 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/groups-mixed': ['python', 'confluent-kafka', 'node22'],
   'interop/broker/groups-platformatic': ['node22'],
   'interop/broker/groups-platformatic-consumer': ['node22'],
+  'interop/broker/groups-platformatic-consumer-restart': ['node22'],
+  'interop/broker/groups-migration': ['node22'],
   'interop/broker/groups-python': ['python', 'confluent-kafka'],
   'interop/broker/kafka-limits-peers': ['kcat', 'python', 'confluent-kafka'],
   'interop/broker/kafka-python': ['python'],

@@ -29,7 +29,7 @@ import { groupConfigFromProperties, takeGroupProperties } from './group/config.j
 import { GroupCoordinator } from './group/coordinator.js';
 import { takeTransactionProperties, transactionConfigFromProperties } from './txn/config.js';
 import { TransactionCoordinator } from './txn/coordinator.js';
-import type { Timer } from './timer.js';
+import { SYSTEM_TIMER, type Timer } from './timer.js';
 import { BufferPool, ByteReservations } from '../bytes/buffer-pool.js';
 import { ConnectionQuotas } from './connection-quotas.js';
 import { QueuedBytes, type QueuedBytesStats } from './queued-bytes.js';
@@ -134,6 +134,8 @@ export class Broker extends EventEmitter {
   private readonly connections = new Map<Connection, string>();
   private readonly connectionQuotas: ConnectionQuotas;
   private readonly timers: NodeJS.Timeout[] = [];
+  /** The clock of delayed work (quota mutes; the coordinators take it too); a manual one in tests. */
+  readonly timer: Timer;
   /** The listeners (`listeners`, TLS and SASL settings; security/config.ts). */
   readonly security: SecurityConfig;
   /** SCRAM credentials (AlterUserScramCredentials), kept in the data dir. */
@@ -216,6 +218,7 @@ export class Broker extends EventEmitter {
       config: this.config.cleaner,
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
     });
+    this.timer = options.timer ?? SYSTEM_TIMER;
     this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs), options.timer);
     this.transactions = new TransactionCoordinator(this, transactionConfigFromProperties(txnProps, this.config.transactionMaxTimeoutMs), options.timer);
   }

@@ -33,6 +33,7 @@ import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestCont
 import { errorMessageOf } from './api-error.js';
 import { startReads } from './socket-reads.js';
 import type { QueuedBytes } from './queued-bytes.js';
+import { clientThrottles, throttleTimeOf } from './quotas/throttled-channel.js';
 import { storageErrorFrame } from './log-dir-failure.js';
 import { unsupportedVersionResponse } from './unsupported-version.js';
 import type { ListenerSecurity } from './security/config.js';
@@ -111,6 +112,8 @@ export class Connection {
   private readonly requests: QueuedBytes;
   private readonly responses: QueuedBytes;
   private readonly resumeReading = (): void => this.maybeResumeReading();
+  /** Set while a quota throttle mutes the connection (quotas/throttled-channel.ts); resolves when it ends. */
+  private throttled: Promise<void> | undefined;
 
   constructor(
     private readonly broker: Broker,
@@ -227,6 +230,12 @@ export class Connection {
           await this.untilAnswersWritten();
           if (this.closed || this.queue.length === 0) break;
         }
+        if (this.throttled !== undefined) {
+          // the throttled answer goes out now; the next request waits for the mute to end
+          this.flushAnswers();
+          await this.throttled;
+          if (this.closed) break;
+        }
         const frame = this.queue.shift()!;
         this.queuedBytes -= frame.length;
         this.requests.sub(frame.length);
@@ -285,7 +294,7 @@ export class Connection {
    * empty reads at any total, so requests that wait on stalled clients never stall one that is served.
    */
   private maybeResumeReading(): void {
-    if (this.closed || this.answersWritten !== undefined || !this.socket.isPaused()) return;
+    if (this.closed || this.answersWritten !== undefined || this.throttled !== undefined || !this.socket.isPaused()) return;
     if (this.queue.length >= MAX_QUEUED_FRAMES / 2 || this.queuedBytes >= MAX_QUEUED_BYTES / 2) return;
     if (this.requests.full && this.queue.length > 0) this.requests.whenBelow(this.resumeReading);
     else this.socket.resume();
@@ -501,12 +510,35 @@ export class Connection {
       this.destroy();
       return;
     }
+    const throttleMs = throttleTimeOf(response);
+    if (throttleMs > 0 && !clientThrottles(apiKey, responseVersion)) {
+      // a client before KIP-219 does not back off: its answer waits out the throttle (the connection muted meanwhile)
+      this.flushAnswers();
+      await this.muteFor(throttleMs);
+      if (this.closed) return;
+    } else if (throttleMs > 0) {
+      void this.muteFor(throttleMs);
+    }
     const holding = this.broker.heldAppends.holding;
     this.write(
       encodeResponseFrame(apiKey, responseVersion, correlationId, body),
       releases,
       holding ? () => storageErrorFrame(handler, apiKey, responseVersion, correlationId, response, 'The log directory failed before this answer was sent') : undefined,
     );
+  }
+
+  /** Kafka's THROTTLE_STARTED … THROTTLE_ENDED: no reading and no next request for `ms`. */
+  private muteFor(ms: number): Promise<void> {
+    this.socket.pause();
+    const ended = new Promise<void>((resolve) => {
+      this.broker.timer.schedule(ms, () => {
+        if (this.throttled === ended) this.throttled = undefined;
+        resolve();
+        this.maybeResumeReading();
+      });
+    });
+    this.throttled = ended;
+    return ended;
   }
 
   /** Holds an answer; its request's releases now wait for the socket (taken out of `releases`). */

@@ -8,7 +8,10 @@
  * The records are replayed as the broker loads them at start (Kafka
  * `GroupMetadataManager.doLoadGroupsAndOffsets`: last record per key wins, tombstones remove), so
  * the state shown is the one a broker opening the directory would start from: Stable for a group
- * stored with members, Empty otherwise. Segment files are only read, never recovered or changed.
+ * stored with members, Empty otherwise. KIP-848 consumer groups (their consumer-group records,
+ * key versions 3-8) show their group and assignment epochs, each member's epoch, its current and
+ * its target assignment, and the state Kafka derives from them (Empty, Assigning, Reconciling,
+ * Stable). Segment files are only read, never recovered or changed.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +20,8 @@ import { KafkaliteError } from '../errors.js';
 import { CONSUMER_PROTOCOL_TYPE, decodeConsumerProtocol } from '../internal-topics/consumer-protocol.js';
 import { offsetsTopicRecords, replayOffsetsRecords, type ReplayedGroup } from '../internal-topics/offsets-replay.js';
 import { OFFSETS_TOPIC, type OffsetsTopicRecord } from '../internal-topics/offsets.js';
+import type { StoredConsumerGroup, StoredTopicPartitions } from '../internal-topics/consumer-group-records.js';
+import { uuidToString } from '../storage/uuid.js';
 import { ConsumerProtocolAssignment } from '../protocol/schemas/internal/consumer-protocol.js';
 import { FileRecords } from '../storage/file-records.js';
 import { offsetFromFileName } from '../storage/file-names.js';
@@ -118,14 +123,29 @@ function logEndOffset(dataDir: string, topic: string, partition: number, cache: 
   return end;
 }
 
+interface MemberView {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  assignment: { topic: string; partitions: number[] }[] | null;
+  /** KIP-848 members only: the member epoch and the target assignment. */
+  memberEpoch?: number;
+  targetAssignment?: { topic: string; partitions: number[] }[];
+}
+
 interface GroupView {
   groupId: string;
+  /** 'classic' or 'consumer' (KIP-848), as ListGroups v5 names them. */
+  groupType: string;
   state: string;
   protocolType: string;
   protocol: string | null;
   generation: number;
   leader: string | null;
-  members: { memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; assignment: { topic: string; partitions: number[] }[] | null }[];
+  /** KIP-848 groups: the target assignment's epoch (`generation` is the group epoch). */
+  assignmentEpoch?: number;
+  members: MemberView[];
   offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number; metadata: string; commitTimestamp: bigint; logEndOffset: bigint | null; lag: bigint | null; memberId: string | null }[];
 }
 
@@ -136,9 +156,41 @@ function decodeAssignment(protocolType: string, bytes: Buffer): { topic: string;
   return a === undefined ? null : a.value.assignedPartitions;
 }
 
+/** Kafka `ConsumerGroup.maybeUpdateGroupState` over the stored members (member state 0 is STABLE). */
+function consumerGroupState(c: StoredConsumerGroup): string {
+  const members = [...c.members.values()];
+  if (members.length === 0) return 'Empty';
+  if (c.groupEpoch > c.assignmentEpoch) return 'Assigning';
+  return members.every((m) => m.current !== null && m.current.state === 0 && m.current.memberEpoch === c.assignmentEpoch) ? 'Stable' : 'Reconciling';
+}
+
+/** A KIP-848 group's view: topic ids named from its partition metadata record. */
+function consumerMembers(c: StoredConsumerGroup): MemberView[] {
+  const names = new Map(c.topics.map((t) => [uuidToString(t.topicId), t.topicName]));
+  const named = (tps: readonly StoredTopicPartitions[]): { topic: string; partitions: number[] }[] =>
+    tps.map((tp) => ({ topic: names.get(uuidToString(tp.topicId)) ?? uuidToString(tp.topicId), partitions: [...tp.partitions].sort((a, b) => a - b) }));
+  return [...c.members].map(([memberId, m]) => ({
+    memberId,
+    groupInstanceId: m.metadata?.instanceId ?? null,
+    clientId: m.metadata?.clientId ?? '',
+    clientHost: m.metadata?.clientHost ?? '',
+    assignment: named(m.current?.assignedPartitions ?? []),
+    memberEpoch: m.current?.memberEpoch ?? 0,
+    targetAssignment: named(c.targets.get(memberId) ?? []),
+  }));
+}
+
+/** The most common server assignor of the members, else Kafka's default (`uniform`). */
+function consumerAssignor(c: StoredConsumerGroup): string {
+  const counts = new Map<string, number>();
+  for (const m of c.members.values()) if (m.metadata?.serverAssignor) counts.set(m.metadata.serverAssignor, (counts.get(m.metadata.serverAssignor) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'uniform';
+}
+
 function viewOf(dataDir: string, groupId: string, g: ReplayedGroup, ends: Map<string, bigint | undefined>): GroupView {
   const s = g.stored;
-  const members = (s?.members ?? []).map((m) => ({
+  const c = g.consumer;
+  const members: MemberView[] = c !== null ? consumerMembers(c) : (s?.members ?? []).map((m) => ({
     memberId: m.memberId,
     groupInstanceId: m.groupInstanceId,
     clientId: m.clientId,
@@ -164,8 +216,12 @@ function viewOf(dataDir: string, groupId: string, g: ReplayedGroup, ends: Map<st
       };
     })
     .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  if (c !== null) {
+    return { groupId, groupType: 'consumer', state: consumerGroupState(c), protocolType: CONSUMER_PROTOCOL_TYPE, protocol: consumerAssignor(c), generation: c.groupEpoch, leader: null, assignmentEpoch: c.assignmentEpoch, members, offsets };
+  }
   return {
     groupId,
+    groupType: 'classic',
     // what the broker's load makes of it (load.ts): members → Stable, none → Empty
     state: members.length > 0 ? 'Stable' : 'Empty',
     protocolType: s?.protocolType ?? '',
@@ -189,8 +245,17 @@ function printTable(out: LineWriter, views: GroupView[]): void {
   }
   for (const [i, v] of views.entries()) {
     if (i > 0) out.line();
-    out.line(`GROUP ${v.groupId}  state ${v.state}  protocol-type ${v.protocolType || '-'}  protocol ${v.protocol ?? '-'}  generation ${v.generation}  members ${v.members.length}`);
-    if (v.members.length > 0) {
+    if (v.groupType === 'consumer') {
+      out.line(`GROUP ${v.groupId}  type consumer  state ${v.state}  assignor ${v.protocol ?? '-'}  group-epoch ${v.generation}  assignment-epoch ${v.assignmentEpoch ?? '-'}  members ${v.members.length}`);
+    } else {
+      out.line(`GROUP ${v.groupId}  state ${v.state}  protocol-type ${v.protocolType || '-'}  protocol ${v.protocol ?? '-'}  generation ${v.generation}  members ${v.members.length}`);
+    }
+    const parts = (a: { topic: string; partitions: number[] }[] | null | undefined): string => (a === null || a === undefined ? '-' : a.map((t) => `${t.topic}(${t.partitions.join(',')})`).join(' ') || '-');
+    if (v.members.length > 0 && v.groupType === 'consumer') {
+      const rows = [['MEMBER-ID', 'INSTANCE-ID', 'CLIENT-ID', 'HOST', 'EPOCH', 'ASSIGNMENT', 'TARGET']];
+      for (const m of v.members) rows.push([m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, String(m.memberEpoch ?? '-'), parts(m.assignment), parts(m.targetAssignment)]);
+      for (const l of table(rows)) out.line(`  ${l}`);
+    } else if (v.members.length > 0) {
       const rows = [['MEMBER-ID', 'INSTANCE-ID', 'CLIENT-ID', 'HOST', 'ASSIGNMENT']];
       for (const m of v.members) {
         const assignment = m.assignment === null ? '-' : m.assignment.map((t) => `${t.topic}(${t.partitions.join(',')})`).join(' ') || '-';

@@ -4,7 +4,7 @@
  * prints them:
  *
  * - `--offsets-decoder` (`__consumer_offsets`): the key's int16 version picks OffsetCommitKey
- *   (0, 1) or GroupMetadataKey (2); printed `{"type":"<version>","data":{…}}`. The value's int16
+ *   (0, 1), GroupMetadataKey (2) or a KIP-848 consumer-group record (3-8); printed `{"type":"<version>","data":{…}}`. The value's int16
  *   version is read with the matching value schema, printed `{"version":"<version>","data":{…}}`,
  *   or `<DELETE>` for a tombstone. A group of protocol type "consumer" has each member's
  *   subscription and assignment bytes decoded as ConsumerProtocolSubscription/Assignment (kept as
@@ -73,8 +73,9 @@ function decodeOffsetsRecord(key: Buffer | null, value: Buffer | null): Decoded 
   const keyJson = { type: String(k.version), data: messageJson(k.schema, k.version, k.value) };
   const out: Decoded = { key: toJson(keyJson), keyJson };
   if (value === null) return { ...out, payload: DELETE, payloadJson: DELETE };
-  const v = decodeVersionPrefixed(offsetsTopicValueSchema(k.type), value, `${OFFSETS_TOPIC} value`);
-  const data = k.type === 'offset' ? messageJson(offsetsTopicValueSchema(k.type), v.version, v.value) : groupMetadataJson(v.version, v.value);
+  const schema = offsetsTopicValueSchema(k);
+  const v = decodeVersionPrefixed(schema, value, `${OFFSETS_TOPIC} value`);
+  const data = k.type === 'group' ? groupMetadataJson(v.version, v.value) : messageJson(schema, v.version, v.value);
   const payloadJson = { version: String(v.version), data };
   return { ...out, payload: toJson(payloadJson), payloadJson };
 }

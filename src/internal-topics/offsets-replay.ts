@@ -5,10 +5,15 @@
  */
 import { KafkaliteError } from '../errors.js';
 import { decodeOffsetsTopicRecord, type OffsetAndMetadata, type OffsetsTopicRecord, type StoredGroup } from './offsets.js';
+import { replayConsumerGroup, type ConsumerGroupRecord, type StoredConsumerGroup } from './consumer-group-records.js';
 
-/** One group as the log's last records per key leave it: its metadata (null: none or deleted) and its live offsets. */
+/**
+ * One group as the log's last records per key leave it: its classic metadata (null: none or
+ * deleted), its KIP-848 consumer-group state (null: none or deleted) and its live offsets.
+ */
 export interface ReplayedGroup {
   stored: StoredGroup | null;
+  consumer: StoredConsumerGroup | null;
   offsets: { topic: string; partition: number; value: OffsetAndMetadata }[];
 }
 
@@ -20,7 +25,14 @@ export interface ReplayedGroup {
 export function replayOffsetsRecords(records: Iterable<OffsetsTopicRecord>): Map<string, ReplayedGroup> {
   const metadata = new Map<string, StoredGroup | null>();
   const offsets = new Map<string, Map<string, { topic: string; partition: number; value: OffsetAndMetadata | null }>>();
+  const consumerRecords = new Map<string, ConsumerGroupRecord[]>();
   for (const r of records) {
+    if (r.type === 'consumerGroup') {
+      let list = consumerRecords.get(r.group);
+      if (list === undefined) consumerRecords.set(r.group, (list = []));
+      list.push(r.record);
+      continue;
+    }
     if (r.type === 'group') {
       metadata.set(r.group, r.value);
       continue;
@@ -30,11 +42,12 @@ export function replayOffsetsRecords(records: Iterable<OffsetsTopicRecord>): Map
     m.set(`${r.partition}:${r.topic}`, { topic: r.topic, partition: r.partition, value: r.value });
   }
   const out = new Map<string, ReplayedGroup>();
-  for (const groupId of new Set([...metadata.keys(), ...offsets.keys()])) {
+  for (const groupId of new Set([...metadata.keys(), ...consumerRecords.keys(), ...offsets.keys()])) {
     const stored = metadata.get(groupId) ?? null;
+    const consumer = replayConsumerGroup(consumerRecords.get(groupId) ?? []) ?? null;
     const live = [...(offsets.get(groupId)?.values() ?? [])].flatMap((o) => (o.value === null ? [] : [{ topic: o.topic, partition: o.partition, value: o.value }]));
-    if (stored === null && live.length === 0) continue;
-    out.set(groupId, { stored, offsets: live });
+    if (stored === null && consumer === null && live.length === 0) continue;
+    out.set(groupId, { stored, consumer, offsets: live });
   }
   return out;
 }

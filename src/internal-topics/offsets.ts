@@ -4,11 +4,22 @@
  * message of that version. Offset commits use OffsetCommitKey v1 (Kafka writes 1; 0 reads the
  * same) and OffsetCommitValue v3, or v1 when the commit carries an explicit expire timestamp
  * (OffsetCommit v2-4 retentionTimeMs); group metadata uses GroupMetadataKey v2 and
- * GroupMetadataValue v3. A null value is a tombstone (deleted offset or group) for compaction.
+ * GroupMetadataValue v3. Key versions 3-8 are the KIP-848 consumer groups' records
+ * (consumer-group-records.ts). A null value is a tombstone (deleted offset or group) for compaction.
  */
 import type { MessageSchema } from '../protocol/schema.js';
 import { GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue } from '../protocol/schemas/internal/group-coordinator.js';
 import { decodeVersionPrefixed, encodeVersionPrefixed, prefixedVersion } from './version-prefixed.js';
+import {
+  CONSUMER_GROUP_RECORD_FORMATS,
+  consumerGroupRecordKind,
+  type ConsumerGroupRecord,
+  type ConsumerGroupRecordKind,
+  type StoredCurrentAssignment,
+  type StoredMemberMetadata,
+  type StoredTopicMetadata,
+  type StoredTopicPartitions,
+} from './consumer-group-records.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -79,34 +90,60 @@ export function groupMetadataValue(g: StoredGroup): Buffer {
 
 export type OffsetsTopicRecord =
   | { type: 'offset'; group: string; topic: string; partition: number; value: OffsetAndMetadata | null }
-  | { type: 'group'; group: string; value: StoredGroup | null };
+  | { type: 'group'; group: string; value: StoredGroup | null }
+  | { type: 'consumerGroup'; group: string; record: ConsumerGroupRecord };
 
 /** A decoded key: which record it is, and the message as its schema read it. */
 export type OffsetsTopicKey =
   | { type: 'offset'; schema: MessageSchema; version: number; value: { group: string; topic: string; partition: number } }
-  | { type: 'group'; schema: MessageSchema; version: number; value: { group: string } };
+  | { type: 'group'; schema: MessageSchema; version: number; value: { group: string } }
+  | { type: 'consumerGroup'; kind: ConsumerGroupRecordKind; schema: MessageSchema; version: number; value: { groupId: string; memberId?: string } };
 
 /** A `__consumer_offsets` key, by its version; undefined for versions decodeOffsetsTopicRecord skips. */
 export function decodeOffsetsTopicKey(key: Buffer): OffsetsTopicKey | undefined {
   const version = prefixedVersion(key, `${OFFSETS_TOPIC} key`);
   if (version === 0 || version === 1) return { type: 'offset', schema: OffsetCommitKey, ...decodeVersionPrefixed<{ group: string; topic: string; partition: number }>(OffsetCommitKey, key, `${OFFSETS_TOPIC} key`) };
   if (version === 2) return { type: 'group', schema: GroupMetadataKey, ...decodeVersionPrefixed<{ group: string }>(GroupMetadataKey, key, `${OFFSETS_TOPIC} key`) };
-  return undefined;
+  const kind = consumerGroupRecordKind(version);
+  if (kind === undefined) return undefined;
+  const schema = CONSUMER_GROUP_RECORD_FORMATS[kind].key;
+  return { type: 'consumerGroup', kind, schema, ...decodeVersionPrefixed<{ groupId: string; memberId?: string }>(schema, key, `${OFFSETS_TOPIC} key`) };
 }
 
-/** The schema of the value that goes with a key of this type. */
-export function offsetsTopicValueSchema(type: OffsetsTopicKey['type']): MessageSchema {
-  return type === 'offset' ? OffsetCommitValue : GroupMetadataValue;
+/** The schema of the value that goes with this key. */
+export function offsetsTopicValueSchema(k: OffsetsTopicKey): MessageSchema {
+  if (k.type === 'consumerGroup') return CONSUMER_GROUP_RECORD_FORMATS[k.kind].value;
+  return k.type === 'offset' ? OffsetCommitValue : GroupMetadataValue;
+}
+
+/** A consumer-group record from its decoded key and its value (null: tombstone), read by the kind's value schema. */
+function consumerGroupRecord(kind: ConsumerGroupRecordKind, memberId: string, value: Buffer | null): ConsumerGroupRecord {
+  const read = <T>(): T | null => (value === null ? null : decodeVersionPrefixed<T>(CONSUMER_GROUP_RECORD_FORMATS[kind].value, value, `${OFFSETS_TOPIC} value`).value);
+  switch (kind) {
+    case 'groupEpoch':
+      return { kind, value: read<{ epoch: number }>() };
+    case 'partitionMetadata':
+      return { kind, value: read<{ topics: StoredTopicMetadata[] }>() };
+    case 'targetEpoch':
+      return { kind, value: read<{ assignmentEpoch: number }>() };
+    case 'memberMetadata':
+      return { kind, memberId, value: read<StoredMemberMetadata>() };
+    case 'targetMember':
+      return { kind, memberId, value: read<{ topicPartitions: StoredTopicPartitions[] }>() };
+    case 'currentAssignment':
+      return { kind, memberId, value: read<StoredCurrentAssignment>() };
+  }
 }
 
 /**
  * Decodes one `__consumer_offsets` record (`GroupCoordinatorRecordSerde.deserialize`). Key
- * versions 0-1 are offset commits, 2 group metadata; any other key (3+ are the new consumer
- * protocol's records, which kafkalite does not write) yields undefined.
+ * versions 0-1 are offset commits, 2 group metadata, 3-8 consumer-group records; any other key
+ * (share groups, 9+) yields undefined.
  */
 export function decodeOffsetsTopicRecord(key: Buffer, value: Buffer | null): OffsetsTopicRecord | undefined {
   const k = decodeOffsetsTopicKey(key);
   if (k === undefined) return undefined;
+  if (k.type === 'consumerGroup') return { type: 'consumerGroup', group: k.value.groupId, record: consumerGroupRecord(k.kind, k.value.memberId ?? '', value) };
   if (k.type === 'offset') {
     if (value === null) return { type: 'offset', ...k.value, value: null };
     const v = decodeVersionPrefixed<OffsetAndMetadata>(OffsetCommitValue, value, `${OFFSETS_TOPIC} value`).value;

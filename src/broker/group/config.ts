@@ -35,6 +35,21 @@ export interface GroupConfig {
   consumerHeartbeatIntervalMs: number;
   /** group.consumer.max.size (Kafka default Integer.MAX_VALUE). */
   consumerMaxSize: number;
+  /** group.consumer.migration.policy (KIP-848 online upgrade/downgrade between classic and consumer groups; Kafka default bidirectional). */
+  consumerMigrationPolicy: ConsumerGroupMigrationPolicy;
+}
+
+/** Kafka `ConsumerGroupMigrationPolicy`. */
+export type ConsumerGroupMigrationPolicy = 'disabled' | 'upgrade' | 'downgrade' | 'bidirectional';
+const MIGRATION_POLICIES: readonly ConsumerGroupMigrationPolicy[] = ['disabled', 'upgrade', 'downgrade', 'bidirectional'];
+const MIGRATION_POLICY = 'group.consumer.migration.policy';
+
+export function upgradeEnabled(p: ConsumerGroupMigrationPolicy): boolean {
+  return p === 'upgrade' || p === 'bidirectional';
+}
+
+export function downgradeEnabled(p: ConsumerGroupMigrationPolicy): boolean {
+  return p === 'downgrade' || p === 'bidirectional';
 }
 
 export const DEFAULT_GROUP_CONFIG: Readonly<GroupConfig> = Object.freeze({
@@ -50,9 +65,13 @@ export const DEFAULT_GROUP_CONFIG: Readonly<GroupConfig> = Object.freeze({
   consumerSessionTimeoutMs: 45000,
   consumerHeartbeatIntervalMs: 5000,
   consumerMaxSize: 2147483647,
+  consumerMigrationPolicy: 'bidirectional',
 });
 
-const PROPERTIES: Readonly<Record<string, { field: keyof GroupConfig; min: number; factor?: number }>> = {
+/** The numeric settings. */
+type NumericField = { [K in keyof GroupConfig]: GroupConfig[K] extends number ? K : never }[keyof GroupConfig];
+
+const PROPERTIES: Readonly<Record<string, { field: NumericField; min: number; factor?: number }>> = {
   'group.min.session.timeout.ms': { field: 'minSessionTimeoutMs', min: 0 },
   'group.max.session.timeout.ms': { field: 'maxSessionTimeoutMs', min: 0 },
   'group.max.size': { field: 'maxSize', min: 1 },
@@ -70,13 +89,20 @@ const PROPERTIES: Readonly<Record<string, { field: keyof GroupConfig; min: numbe
 export function takeGroupProperties(props: Readonly<Record<string, string>>): { group: Record<string, string>; rest: Record<string, string> } {
   const group: Record<string, string> = {};
   const rest: Record<string, string> = {};
-  for (const [k, v] of Object.entries(props)) (PROPERTIES[k] !== undefined ? group : rest)[k] = v;
+  for (const [k, v] of Object.entries(props)) (PROPERTIES[k] !== undefined || k === MIGRATION_POLICY ? group : rest)[k] = v;
   return { group, rest };
 }
 
 export function groupConfigFromProperties(props: Readonly<Record<string, string>>, initialRebalanceDelayMs: number): GroupConfig {
   const c: GroupConfig = { ...DEFAULT_GROUP_CONFIG, initialRebalanceDelayMs };
   for (const [name, raw] of Object.entries(props)) {
+    if (name === MIGRATION_POLICY) {
+      // Kafka's ConfigDef: one of the enum's names, case-insensitive
+      const policy = MIGRATION_POLICIES.find((m) => m === raw.trim().toLowerCase());
+      if (policy === undefined) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: String must be one of (case insensitive): ${MIGRATION_POLICIES.map((m) => m.toUpperCase()).join(', ')}`);
+      c.consumerMigrationPolicy = policy;
+      continue;
+    }
     const p = PROPERTIES[name];
     if (p === undefined) throw new InvalidConfigError(`Unknown group coordinator config name: ${name}`);
     if (!/^-?\d+$/.test(raw.trim())) throw new InvalidConfigError(`Invalid value ${raw} for configuration ${name}: Not a number of type INT`);

@@ -22,6 +22,7 @@ import { expireOffsets } from './offset-ops.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { PendingTxnOffsets } from './txn-offsets.js';
 import { ConsumerGroupCoordinator } from './consumer/coordinator.js';
+import { classicHeartbeat, classicJoin, classicLeave, classicSync } from './consumer/classic-members.js';
 
 export interface CoordinatorHost {
   readonly topics: TopicRegistry;
@@ -174,6 +175,9 @@ export class GroupCoordinator {
     if (req.sessionTimeoutMs < this.config.minSessionTimeoutMs || req.sessionTimeoutMs > this.config.maxSessionTimeoutMs) {
       return fail(ErrorCode.INVALID_SESSION_TIMEOUT);
     }
+    // a classic member joining a consumer group with members (KIP-848 online migration)
+    const consumerGroup = this.consumer.group(req.groupId);
+    if (consumerGroup !== undefined && consumerGroup.members.size > 0) return classicJoin(this.consumer, consumerGroup, req);
     const consumerGroupError = this.consumer.classicJoinError(req.groupId);
     if (consumerGroupError !== ErrorCode.NONE) return fail(consumerGroupError);
     const unknown = req.memberId === '';
@@ -472,6 +476,8 @@ export class GroupCoordinator {
     const fail = syncError;
     if (this.closed) return fail(ErrorCode.NOT_COORDINATOR);
     if (req.groupId === '') return fail(ErrorCode.INVALID_GROUP_ID);
+    const consumerGroup = this.consumer.group(req.groupId);
+    if (consumerGroup !== undefined) return classicSync(this.consumer, consumerGroup, req);
     const g = this.groups.get(req.groupId);
     if (g === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
     if (g.is('Dead')) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
@@ -527,6 +533,8 @@ export class GroupCoordinator {
   heartbeat(groupId: string, memberId: string, groupInstanceId: string | null, generationId: number): number {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    const consumerGroup = this.consumer.group(groupId);
+    if (consumerGroup !== undefined) return classicHeartbeat(this.consumer, consumerGroup, memberId, groupInstanceId, generationId);
     const g = this.groups.get(groupId);
     if (g === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -551,6 +559,8 @@ export class GroupCoordinator {
   leave(groupId: string, members: readonly MemberIdentity[]): { errorCode: number; members: (MemberIdentity & { errorCode: number })[] } {
     if (this.closed) return { errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
     if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
+    const consumerGroup = this.consumer.group(groupId);
+    if (consumerGroup !== undefined) return classicLeave(this.consumer, consumerGroup, members);
     const g = this.groups.get(groupId);
     if (g === undefined) return { errorCode: ErrorCode.NONE, members: members.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) };
     if (g.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
@@ -600,6 +610,32 @@ export class GroupCoordinator {
       }
       if (!this.closed) this.scheduleOffsetsExpiry();
     });
+  }
+
+  /**
+   * The classic side of KIP-848's online upgrade (consumer/migration.ts): waiting joins and syncs
+   * answer REBALANCE_IN_PROGRESS, timers stop and the members go; the entry stays, Empty, holding the
+   * group's committed offsets.
+   */
+  detachForUpgrade(g: ClassicGroup): void {
+    this.clearJoinTimer(g);
+    this.clearSyncTimer(g);
+    for (const t of g.pendingMembers.values()) t.cancel();
+    g.pendingMembers.clear();
+    for (const m of [...g.members.values()]) {
+      m.answerJoin(joinError(ErrorCode.REBALANCE_IN_PROGRESS, m.memberId));
+      m.answerSync(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+      g.remove(m.memberId);
+    }
+    g.leaderId = null;
+    g.protocolName = null;
+    g.state = 'Empty';
+  }
+
+  /** KIP-848's online downgrade left `g` Stable with the former consumer group's members: they rejoin (Kafka `convertToClassicGroup`). */
+  rebalanceDowngraded(g: ClassicGroup): void {
+    for (const m of g.members.values()) this.scheduleSessionExpiry(g, m);
+    this.prepareRebalance(g, `Downgrade group ${g.groupId} from consumer to classic.`);
   }
 
   /** Drops a group from memory (DeleteGroups, expiry): it becomes Dead. */

@@ -77,7 +77,8 @@ export function deleteGroup(c: GroupCoordinator, groupId: string): number {
   const consumerGroup = c.consumer.group(groupId);
   if (consumerGroup !== undefined) {
     if (consumerGroup.members.size > 0) return ErrorCode.NON_EMPTY_GROUP;
-    c.consumer.groups.delete(groupId);
+    const code = c.consumer.deleteGroup(consumerGroup);
+    if (code !== ErrorCode.NONE) return code;
   }
   const g = c.group(groupId);
   if (consumerGroup !== undefined && g === undefined) return ErrorCode.NONE;

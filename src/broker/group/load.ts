@@ -3,7 +3,8 @@
  * `GroupMetadataManager.loadGroupsAndOffsets`): the last record per key wins, tombstones remove.
  * A group stored with members comes back Stable at its generation, so its consumers' heartbeats,
  * commits and syncs carry on after a restart; each member's session timer starts, so members
- * that do not come back expire. Groups known only through offsets come back Empty.
+ * that do not come back expire. Groups known only through offsets come back Empty. KIP-848
+ * groups come back from their consumer-group records (consumer/records.ts) at their epochs.
  */
 import type { GroupCoordinator } from './coordinator.js';
 import { ClassicGroup } from './group.js';
@@ -25,7 +26,9 @@ export function loadGroups(c: GroupCoordinator): { groups: number; offsets: numb
   }
   const now = Date.now();
   let offsetCount = 0;
-  for (const [groupId, { stored, offsets: live }] of replayed) {
+  for (const [groupId, { stored, consumer, offsets: live }] of replayed) {
+    // a KIP-848 group: its consumer-group records (the classic entry below keeps its offsets)
+    if (consumer !== null) c.consumer.restore(groupId, consumer);
     const g = new ClassicGroup(groupId, now);
     if (stored !== null) {
       g.protocolType = stored.protocolType === '' ? null : stored.protocolType;

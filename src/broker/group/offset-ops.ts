@@ -204,7 +204,10 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
   for (const g of [...c.groups.values()]) {
     let baseOf: ((o: OffsetAndMetadata) => bigint) | undefined;
     let subscribed: Set<string> | undefined;
-    if (g.protocolType === null || g.protocolType === '') baseOf = (o) => o.commitTimestamp;
+    const consumerGroup = c.consumer.group(g.groupId);
+    // a KIP-848 group: offsets of topics it does not subscribe to expire after their commit (Kafka `ConsumerGroup.offsetExpirationCondition`)
+    if (consumerGroup !== undefined) (subscribed = c.consumer.subscribedTopicNames(consumerGroup)), (baseOf = (o) => o.commitTimestamp);
+    else if (g.protocolType === null || g.protocolType === '') baseOf = (o) => o.commitTimestamp;
     else if (g.is('Empty')) baseOf = () => g.currentStateTimestamp;
     else if (g.is('Stable') && (subscribed = g.subscribedTopics()) !== undefined) baseOf = (o) => o.commitTimestamp;
     const records: OffsetsRecord[] = [];
@@ -223,13 +226,19 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
     }
     let remaining = -gone.length;
     for (const parts of g.offsets.values()) remaining += parts.size;
-    const dies = g.is('Empty') && remaining === 0;
+    // a KIP-848 group holding members keeps its (offset-only) classic entry; an empty one dies with it
+    const dies = g.is('Empty') && remaining === 0 && (consumerGroup === undefined || consumerGroup.members.size === 0);
     if (dies) records.push({ key: groupMetadataKey(g.groupId), value: null });
     if (records.length === 0) continue;
     if (c.write(g.groupId, records) !== ErrorCode.NONE) continue;
     for (const [t, p] of gone) g.deleteOffset(t, p);
     expired += gone.length;
+    if (dies && consumerGroup !== undefined && c.consumer.deleteGroup(consumerGroup) !== ErrorCode.NONE) continue;
     if (dies) c.removeGroup(g);
+  }
+  // an empty KIP-848 group with no offsets left is deleted too (Kafka `cleanupGroupMetadata`: empty, nothing to keep)
+  for (const cg of [...c.consumer.groups.values()]) {
+    if (cg.members.size === 0 && c.group(cg.groupId) === undefined) c.consumer.deleteGroup(cg);
   }
   return expired;
 }

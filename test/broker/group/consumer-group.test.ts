@@ -12,65 +12,9 @@ import { errorName } from '../../../src/protocol/error-codes.js';
 import { withBroker } from '../../helpers/broker.js';
 import { ManualTimer } from '../../helpers/manual-timer.js';
 import { API, call, joinRequest, subscription } from './call.js';
+import { count, describeGroup, disjoint, hb, ids, names, type Owned } from './consumer-calls.js';
 
-const HB = 68;
-const DESCRIBE = 69;
 const CONFIG = { 'group.initial.rebalance.delay.ms': '0', 'group.consumer.session.timeout.ms': '1000', 'group.consumer.heartbeat.interval.ms': '100' };
-
-type Owned = Record<string, number[]>;
-
-interface Answer {
-  error: string;
-  memberId: string | null;
-  epoch: number;
-  interval: number;
-  /** topic name → partitions, null when the answer carries no assignment. */
-  assignment: Owned | null;
-}
-
-function ids(broker: Broker, owned: Owned): { topicId: Buffer; partitions: number[] }[] {
-  return Object.entries(owned).map(([name, partitions]) => ({ topicId: broker.topics.get(name)?.topicIdBytes ?? Buffer.alloc(16), partitions }));
-}
-
-function names(broker: Broker, tps: { topicId: Buffer; partitions: number[] }[]): Owned {
-  const out: Owned = {};
-  for (const tp of tps) out[broker.topics.byId(tp.topicId)?.name ?? '?'] = [...tp.partitions].sort((a, b) => a - b);
-  return out;
-}
-
-async function hb(
-  broker: Broker,
-  req: { group: string; member: string; epoch: number; owned?: Owned | null; topics?: string[] | null; assignor?: string | null; instance?: string | null; rebalanceTimeoutMs?: number; regex?: string | null },
-  version = 1,
-): Promise<Answer> {
-  const r = await call(broker, HB, version, {
-    groupId: req.group,
-    memberId: req.member,
-    memberEpoch: req.epoch,
-    instanceId: req.instance ?? null,
-    rackId: null,
-    rebalanceTimeoutMs: req.rebalanceTimeoutMs ?? (req.epoch === 0 ? 5000 : -1),
-    subscribedTopicNames: req.topics === undefined ? (req.epoch === 0 ? ['t'] : null) : req.topics,
-    subscribedTopicRegex: req.regex ?? null,
-    serverAssignor: req.assignor ?? null,
-    topicPartitions: req.owned === undefined ? (req.epoch === 0 ? [] : null) : req.owned === null ? null : ids(broker, req.owned),
-  });
-  return { error: errorName(r.errorCode) ?? '', memberId: r.memberId, epoch: r.memberEpoch, interval: r.heartbeatIntervalMs, assignment: r.assignment === null ? null : names(broker, r.assignment.topicPartitions) };
-}
-
-async function describeGroup(broker: Broker, group: string) {
-  const r = await call(broker, DESCRIBE, 0, { groupIds: [group], includeAuthorizedOperations: false });
-  return r.groups[0];
-}
-
-function count(a: Owned | null): number {
-  return Object.values(a ?? {}).reduce((n, ps) => n + ps.length, 0);
-}
-
-function disjoint(a: Owned | null, b: Owned | null): boolean {
-  for (const [t, ps] of Object.entries(a ?? {})) for (const p of ps) if ((b ?? {})[t]?.includes(p)) return false;
-  return true;
-}
 
 describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescribe', () => {
   test('a lone member gets every partition at epoch 1; ConsumerGroupDescribe shows it Stable with the uniform assignor', async () => {
@@ -255,7 +199,7 @@ describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescr
     });
   });
 
-  test('coexistence with classic groups: an empty classic group converts, keeping its offsets; a non-empty one is refused both ways', async () => {
+  test('coexistence with classic groups: an empty classic group converts, keeping its offsets; an empty consumer group goes back to classic on a JoinGroup', async () => {
     const timer = new ManualTimer();
     await withBroker({ config: CONFIG, timer }, async (broker) => {
       broker.topics.create('t', 2, {}, broker.logs);
@@ -265,16 +209,6 @@ describe('KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescr
       assert.deepEqual([a.error, a.epoch], ['NONE', 1]);
       const f = await call(broker, API.OffsetFetch, 9, { groups: [{ groupId: 'up', memberId: 'a', memberEpoch: 1, topics: [{ name: 't', partitionIndexes: [1] }] }], requireStable: false });
       assert.equal(f.groups[0].topics[0].partitions[0].committedOffset, 3n);
-      // a classic member cannot join the non-empty consumer group
-      const j = await call(broker, API.JoinGroup, 5, joinRequest('up', '', [{ name: 'range', metadata: subscription(['t']) }]));
-      assert.equal(errorName(j.errorCode), 'INCONSISTENT_GROUP_PROTOCOL');
-      // a classic group with members answers a consumer-protocol join with GROUP_ID_NOT_FOUND
-      const c1 = await call(broker, API.JoinGroup, 5, joinRequest('classic', '', [{ name: 'range', metadata: subscription(['t']) }]));
-      const joining = call(broker, API.JoinGroup, 5, joinRequest('classic', c1.memberId, [{ name: 'range', metadata: subscription(['t']) }]));
-      timer.advance(0); // the initial join's delay of 0
-      const c2 = await joining;
-      assert.equal(errorName(c2.errorCode), 'NONE');
-      assert.equal((await hb(broker, { group: 'classic', member: 'k', epoch: 0 })).error, 'GROUP_ID_NOT_FOUND');
       // once the consumer group is empty, a classic join takes the id back
       await hb(broker, { group: 'up', member: 'a', epoch: -1, topics: [], owned: {} });
       const back = await call(broker, API.JoinGroup, 5, joinRequest('up', '', [{ name: 'range', metadata: subscription(['t']) }]));

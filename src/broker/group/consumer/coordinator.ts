@@ -7,8 +7,13 @@
  * leave (−2). It lives beside the classic coordinator, which keeps holding the committed offsets
  * of every group id (classic or consumer) so OffsetCommit/OffsetFetch stay one code path; this
  * module adds the member-epoch checks Kafka's `ConsumerGroup.validateOffsetCommit/Fetch` make.
+ * Every change is written to `__consumer_offsets` in Kafka's consumer-group records (records.ts)
+ * before the heartbeat is answered, and `restore` rebuilds a group from them at load.
  */
-import type { GroupCoordinator } from '../coordinator.js';
+import { storeGroupError, type GroupCoordinator } from '../coordinator.js';
+import { groupMetadataKey } from '../../../internal-topics/offsets.js';
+import type { StoredConsumerGroup } from '../../../internal-topics/consumer-group-records.js';
+import { adoptPersisted, changedRecords, groupRecords, groupTombstones, restoreGroup } from './records.js';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import type { TopicInfo } from '../../topic-registry.js';
 import { randomUuid, uuidToString } from '../../../storage/uuid.js';
@@ -17,6 +22,7 @@ import { SERVER_ASSIGNORS, type AssignorMember } from './assignors.js';
 import { ConsumerGroup } from './group.js';
 import { ConsumerGroupMember, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH } from './member.js';
 import { reconcile } from './reconcile.js';
+import { downgradeAllowed, downgradeToClassic, upgradeClassicGroup } from './migration.js';
 
 export interface HeartbeatRequest {
   groupId: string;
@@ -58,13 +64,13 @@ class HeartbeatError extends Error {
 export class ConsumerGroupCoordinator {
   readonly groups = new Map<string, ConsumerGroup>();
 
-  constructor(private readonly classic: GroupCoordinator) {}
+  constructor(readonly classic: GroupCoordinator) {}
 
-  private get timer() {
+  get timer() {
     return this.classic.timer;
   }
 
-  private get config() {
+  get config() {
     return this.classic.config;
   }
 
@@ -76,8 +82,12 @@ export class ConsumerGroupCoordinator {
     try {
       if (!this.classic.isActive) throw new HeartbeatError(ErrorCode.NOT_COORDINATOR, 'The coordinator is not active.');
       this.validate(req, ctx.apiVersion);
-      if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) return this.leave(req);
-      return this.join(req, ctx);
+      const result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH ? this.leave(req) : this.join(req, ctx);
+      const g = this.groups.get(req.groupId);
+      // Kafka answers once the heartbeat's records are written (the coordinator runtime's commit)
+      const code = g === undefined ? ErrorCode.NONE : this.persist(g);
+      if (code !== ErrorCode.NONE) throw new HeartbeatError(code, `Writing group ${req.groupId} to __consumer_offsets failed.`);
+      return result;
     } catch (e) {
       if (!(e instanceof HeartbeatError)) throw e;
       return { errorCode: e.code, errorMessage: e.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
@@ -115,11 +125,15 @@ export class ConsumerGroupCoordinator {
     let g = this.groups.get(req.groupId);
     if (g !== undefined) return g;
     const classic = this.classic.group(req.groupId);
-    if (classic !== undefined && !classic.is('Empty') && !classic.is('Dead')) {
-      throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
-    }
     if (req.memberEpoch !== 0) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
+    if (classic !== undefined && !classic.is('Empty') && !classic.is('Dead')) {
+      // KIP-848's online upgrade: the classic members stay, speaking their protocol inside the consumer group
+      const upgraded = upgradeClassicGroup(this, classic);
+      if (upgraded === undefined) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
+      return upgraded;
+    }
     g = new ConsumerGroup(req.groupId);
+    g.replacesClassicGroup = classic !== undefined;
     this.groups.set(req.groupId, g);
     return g;
   }
@@ -154,18 +168,7 @@ export class ConsumerGroupCoordinator {
       member.subscribedTopicRegex = req.subscribedTopicRegex === '' ? null : req.subscribedTopicRegex;
       bump = true;
     }
-    // the subscribed topics' partition counts (created, deleted or grown topics bump the epoch too)
-    const metadata = this.subscriptionMetadata(g);
-    if (!sameCounts(metadata, g.subscriptionMetadata)) {
-      g.subscriptionMetadata = metadata;
-      bump = true;
-    }
-    if (bump) g.groupEpoch++;
-
-    if (g.groupEpoch > g.assignmentEpoch) this.computeTargetAssignment(g);
-
-    if (!member.isReconciledTo(g.assignmentEpoch)) this.reconcileMember(g, member, req.topicPartitions === null ? null : ownedFrom(req.topicPartitions));
-
+    this.advance(g, member, bump, req.topicPartitions === null ? null : ownedFrom(req.topicPartitions));
     this.scheduleSessionTimeout(g, member);
 
     // Kafka answers the assignment on a full request or when it changed
@@ -179,6 +182,24 @@ export class ConsumerGroupCoordinator {
       heartbeatIntervalMs: this.config.consumerHeartbeatIntervalMs,
       assignment: full || changed ? { topicPartitions: toTopicPartitions(member.assigned, (t) => this.topicById(t)?.topicIdBytes) } : null,
     };
+  }
+
+  /**
+   * Kafka `consumerGroupHeartbeat` steps 1-3 after the member was updated (also for classic
+   * members' JoinGroup, classic-members.ts): a changed subscription or partition count bumps the
+   * group epoch, a group epoch ahead of the assignment epoch computes the target, and the member
+   * takes one reconciliation step given what it owns.
+   */
+  advance(g: ConsumerGroup, member: ConsumerGroupMember, bump: boolean, owned: Assignment | null): void {
+    // the subscribed topics' partition counts (created, deleted or grown topics bump the epoch too)
+    const metadata = this.subscriptionMetadata(g);
+    if (!sameCounts(metadata, g.subscriptionMetadata)) {
+      g.subscriptionMetadata = metadata;
+      bump = true;
+    }
+    if (bump) g.groupEpoch++;
+    if (g.groupEpoch > g.assignmentEpoch) this.computeTargetAssignment(g);
+    if (!member.isReconciledTo(g.assignmentEpoch)) this.reconcileMember(g, member, owned);
   }
 
   /** Kafka's member lookup with `throwIfMemberEpochIsInvalid` and the static-member rules. */
@@ -230,7 +251,7 @@ export class ConsumerGroupCoordinator {
     return m;
   }
 
-  private subscriptionMetadata(g: ConsumerGroup): Map<string, number> {
+  subscriptionMetadata(g: ConsumerGroup): Map<string, number> {
     const out = new Map<string, number>();
     for (const m of g.members.values()) for (const t of this.subscribedTopics(m)) out.set(t.topicId, t.partitions);
     return out;
@@ -251,13 +272,23 @@ export class ConsumerGroupCoordinator {
     return [...out.values()];
   }
 
-  private topicById(topicId: string): TopicInfo | undefined {
+  /** The names of the topics the group's target was computed over (its subscription metadata). */
+  subscribedTopicNames(g: ConsumerGroup): Set<string> {
+    const out = new Set<string>();
+    for (const id of g.subscriptionMetadata.keys()) {
+      const t = this.topicById(id);
+      if (t !== undefined) out.add(t.name);
+    }
+    return out;
+  }
+
+  topicById(topicId: string): TopicInfo | undefined {
     for (const t of this.classic.host.topics.all()) if (t.topicId === topicId) return t;
     return undefined;
   }
 
   /** Kafka `TargetAssignmentBuilder.build` with the group's preferred assignor (else the default). */
-  private computeTargetAssignment(g: ConsumerGroup): void {
+  computeTargetAssignment(g: ConsumerGroup): void {
     const assignor = SERVER_ASSIGNORS.find((a) => a.name === g.preferredAssignor()) ?? SERVER_ASSIGNORS[0];
     if (assignor === undefined) return;
     const members: AssignorMember[] = [...g.members.values()].map((m) => ({
@@ -272,7 +303,7 @@ export class ConsumerGroupCoordinator {
   }
 
   /** One `CurrentAssignmentBuilder` step; entering UNREVOKED_PARTITIONS arms the rebalance timeout. */
-  private reconcileMember(g: ConsumerGroup, m: ConsumerGroupMember, owned: Assignment | null): void {
+  reconcileMember(g: ConsumerGroup, m: ConsumerGroupMember, owned: Assignment | null): void {
     const next = reconcile(m.memberId, m, g.assignmentEpoch, g.target(m.memberId), owned, (t, p) => g.ownerOf(t, p));
     if (next.memberEpoch !== m.memberEpoch) m.previousMemberEpoch = m.memberEpoch;
     const wasUnrevoked = m.state === 'UNREVOKED_PARTITIONS';
@@ -281,26 +312,97 @@ export class ConsumerGroupCoordinator {
     m.assigned = next.assigned;
     m.pendingRevocation = next.pendingRevocation;
     if (m.state === 'UNREVOKED_PARTITIONS' && !wasUnrevoked) {
-      m.rebalanceTimer?.cancel();
-      const epoch = m.memberEpoch;
-      m.rebalanceTimer = this.timer.schedule(Math.max(0, m.rebalanceTimeoutMs), () => {
-        // still not revoked at the same epoch: Kafka fences the member
-        if (g.members.get(m.memberId) === m && m.memberEpoch === epoch && m.state === 'UNREVOKED_PARTITIONS') this.fence(g, m);
-      });
+      this.scheduleRebalanceTimeout(g, m);
     } else if (m.state !== 'UNREVOKED_PARTITIONS') {
       m.rebalanceTimer?.cancel();
       m.rebalanceTimer = undefined;
     }
   }
 
-  private scheduleSessionTimeout(g: ConsumerGroup, m: ConsumerGroupMember): void {
-    if (m.sessionTimer !== undefined) {
+  private scheduleRebalanceTimeout(g: ConsumerGroup, m: ConsumerGroupMember): void {
+    m.rebalanceTimer?.cancel();
+    const epoch = m.memberEpoch;
+    m.rebalanceTimer = this.timer.schedule(Math.max(0, m.rebalanceTimeoutMs), () => {
+      // still not revoked at the same epoch: Kafka fences the member
+      if (g.members.get(m.memberId) === m && m.memberEpoch === epoch && m.state === 'UNREVOKED_PARTITIONS') this.fenceOnTimeout(g, m, 'did not revoke within its rebalance timeout');
+    });
+  }
+
+  /** (Re)starts the member's session timer: group.consumer.session.timeout.ms, or a classic member's own session timeout. */
+  scheduleSessionTimeout(g: ConsumerGroup, m: ConsumerGroupMember): void {
+    const timeoutMs = m.classic?.sessionTimeoutMs ?? this.config.consumerSessionTimeoutMs;
+    if (m.sessionTimer !== undefined && m.sessionTimeoutMs === timeoutMs) {
       m.sessionTimer.refresh();
       return;
     }
-    m.sessionTimer = this.timer.schedule(this.config.consumerSessionTimeoutMs, () => {
-      if (g.members.get(m.memberId) === m) this.fence(g, m);
+    m.sessionTimer?.cancel();
+    m.sessionTimeoutMs = timeoutMs;
+    m.sessionTimer = this.timer.schedule(timeoutMs, () => {
+      if (g.members.get(m.memberId) === m) this.fenceOnTimeout(g, m, `no heartbeat within its session timeout (${timeoutMs} ms)`);
     });
+  }
+
+  /** A timer fenced the member: written like a heartbeat's change. */
+  fenceOnTimeout(g: ConsumerGroup, m: ConsumerGroupMember, why: string): void {
+    this.classic.host.logger.info(`Member ${m.memberId} of consumer group ${g.groupId} is fenced: ${why}`);
+    const code = this.fenceMember(g, m);
+    if (code !== ErrorCode.NONE) this.classic.host.logger.warn(`writing group ${g.groupId} after fencing member ${m.memberId} failed (error ${code})`);
+  }
+
+  /**
+   * Kafka `consumerGroupFenceMember`: when only classic members would stay, the group goes back to a
+   * classic group (the online downgrade, migration.ts); otherwise the member is removed and the
+   * group epoch bumped. Written before it returns; the write's error code.
+   */
+  fenceMember(g: ConsumerGroup, m: ConsumerGroupMember): number {
+    if (downgradeAllowed(this, g, m.memberId)) return downgradeToClassic(this, g, m.memberId);
+    this.fence(g, m);
+    return this.persist(g);
+  }
+
+  /**
+   * Writes the records that changed since the last write (records.ts); the error clients get when
+   * the write fails (Kafka `storeGroupError` mapping), else NONE.
+   */
+  persist(g: ConsumerGroup): number {
+    const records = groupRecords(g, (t) => this.topicById(t)?.name ?? '');
+    const changed = changedRecords(g, records);
+    // the upgrade from an empty classic group removes the classic metadata in the same batch
+    const batch = g.replacesClassicGroup ? [{ key: groupMetadataKey(g.groupId), value: null }, ...changed.records] : changed.records;
+    if (batch.length === 0) return ErrorCode.NONE;
+    const code = this.classic.write(g.groupId, batch);
+    if (code !== ErrorCode.NONE) return storeGroupError(code);
+    g.replacesClassicGroup = false;
+    adoptPersisted(g, records, changed.persisted);
+    return ErrorCode.NONE;
+  }
+
+  /**
+   * Removes an empty group and writes its tombstones (DeleteGroups, the downgrade of an empty group,
+   * offsets expiry); the write's error code, the group kept when it fails.
+   */
+  deleteGroup(g: ConsumerGroup): number {
+    const code = g.persistedRecords.size === 0 ? ErrorCode.NONE : this.classic.write(g.groupId, groupTombstones(g));
+    if (code !== ErrorCode.NONE) return code;
+    for (const m of g.members.values()) m.cancelTimers();
+    this.groups.delete(g.groupId);
+    return ErrorCode.NONE;
+  }
+
+  /**
+   * A group loaded from its records (Kafka `replay`, then `onLoaded`): members keep their ids,
+   * epochs and assignments, and each gets its session timeout again, so a member that does not
+   * come back after a restart is fenced as Kafka fences it; one still revoking gets its rebalance
+   * timeout too.
+   */
+  restore(groupId: string, stored: StoredConsumerGroup): ConsumerGroup {
+    const g = restoreGroup(groupId, stored);
+    this.groups.set(groupId, g);
+    for (const m of g.members.values()) {
+      this.scheduleSessionTimeout(g, m);
+      if (m.state === 'UNREVOKED_PARTITIONS') this.scheduleRebalanceTimeout(g, m);
+    }
+    return g;
   }
 
   /** Removes a member and bumps the group epoch so the others get its partitions (Kafka `fenceMember`). */
@@ -333,7 +435,8 @@ export class ConsumerGroupCoordinator {
       m.rebalanceTimer?.cancel();
       this.scheduleSessionTimeout(g, m);
     } else {
-      this.fence(g, m);
+      const code = this.fenceMember(g, m);
+      if (code !== ErrorCode.NONE) throw new HeartbeatError(code, `Writing group ${g.groupId} to __consumer_offsets failed.`);
     }
     return { errorCode: ErrorCode.NONE, errorMessage: null, memberId: req.memberId, memberEpoch: req.memberEpoch, heartbeatIntervalMs: 0, assignment: null };
   }
@@ -349,6 +452,8 @@ export class ConsumerGroupCoordinator {
     if (memberEpoch < 0 && g.members.size === 0) return ErrorCode.NONE;
     const m = g.members.get(memberId);
     if (m === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    // a classic member commits with its generation (its member epoch), in any version (Kafka `validateMemberEpoch`)
+    if (m.classic !== null) return memberEpoch === m.memberEpoch ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
     if (!transactional && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
     if (memberEpoch !== m.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
     return ErrorCode.NONE;
@@ -365,16 +470,16 @@ export class ConsumerGroupCoordinator {
   }
 
   /**
-   * A classic JoinGroup for a group id held by a consumer group: an empty one is removed (the
-   * empty-group downgrade); one with members refuses the classic member
-   * (INCONSISTENT_GROUP_PROTOCOL; classic members inside consumer groups are not served).
+   * A classic JoinGroup for a group id held by an empty consumer group: the group is removed (the
+   * empty-group downgrade). A consumer group with members takes the classic member in
+   * (classic-members.ts); this answers INCONSISTENT_GROUP_PROTOCOL for it as a last resort.
    */
   classicJoinError(groupId: string): number {
     const g = this.groups.get(groupId);
     if (g === undefined) return ErrorCode.NONE;
     if (g.members.size > 0) return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
-    this.groups.delete(groupId);
-    return ErrorCode.NONE;
+    const code = this.deleteGroup(g);
+    return code === ErrorCode.NONE ? code : storeGroupError(code);
   }
 
   /** Assignments with topic names, for ConsumerGroupDescribe. */

@@ -5,6 +5,7 @@
  */
 import { emptyAssignment, hasPartition, type Assignment } from './assignment.js';
 import type { ConsumerGroupMember } from './member.js';
+import type { ConsumerGroupRecord } from '../../../internal-topics/consumer-group-records.js';
 
 /** Kafka `ConsumerGroup.ConsumerGroupState`, capitalised as ConsumerGroupDescribe and ListGroups show it. */
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable' | 'Dead';
@@ -19,6 +20,11 @@ export class ConsumerGroup {
   readonly targets = new Map<string, Assignment>();
   /** Subscribed topic id → partition count, as of the last epoch bump (Kafka's subscription metadata). */
   subscriptionMetadata = new Map<string, number>();
+  /** What `__consumer_offsets` holds for the group: record slot → value bytes, and the records (records.ts). */
+  persisted = new Map<string, Buffer>();
+  persistedRecords = new Map<string, ConsumerGroupRecord>();
+  /** Created from an empty classic group: its GroupMetadata record gets a tombstone with the first write (Kafka's online upgrade). */
+  replacesClassicGroup = false;
 
   constructor(readonly groupId: string) {}
 

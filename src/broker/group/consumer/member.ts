@@ -3,6 +3,7 @@
  * partitions it owns now (assigned, and pending revocation) and the reconciliation state.
  */
 import type { TimerTask } from '../../timer.js';
+import type { GroupProtocol } from '../member.js';
 import { emptyAssignment, type Assignment } from './assignment.js';
 
 /** Kafka `MemberState` (the int8 of ConsumerGroupCurrentMemberAssignmentValue). */
@@ -35,8 +36,18 @@ export class ConsumerGroupMember {
   pendingRevocation: Assignment = emptyAssignment();
   /** Fences the member when no heartbeat arrives within the session timeout. */
   sessionTimer: TimerTask | undefined;
+  /** The delay `sessionTimer` was armed with. */
+  sessionTimeoutMs = 0;
   /** Fences the member when it does not revoke within its rebalance timeout (UNREVOKED_PARTITIONS). */
   rebalanceTimer: TimerTask | undefined;
+  /**
+   * A member speaking the classic protocol (JoinGroup/SyncGroup/Heartbeat) inside the consumer
+   * group (KIP-848 online migration): its session timeout and JoinGroup protocols (Kafka
+   * `ConsumerGroupMember.classicMemberMetadata`); null for a consumer-protocol member.
+   */
+  classic: { sessionTimeoutMs: number; protocols: GroupProtocol[] } | null = null;
+  /** A classic member's join or sync deadline (Kafka's consumer-group join and sync timeouts). */
+  classicTimer: TimerTask | undefined;
 
   constructor(readonly memberId: string) {}
 
@@ -48,7 +59,9 @@ export class ConsumerGroupMember {
   cancelTimers(): void {
     this.sessionTimer?.cancel();
     this.rebalanceTimer?.cancel();
+    this.classicTimer?.cancel();
     this.sessionTimer = undefined;
     this.rebalanceTimer = undefined;
+    this.classicTimer = undefined;
   }
 }
