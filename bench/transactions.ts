@@ -9,11 +9,21 @@
  * without a transaction (their ratio is what the transactions cost). Targets (issue 18): kafkalite's
  * transactions per second at least the mock's, while persisting; large transactions within 10% of
  * the idempotent throughput. Results: stdout and bench/results/transactions.json (overwritten).
- * Environment: BENCH_TXN_ROUNDS (3), BENCH_TXN_SMALL (300 transactions), BENCH_TXN_LARGE (20), BENCH_TXN_VALUE_BYTES (100).
+ *
+ * Each phase also reports the CPU time it cost the server process (all its threads, from
+ * /proc/<pid>/task/<tid>/schedstat) and the client, per transaction: on this shared 2-core machine
+ * the wall-clock figures drift by 2x between runs, the CPU figures much less, and they separate what
+ * the broker spends from what the client does. Before the measured rounds each peer gets an
+ * untimed warm-up (BENCH_TXN_WARMUP transactions of 10 records and a tenth as many of 1000): the
+ * broker is a long-running process whose hot paths V8 compiles after a few thousand requests (a
+ * fresh broker spent ~2 ms of CPU per transaction for its first 600, ~0.5 ms from its third
+ * thousand on); the mock is C and needs none.
+ * Environment: BENCH_TXN_ROUNDS (3), BENCH_TXN_SMALL (300 transactions), BENCH_TXN_LARGE (20),
+ * BENCH_TXN_VALUE_BYTES (100), BENCH_TXN_WARMUP (2000; 0: none).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { REPO_ROOT } from '../test/helpers/paths.js';
@@ -23,6 +33,7 @@ const ROUNDS = Number(process.env.BENCH_TXN_ROUNDS ?? 3);
 const SMALL = Number(process.env.BENCH_TXN_SMALL ?? 300);
 const LARGE = Number(process.env.BENCH_TXN_LARGE ?? 20);
 const VALUE_BYTES = Number(process.env.BENCH_TXN_VALUE_BYTES ?? 100);
+const WARMUP = Number(process.env.BENCH_TXN_WARMUP ?? 2000);
 
 interface Peer {
   name: string;
@@ -30,10 +41,16 @@ interface Peer {
   child: ChildProcess;
 }
 
+/** CPU milliseconds per transaction (per 1000-record batch for idempotent) of the server process and of the client. */
+interface PhaseCpu {
+  serverCpuMs: number;
+  clientCpuMs: number;
+}
+
 interface RoundResult {
-  small: { txnsPerSec: number; commitP50Ms: number; commitP99Ms: number };
-  large: { MBps: number };
-  idempotent: { MBps: number };
+  small: { txnsPerSec: number; commitP50Ms: number; commitP99Ms: number } & PhaseCpu;
+  large: { MBps: number } & PhaseCpu;
+  idempotent: { MBps: number } & PhaseCpu;
 }
 
 function startPeer(name: string, cmd: string, args: string[], pattern: RegExp): Promise<Peer> {
@@ -48,8 +65,8 @@ function startPeer(name: string, cmd: string, args: string[], pattern: RegExp): 
   });
 }
 
-async function round(peer: Peer, topic: string): Promise<RoundResult> {
-  const input = JSON.stringify({ bootstrap: peer.bootstrap, topic, small_txns: SMALL, large_txns: LARGE, value_bytes: VALUE_BYTES });
+async function round(peer: Peer, topic: string, small = SMALL, large = LARGE): Promise<RoundResult> {
+  const input = JSON.stringify({ bootstrap: peer.bootstrap, topic, small_txns: small, large_txns: large, value_bytes: VALUE_BYTES, server_pid: peer.child.pid ?? 0 });
   const r = await runCommand(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'txn_bench.py')], { input, timeoutMs: 600_000 });
   if (r.code !== 0) throw new Error(`${peer.name}: txn_bench.py exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
   return JSON.parse(r.stdout.toString('utf8')) as RoundResult;
@@ -72,8 +89,16 @@ async function main(): Promise<void> {
   );
   const mock = await startPeer('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/);
   const peers = [kafkalite, mock];
+  const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`load average at start: ${load()} (2 cores)`);
   const results: Record<string, RoundResult[]> = { kafkalite: [], 'librdkafka-mock': [] };
   try {
+    if (WARMUP > 0) {
+      for (const p of peers) {
+        const w = await round(p, 'txn-bench-warmup', WARMUP, Math.ceil(WARMUP / 100));
+        console.log(`warm-up ${p.name}: ${WARMUP} transactions, ${f(w.small.txnsPerSec)} txn/s, server CPU ${f(w.small.serverCpuMs * 1000, 0)} us/txn (not counted)`);
+      }
+    }
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? peers : [...peers].reverse();
       for (const p of order) {
@@ -81,7 +106,9 @@ async function main(): Promise<void> {
         results[p.name]!.push(res);
         console.log(
           `round ${r + 1} ${p.name}: ${f(res.small.txnsPerSec)} txn/s (10 records), commit p50 ${f(res.small.commitP50Ms, 2)} ms p99 ${f(res.small.commitP99Ms, 2)} ms; ` +
-            `1000-record txns ${f(res.large.MBps, 2)} MB/s, idempotent ${f(res.idempotent.MBps, 2)} MB/s`,
+            `1000-record txns ${f(res.large.MBps, 2)} MB/s, idempotent ${f(res.idempotent.MBps, 2)} MB/s; ` +
+            `server CPU ${f(res.small.serverCpuMs * 1000, 0)} us per 10-record txn, ${f(res.large.serverCpuMs * 1000, 0)} us per 1000-record txn, ` +
+            `${f(res.idempotent.serverCpuMs * 1000, 0)} us per idempotent 1000; client CPU ${f(res.small.clientCpuMs * 1000, 0)} us per 10-record txn`,
         );
       }
     }
@@ -98,16 +125,25 @@ async function main(): Promise<void> {
         largeMBpsMedian: median(rs.map((x) => x.large.MBps)),
         idempotentMBpsMedian: median(rs.map((x) => x.idempotent.MBps)),
         largeOverIdempotentMedian: median(rs.map((x) => x.large.MBps / x.idempotent.MBps)),
+        serverCpuUsPerSmallTxnMedian: median(rs.map((x) => x.small.serverCpuMs * 1000)),
+        clientCpuUsPerSmallTxnMedian: median(rs.map((x) => x.small.clientCpuMs * 1000)),
+        serverCpuUsPerLargeTxnMedian: median(rs.map((x) => x.large.serverCpuMs * 1000)),
+        serverCpuUsPerIdempotentBatchMedian: median(rs.map((x) => x.idempotent.serverCpuMs * 1000)),
       },
     ]),
   );
+  console.log(`load average at end: ${load()}`);
   const k = summary.kafkalite!;
   const m = summary['librdkafka-mock']!;
   console.log(`kafkalite vs mock: ${f(k.txnsPerSecMedian / m.txnsPerSecMedian, 2)}x the transactions per second; large transactions at ${f(k.largeOverIdempotentMedian * 100, 0)}% of idempotent throughput (mock ${f(m.largeOverIdempotentMedian * 100, 0)}%)`);
+  console.log(
+    `server CPU per 10-record txn: kafkalite ${f(k.serverCpuUsPerSmallTxnMedian, 0)} us, mock ${f(m.serverCpuUsPerSmallTxnMedian, 0)} us (client ${f(k.clientCpuUsPerSmallTxnMedian, 0)} / ${f(m.clientCpuUsPerSmallTxnMedian, 0)} us); ` +
+      `kafkalite per 1000-record txn ${f(k.serverCpuUsPerLargeTxnMedian, 0)} us vs ${f(k.serverCpuUsPerIdempotentBatchMedian, 0)} us per idempotent 1000`,
+  );
   mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(
     join(REPO_ROOT, 'bench', 'results', 'transactions.json'),
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: ROUNDS, small: SMALL, large: LARGE, valueBytes: VALUE_BYTES, results, summary }, null, 2) + '\n',
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: ROUNDS, small: SMALL, large: LARGE, valueBytes: VALUE_BYTES, warmup: WARMUP, loadavg: loadavg(), results, summary }, null, 2) + '\n',
   );
 }
 
