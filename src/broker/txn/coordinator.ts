@@ -170,7 +170,7 @@ export class TransactionCoordinator {
       clientTransactionVersion: t.clientTransactionVersion,
     });
     try {
-      this.store.append(txn.transactionalId, transactionLogKey(txn.transactionalId), value, this.timer.now());
+      this.store.append(txn.transactionalId, txn.logKey, value, this.timer.now());
       return ErrorCode.NONE;
     } catch (e) {
       const code = errorCodeOf(e);
