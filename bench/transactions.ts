@@ -17,9 +17,9 @@
  * untimed warm-up (BENCH_TXN_WARMUP transactions of 10 records and a tenth as many of 1000): the
  * broker is a long-running process whose hot paths V8 compiles after a few thousand requests (a
  * fresh broker spent ~2 ms of CPU per transaction for its first 600, ~0.5 ms from its third
- * thousand on); the mock is C and needs none.
- * Environment: BENCH_TXN_ROUNDS (3), BENCH_TXN_SMALL (300 transactions), BENCH_TXN_LARGE (20),
- * BENCH_TXN_VALUE_BYTES (100), BENCH_TXN_WARMUP (2000; 0: none).
+ * thousand on, when V8 has stopped compiling); the mock is C and needs none.
+ * Environment: BENCH_TXN_ROUNDS (5), BENCH_TXN_SMALL (1000 transactions), BENCH_TXN_LARGE (20),
+ * BENCH_TXN_VALUE_BYTES (100), BENCH_TXN_WARMUP (3000; 0: none).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,11 +29,11 @@ import { createInterface } from 'node:readline';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON, runCommand } from '../test/helpers/python-peer.js';
 
-const ROUNDS = Number(process.env.BENCH_TXN_ROUNDS ?? 3);
-const SMALL = Number(process.env.BENCH_TXN_SMALL ?? 300);
+const ROUNDS = Number(process.env.BENCH_TXN_ROUNDS ?? 5);
+const SMALL = Number(process.env.BENCH_TXN_SMALL ?? 1000);
 const LARGE = Number(process.env.BENCH_TXN_LARGE ?? 20);
 const VALUE_BYTES = Number(process.env.BENCH_TXN_VALUE_BYTES ?? 100);
-const WARMUP = Number(process.env.BENCH_TXN_WARMUP ?? 2000);
+const WARMUP = Number(process.env.BENCH_TXN_WARMUP ?? 3000);
 
 interface Peer {
   name: string;
