@@ -5,7 +5,8 @@ stdin: {"bootstrap", "topic", "small_txns", "large_txns", "value_bytes", "server
   second, and commit_transaction latency p50/p99 in ms;
 - large: `large_txns` transactions of 1000 records each, MB/s of record values;
 - idempotent: the same records as `large`, sent by an idempotent non-transactional producer
-  (flush after each 1000), MB/s; the ratio large/idempotent is the cost of the transactions.
+  (flush after each 1000), MB/s; the ratio large/idempotent is the cost of the transactions. The
+  two alternate, 10 transactions then 10 idempotent batches, until each has sent `large_txns`.
 Each phase also reports the CPU time it cost: the server's (`server_pid`, every thread's on-CPU time
 from /proc/<pid>/task/*/schedstat, which the scheduler counts in nanoseconds; the tick-sampled
 utime/stime overcharge a process that wakes from idle for each short request) and this client's
@@ -58,6 +59,28 @@ class Phase:
         return self
 
 
+class Accumulated:
+    """Phases of one kind summed: seconds and CPU per unit, as Phase."""
+
+    def __init__(self, pid):
+        self.pid, self.seconds, self.server_ms, self.client_ms, self.units = pid, 0.0, 0.0, 0.0, 0
+
+    def add(self, ph, units):
+        t1, s1, c1 = time.perf_counter(), server_cpu_ms(self.pid), client_cpu_ms()
+        self.seconds += t1 - ph.t0
+        self.server_ms += s1 - ph.s0
+        self.client_ms += c1 - ph.c0
+        self.units += units
+
+    def end(self):
+        self.server_ms_per_unit = self.server_ms / max(1, self.units)
+        self.client_ms_per_unit = self.client_ms / max(1, self.units)
+        return self
+
+
+LARGE_CHUNK = 10
+
+
 def main():
     cfg = json.load(sys.stdin)
     b, topic = cfg['bootstrap'], cfg['topic']
@@ -87,25 +110,33 @@ def main():
         latencies.append((time.perf_counter() - c0) * 1000)
     small.end(max(1, cfg['small_txns']))
 
-    large = Phase(pid)
-    for _ in range(cfg['large_txns']):
-        p.begin_transaction()
-        for _ in range(1000):
-            p.produce(topic, value=value, on_delivery=on_delivery)
-        p.commit_transaction(30)
-    large.end(max(1, cfg['large_txns']))
-
     q = Producer({'bootstrap.servers': b, 'enable.idempotence': True, 'linger.ms': 5})
     # warm-up: connection, metadata and the producer id before the clock starts, as for the transactional one
     q.produce(topic, value=value, on_delivery=on_delivery)
     q.flush(30)
-    idem = Phase(pid)
-    for _ in range(cfg['large_txns']):
-        for _ in range(1000):
-            q.produce(topic, value=value, on_delivery=on_delivery)
-        if q.flush(30) != 0:
-            errors.append('idempotent flush left messages')
-    idem.end(max(1, cfg['large_txns']))
+    # the two loads alternate in chunks of LARGE_CHUNK, so that both see the same machine: on a
+    # shared one, a phase of a fraction of a second run after the other measured mostly the load of the moment
+    large, idem = Accumulated(pid), Accumulated(pid)
+    left = cfg['large_txns']
+    while left > 0:
+        n = min(LARGE_CHUNK, left)
+        left -= n
+        ph = Phase(pid)
+        for _ in range(n):
+            p.begin_transaction()
+            for _ in range(1000):
+                p.produce(topic, value=value, on_delivery=on_delivery)
+            p.commit_transaction(30)
+        large.add(ph, n)
+        ph = Phase(pid)
+        for _ in range(n):
+            for _ in range(1000):
+                q.produce(topic, value=value, on_delivery=on_delivery)
+            if q.flush(30) != 0:
+                errors.append('idempotent flush left messages')
+        idem.add(ph, n)
+    large.end()
+    idem.end()
 
     if errors:
         sys.stderr.write('txn_bench.py: delivery errors: %s\n' % errors[:5])
