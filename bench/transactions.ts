@@ -39,6 +39,8 @@ interface Peer {
   name: string;
   bootstrap: string;
   child: ChildProcess;
+  /** The next stdout line after the listening one (the mock's answers to stdin commands). */
+  nextLine: () => Promise<string>;
 }
 
 /** CPU milliseconds per transaction (per 1000-record batch for idempotent) of the server process and of the client. */
@@ -55,17 +57,46 @@ interface RoundResult {
 
 function startPeer(name: string, cmd: string, args: string[], pattern: RegExp): Promise<Peer> {
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  const waiting: Array<(line: string) => void> = [];
+  const nextLine = (): Promise<string> => {
+    const line = lines.shift();
+    return line !== undefined ? Promise.resolve(line) : new Promise((resolve) => waiting.push(resolve));
+  };
   return new Promise((resolve, reject) => {
+    let listening = false;
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (listening) {
+        const w = waiting.shift();
+        if (w) w(line);
+        else lines.push(line);
+        return;
+      }
       const m = pattern.exec(line);
-      if (m) resolve({ name, bootstrap: `127.0.0.1:${m[1]}`, child });
+      if (m) {
+        listening = true;
+        resolve({ name, bootstrap: `127.0.0.1:${m[1]}`, child, nextLine });
+      }
     });
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
     child.once('error', reject);
   });
 }
 
+/**
+ * The bench's topics have one partition on both peers: kafkalite auto-creates them with
+ * `num.partitions` (1, Kafka's default), the mock would with 4 (rdkafka_mock.c), and librdkafka's
+ * default partitioner spreads keyless records over all of them, so a mock transaction would carry
+ * four partitions (four AddPartitionsToTxn entries, batches and markers) to kafkalite's one.
+ */
+async function createMockTopic(mock: Peer, topic: string): Promise<void> {
+  mock.child.stdin!.write(JSON.stringify({ createTopic: topic, partitions: 1, replicationFactor: 1 }) + '\n');
+  const answer = JSON.parse(await mock.nextLine()) as { createTopic: string; error: string | null };
+  if (answer.createTopic !== topic || answer.error !== null) throw new Error(`${mock.name}: creating ${topic}: ${answer.error}`);
+}
+
 async function round(peer: Peer, topic: string, small = SMALL, large = LARGE): Promise<RoundResult> {
+  if (peer.name === 'librdkafka-mock') await createMockTopic(peer, topic);
   const input = JSON.stringify({ bootstrap: peer.bootstrap, topic, small_txns: small, large_txns: large, value_bytes: VALUE_BYTES, server_pid: peer.child.pid ?? 0 });
   const r = await runCommand(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'txn_bench.py')], { input, timeoutMs: 600_000 });
   if (r.code !== 0) throw new Error(`${peer.name}: txn_bench.py exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
