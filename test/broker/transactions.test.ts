@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startBroker, type Broker } from '../../src/broker/broker.js';
 import { InvalidConfigError } from '../../src/errors.js';
-import { transactionLogKey, transactionLogValue } from '../../src/internal-topics/transaction-log.js';
+import { decodeTransactionLogValue, transactionLogKey, transactionLogValue } from '../../src/internal-topics/transaction-log.js';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { parseControlRecordKey } from '../../src/record/control.js';
@@ -311,6 +311,28 @@ describe('transaction coordinator', () => {
         assert.equal(await fetchOffset(c, 'g', 'in', 0), 11n);
         assert.deepEqual([broker.transactions.describe('tx').txn?.state, broker.transactions.describe('tx').txn?.producerEpoch], ['Empty', epoch + 1]);
         c.destroy();
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a clean shutdown writes the markers and CompleteCommit of an EndTxn it just answered', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kl-txn-close-'));
+    try {
+      await withBroker({ dataDir }, async (broker) => {
+        const c = await client(broker);
+        await createTopic(c, 'out');
+        const { producerId: pid, producerEpoch: epoch } = await init(c, 'tx');
+        await addPartitions(c, 'tx', pid, epoch, [['out', [0]]]);
+        assert.equal(await produce(c, 'tx', 'out', 0, pid, epoch, 0, ['a']), 'NONE');
+        c.destroy();
+        assert.equal(name(broker.transactions.endTransaction('tx', pid, epoch, true)), 'NONE');
+        assert.equal(broker.transactions.describe('tx').txn?.state, 'PrepareCommit', 'answered; the markers are queued');
+        await broker.close();
+        assert.deepEqual(markers(broker, 'out'), ['COMMIT']);
+        const states = storedBatches(dataDir, '__transaction_state', 0).flatMap((b) => b.records.map((r) => (r.value === null ? -1 : decodeTransactionLogValue(r.value).stateId)));
+        assert.deepEqual(states.slice(-2), [2, 4], 'PrepareCommit, then CompleteCommit, written before the logs closed');
       });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
