@@ -2,18 +2,21 @@
  * Transactions bench (issue 18): the same client, confluent-kafka-python (librdkafka 2.0.2,
  * bench/py/txn_bench.py), against the kafkalite broker (`bin/kafkalite.js serve`, its own process,
  * writing to disk) and against librdkafka's in-memory mock cluster (bench/py/rdkafka_mock_cluster.py,
- * which serves transactions), in one run, rounds interleaved with the order rotated.
+ * which serves transactions), in one run. Within a round one client process drives both, taking
+ * turns in chunks (50 small transactions; 10 large ones then 10 idempotent batches), the order
+ * rotated every chunk, so that both are measured under the same load of this shared machine.
  *
  * Measured per peer and round: transactions per second with 10 records each and the commit latency
  * p50/p99; the throughput of 1000-record transactions and of the same records sent idempotently
- * without a transaction, alternating in chunks of 10 (their ratio is what the transactions cost). Targets (issue 18): kafkalite's
- * transactions per second at least the mock's, while persisting; large transactions within 10% of
- * the idempotent throughput. Results: stdout and bench/results/transactions.json (overwritten).
+ * without a transaction (their ratio is what the transactions cost). Targets (issue 18):
+ * kafkalite's transactions per second at least the mock's, while persisting; large transactions
+ * within 10% of the idempotent throughput. Results: stdout and bench/results/transactions.json
+ * (overwritten).
  *
  * Each phase also reports the CPU time it cost the server process (all its threads, from
  * /proc/<pid>/task/<tid>/schedstat) and the client, per transaction: on this shared 2-core machine
  * the wall-clock figures drift by 2x between runs, the CPU figures much less, and they separate what
- * the broker spends from what the client does. Before the measured rounds each peer gets an
+ * the broker spends from what the client does. Before the measured rounds the peers get an
  * untimed warm-up (BENCH_TXN_WARMUP transactions of 10 records and a tenth as many of 1000): the
  * broker is a long-running process whose hot paths V8 compiles after a few thousand requests (a
  * fresh broker spent ~2 ms of CPU per transaction for its first 600, ~0.5 ms from its third
@@ -95,12 +98,18 @@ async function createMockTopic(mock: Peer, topic: string): Promise<void> {
   if (answer.createTopic !== topic || answer.error !== null) throw new Error(`${mock.name}: creating ${topic}: ${answer.error}`);
 }
 
-async function round(peer: Peer, topic: string, small = SMALL, large = LARGE): Promise<RoundResult> {
-  if (peer.name === 'librdkafka-mock') await createMockTopic(peer, topic);
-  const input = JSON.stringify({ bootstrap: peer.bootstrap, topic, small_txns: small, large_txns: large, value_bytes: VALUE_BYTES, server_pid: peer.child.pid ?? 0 });
-  const r = await runCommand(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'txn_bench.py')], { input, timeoutMs: 600_000 });
-  if (r.code !== 0) throw new Error(`${peer.name}: txn_bench.py exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
-  return JSON.parse(r.stdout.toString('utf8')) as RoundResult;
+/** One round: the peers take turns inside one txn_bench.py run (bench/py/txn_bench.py's chunks), each on its own topic. */
+async function round(peers: Peer[], topic: string, small = SMALL, large = LARGE): Promise<Record<string, RoundResult>> {
+  for (const p of peers) if (p.name === 'librdkafka-mock') await createMockTopic(p, topic);
+  const input = JSON.stringify({
+    peers: peers.map((p) => ({ name: p.name, bootstrap: p.bootstrap, topic, server_pid: p.child.pid ?? 0 })),
+    small_txns: small,
+    large_txns: large,
+    value_bytes: VALUE_BYTES,
+  });
+  const r = await runCommand(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'txn_bench.py')], { input, timeoutMs: 1_200_000 });
+  if (r.code !== 0) throw new Error(`txn_bench.py exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
+  return JSON.parse(r.stdout.toString('utf8')) as Record<string, RoundResult>;
 }
 
 const median = (xs: number[]): number => {
@@ -125,15 +134,14 @@ async function main(): Promise<void> {
   const results: Record<string, RoundResult[]> = { kafkalite: [], 'librdkafka-mock': [] };
   try {
     if (WARMUP > 0) {
-      for (const p of peers) {
-        const w = await round(p, 'txn-bench-warmup', WARMUP, Math.ceil(WARMUP / 100));
-        console.log(`warm-up ${p.name}: ${WARMUP} transactions, ${f(w.small.txnsPerSec)} txn/s, server CPU ${f(w.small.serverCpuMs * 1000, 0)} us/txn (not counted)`);
-      }
+      const w = await round(peers, 'txn-bench-warmup', WARMUP, Math.ceil(WARMUP / 100));
+      for (const p of peers) console.log(`warm-up ${p.name}: ${WARMUP} transactions, ${f(w[p.name]!.small.txnsPerSec)} txn/s, server CPU ${f(w[p.name]!.small.serverCpuMs * 1000, 0)} us/txn (not counted)`);
     }
     for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? peers : [...peers].reverse();
-      for (const p of order) {
-        const res = await round(p, `txn-bench-${r}`);
+      // the first chunk's order is the peers' order: rotated every round (txn_bench.py rotates every chunk)
+      const rs = await round(r % 2 === 0 ? peers : [...peers].reverse(), `txn-bench-${r}`);
+      for (const p of peers) {
+        const res = rs[p.name]!;
         results[p.name]!.push(res);
         console.log(
           `round ${r + 1} ${p.name}: ${f(res.small.txnsPerSec)} txn/s (10 records), commit p50 ${f(res.small.commitP50Ms, 2)} ms p99 ${f(res.small.commitP99Ms, 2)} ms; ` +
