@@ -14,13 +14,13 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startBroker, type Broker } from '../../src/broker/broker.js';
 import { InvalidConfigError } from '../../src/errors.js';
-import { transactionLogKey, transactionLogValue } from '../../src/internal-topics/transaction-log.js';
+import { decodeTransactionLogValue, transactionLogKey, transactionLogValue } from '../../src/internal-topics/transaction-log.js';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { parseControlRecordKey } from '../../src/record/control.js';
 import { storedBatches, withBroker } from '../helpers/broker.js';
 import { ManualTimer } from '../helpers/manual-timer.js';
-import { RawClient, type Msg } from '../helpers/raw-client.js';
+import { RawClient, decodeResponseFrame, encodeRequestFrame, type Msg } from '../helpers/raw-client.js';
 
 const name = (code: number): string => errorName(code) ?? String(code);
 
@@ -57,6 +57,9 @@ function markers(broker: Broker, topic: string, partition = 0): string[] {
     .filter((b) => b.isControl)
     .map((b) => parseControlRecordKey(b.records[0]!.key).type);
 }
+
+/** One event-loop turn: the markers the coordinator queued after its answers are written by then. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function fetchOffset(c: RawClient, group: string, topic: string, partition: number): Promise<bigint> {
   const r = await c.request(9, 5, { groupId: group, topics: [{ name: topic, partitionIndexes: [partition] }] });
@@ -142,6 +145,23 @@ describe('transaction coordinator', () => {
       assert.equal(await endTxn(c, 'tx', pid, epoch, false), 'NONE');
       assert.deepEqual(markers(broker, 'out'), ['COMMIT', 'ABORT']);
       assert.equal(await endTxn(c, 'tx', pid, epoch, true), 'INVALID_TXN_STATE');
+      // EndTxn answers once PrepareCommit is written (Kafka's sendTxnMarkersCallback); a request read in
+      // the same turn, before the markers, gets CONCURRENT_TRANSACTIONS, and the next turn finds CompleteCommit
+      assert.deepEqual(await addPartitions(c, 'tx', pid, epoch, [['out', [0]]]), [['out', 0, 'NONE']]);
+      assert.equal(await produce(c, 'tx', 'out', 0, pid, epoch, 3, ['d']), 'NONE');
+      const [endId, addId] = [c.correlationId(), c.correlationId()];
+      const answers = [c.nextFrame(), c.nextFrame()];
+      c.send([
+        encodeRequestFrame(26, 3, endId, { transactionalId: 'tx', producerId: pid, producerEpoch: epoch, committed: true }),
+        encodeRequestFrame(24, 3, addId, { v3AndBelowTransactionalId: 'tx', v3AndBelowProducerId: pid, v3AndBelowProducerEpoch: epoch, v3AndBelowTopics: [{ name: 'out', partitions: [0] }] }),
+      ]);
+      const ended = decodeResponseFrame(26, 3, await answers[0]!).body;
+      const added = decodeResponseFrame(24, 3, await answers[1]!).body;
+      assert.equal(name(ended.errorCode), 'NONE');
+      assert.equal(name(added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode), 'CONCURRENT_TRANSACTIONS');
+      assert.equal(broker.transactions.describe('tx').txn?.state, 'CompleteCommit');
+      assert.deepEqual(markers(broker, 'out'), ['COMMIT', 'ABORT', 'COMMIT']);
+      assert.deepEqual(await addPartitions(c, 'tx', pid, epoch, [['out', [0]]]), [['out', 0, 'NONE']]);
       c.destroy();
     });
   });
@@ -221,6 +241,9 @@ describe('transaction coordinator', () => {
       assert.equal(broker.transactions.describe('slow').txn?.state, 'Ongoing', 'not yet past its timeout');
       timer.advance(2000);
       const txn = broker.transactions.describe('slow').txn!;
+      // PrepareAbort is written at the fenced epoch; the markers and CompleteAbort follow (Kafka's marker channel)
+      assert.deepEqual([txn.state, txn.pendingState, txn.producerEpoch], ['PrepareAbort', 'CompleteAbort', epoch + 1]);
+      await nextTurn();
       assert.deepEqual([txn.state, txn.producerEpoch], ['CompleteAbort', epoch + 1]);
       assert.deepEqual(markers(broker, 'out'), ['ABORT']);
       const log = broker.logs.getLog('out', 0)!;
@@ -267,6 +290,8 @@ describe('transaction coordinator', () => {
       });
       await withBroker({ dataDir }, async (broker) => {
         const txn = broker.transactions.describe('tx').txn!;
+        assert.deepEqual([txn.state, txn.pendingState], ['PrepareCommit', 'CompleteCommit'], 'loaded as written; the markers are queued');
+        await nextTurn();
         assert.deepEqual([txn.state, txn.producerId, txn.producerEpoch], ['CompleteCommit', pid, epoch]);
         assert.deepEqual(markers(broker, 'out', 0), ['COMMIT']);
         assert.deepEqual(markers(broker, 'out', 1), ['COMMIT']);
@@ -286,6 +311,28 @@ describe('transaction coordinator', () => {
         assert.equal(await fetchOffset(c, 'g', 'in', 0), 11n);
         assert.deepEqual([broker.transactions.describe('tx').txn?.state, broker.transactions.describe('tx').txn?.producerEpoch], ['Empty', epoch + 1]);
         c.destroy();
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a clean shutdown writes the markers and CompleteCommit of an EndTxn it just answered', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kl-txn-close-'));
+    try {
+      await withBroker({ dataDir }, async (broker) => {
+        const c = await client(broker);
+        await createTopic(c, 'out');
+        const { producerId: pid, producerEpoch: epoch } = await init(c, 'tx');
+        await addPartitions(c, 'tx', pid, epoch, [['out', [0]]]);
+        assert.equal(await produce(c, 'tx', 'out', 0, pid, epoch, 0, ['a']), 'NONE');
+        c.destroy();
+        assert.equal(name(broker.transactions.endTransaction('tx', pid, epoch, true)), 'NONE');
+        assert.equal(broker.transactions.describe('tx').txn?.state, 'PrepareCommit', 'answered; the markers are queued');
+        await broker.close();
+        assert.deepEqual(markers(broker, 'out'), ['COMMIT']);
+        const states = storedBatches(dataDir, '__transaction_state', 0).flatMap((b) => b.records.map((r) => (r.value === null ? -1 : decodeTransactionLogValue(r.value).stateId)));
+        assert.deepEqual(states.slice(-2), [2, 4], 'PrepareCommit, then CompleteCommit, written before the logs closed');
       });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 /**
- * EndTxn (26): commit or abort; the answer comes once the markers are written (txn/coordinator.ts).
+ * EndTxn (26): commit or abort; the answer comes once PrepareCommit/PrepareAbort is written, the markers right after it (txn/coordinator.ts).
  * v0-4 follow transaction version 1 (`endTransactionWithTV1`); v5 is TV2 (KIP-890 part 2: the
  * epoch is bumped at every EndTxn and the answer carries the producer id and epoch to use next).
  * PRODUCER_FENCED is sent as INVALID_PRODUCER_EPOCH below v2.

@@ -6,9 +6,12 @@
  * written to `__transaction_state` before memory changes (metadata.ts); markers are written by
  * marker-writer.ts, and the Complete state follows the last one.
  *
- * Appends are synchronous here, so Kafka's pending states are only seen while markers wait for a
- * retry (CONCURRENT_TRANSACTIONS meanwhile). EndTxn answers after the markers, not before as
- * Kafka does: a committed transaction is visible once the client's commit returns.
+ * EndTxn answers once PrepareCommit/PrepareAbort is written, as Kafka's does
+ * (`TransactionCoordinator.endTransaction`: `sendTxnMarkersCallback` answers, then
+ * `TransactionMarkerChannelManager.addTxnMarkersToSend`). The markers and the Complete state follow
+ * at the end of the same event-loop turn (`setImmediate`, after the answer went out), so a request
+ * the client sends once its commit returned finds the transaction complete; requests read in the
+ * same turn, and everything while markers wait for a retry, get Kafka's CONCURRENT_TRANSACTIONS.
  *
  * EndTxn up to v4 follows transaction version 1 (the epoch is bumped by InitProducerId and by the
  * broker's fence); EndTxn v5 follows TV2 (KIP-890 part 2: every commit or abort bumps the epoch,
@@ -68,6 +71,9 @@ export class TransactionCoordinator {
   private loading = false;
   private active = false;
   private readonly tasks = new Set<TimerTask>();
+  /** Marker sends queued by completeTransaction, run after this turn's answers (see above). */
+  private readonly queuedMarkers: (() => void)[] = [];
+  private markersImmediate: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly host: TxnCoordinatorHost,
@@ -111,6 +117,9 @@ export class TransactionCoordinator {
   }
 
   close(): void {
+    // markers already due are written before the logs close (Kafka's restart would re-send them)
+    if (this.markersImmediate !== undefined) clearImmediate(this.markersImmediate);
+    this.sendQueuedMarkers();
     this.active = false;
     for (const t of this.tasks) t.cancel();
     this.tasks.clear();
@@ -161,7 +170,7 @@ export class TransactionCoordinator {
       clientTransactionVersion: t.clientTransactionVersion,
     });
     try {
-      this.store.append(txn.transactionalId, transactionLogKey(txn.transactionalId), value, this.timer.now());
+      this.store.append(txn.transactionalId, txn.logKey, value, this.timer.now());
       return ErrorCode.NONE;
     } catch (e) {
       const code = errorCodeOf(e);
@@ -378,8 +387,22 @@ export class TransactionCoordinator {
     const target = txn.transit(commit ? 'CompleteCommit' : 'CompleteAbort', this.timer.now(), { partitions: new Set(), ...rotation });
     txn.pendingState = target.state;
     const marker: TxnMarker = { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: this.coordinatorEpoch };
-    this.sendMarkers(txn, [...txn.partitions], marker, target);
+    const partitions = [...txn.partitions];
+    this.queuedMarkers.push(() => this.sendMarkers(txn, partitions, marker, target));
+    this.markersImmediate ??= setImmediate(() => this.sendQueuedMarkers());
     return target;
+  }
+
+  private sendQueuedMarkers(): void {
+    this.markersImmediate = undefined;
+    for (const send of this.queuedMarkers.splice(0)) {
+      if (!this.active) return;
+      try {
+        send();
+      } catch (e) {
+        this.host.logger.error(`writing transaction markers failed: ${(e as Error).stack ?? String(e)}`);
+      }
+    }
   }
 
   private sendMarkers(txn: TransactionMetadata, partitions: string[], marker: TxnMarker, target: TxnTransit): void {

@@ -6,6 +6,7 @@
  * never runs ahead of the log. `pendingState` is set while a change is in flight (the marker phase
  * between PrepareX and CompleteX): requests meanwhile get CONCURRENT_TRANSACTIONS.
  */
+import { transactionLogKey } from '../../internal-topics/transaction-log.js';
 
 /** Kafka's states, by the id written in TransactionLogValue.TransactionStatus (`TransactionState.java`). */
 export const TXN_STATES = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence'] as const;
@@ -86,6 +87,7 @@ export class TransactionMetadata {
   pendingState: TxnState | undefined;
   /** TV1: a fence whose write failed keeps its bump for the next try (`hasFailedEpochFence`). */
   hasFailedEpochFence = false;
+  private encodedKey: Buffer | undefined;
 
   constructor(
     readonly transactionalId: string,
@@ -94,6 +96,11 @@ export class TransactionMetadata {
     public txnTimeoutMs: number,
     public txnLastUpdateTimestamp: number,
   ) {}
+
+  /** Its `__transaction_state` record key, encoded once: every state change writes it. */
+  get logKey(): Buffer {
+    return (this.encodedKey ??= transactionLogKey(this.transactionalId));
+  }
 
   /** The target of moving to `state` with the given changes (`prepareTransitionTo`); throws on an invalid move. */
   transit(state: TxnState, now: number, changes: Partial<Omit<TxnTransit, 'state' | 'txnLastUpdateTimestamp'>> = {}): TxnTransit {

@@ -60,7 +60,8 @@ export class TransactionStateTopic {
   append(transactionalId: string, key: Buffer, value: Buffer | null, now: number): void {
     this.ensureTopic();
     const batch = encodeRecordBatch([{ key, value, timestamp: now }]);
-    this.log(this.partitionFor(transactionalId)).append(batch, { origin: 'coordinator' });
+    // the batch is this call's own: the log assigns its offset in place instead of in a copy
+    this.log(this.partitionFor(transactionalId)).append(batch, { origin: 'coordinator', mutateInput: true });
     this.onAppend();
   }
 
