@@ -42,6 +42,10 @@ import { createListenerServer } from './security/listener-server.js';
 import { ScramCredentialStore } from './security/scram-store.js';
 import { credentialFromPassword } from './security/scram-formatter.js';
 import type { ConnectionState } from './handler.js';
+import { formatRequestMetrics, RequestMetrics, type RequestMetricsSnapshot } from './request-metrics.js';
+
+/** How often `--log-level debug` prints the request latency summary (request-metrics.ts). */
+const REQUEST_METRICS_LOG_MS = 30_000;
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
@@ -99,6 +103,8 @@ export class Broker extends EventEmitter {
   /** Client quotas (AlterClientQuotas), kept in the data dir, and the byte-rate managers enforcing them. */
   readonly quotas: BrokerQuotas;
   readonly appends = new AppendNotifier();
+  /** Per-API request latency by phase (request-metrics.ts): `requestMetrics.snapshot()`. */
+  readonly requestMetrics = new RequestMetrics();
   /** Produce appends whose file writes wait until an answer is about to leave (held-appends.ts, connection.ts). */
   readonly heldAppends: HeldAppends;
   /** Where connections copy request frames that span socket reads (see FRAME_POOL_BYTES). */
@@ -332,6 +338,14 @@ export class Broker extends EventEmitter {
     });
     // log.flush.offset.checkpoint.interval.ms / log.flush.start.offset.checkpoint.interval.ms (60000)
     every(60_000, () => this.logs.checkpoint());
+    if (this.logger.level === 'debug') {
+      let last: RequestMetricsSnapshot | undefined;
+      every(REQUEST_METRICS_LOG_MS, () => {
+        const now = this.requestMetrics.snapshot(last);
+        last = now;
+        for (const line of formatRequestMetrics(now)) this.logger.debug(line);
+      });
+    }
     const maxIdleMs = this.config.connectionsMaxIdleMs;
     if (maxIdleMs >= 0) {
       // Kafka looks at the oldest connection on every poll; a sweep a tenth of the limit apart

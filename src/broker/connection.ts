@@ -38,6 +38,7 @@ import type { ListenerSecurity } from './security/config.js';
 import { SaslSession } from './security/sasl-session.js';
 import { handleRawSaslToken } from './security/raw-token.js';
 import { ApiKey } from '../protocol/api-keys.js';
+import { PhaseIndex } from './request-metrics.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -67,6 +68,8 @@ const READ_MIN_BYTES = 16 * 1024;
 export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly queue: Buffer[] = [];
+  /** When each queued frame was complete (performance.now()), for the broker's request metrics. */
+  private readonly queueArrivals: number[] = [];
   private queuedBytes = 0;
   private processing = false;
   /** The byte stream cannot be framed any further: close once the queued requests are answered. */
@@ -89,7 +92,7 @@ export class Connection {
    * Per held answer, in order: how many of `held` are its chunks, and its KAFKA_STORAGE_ERROR form
    * when it was computed while Produce appends were held (sent instead if their write fails).
    */
-  private readonly heldAnswers: { chunks: number; storageError: (() => Buffer[] | undefined) | undefined }[] = [];
+  private heldAnswers: HeldAnswer[] = [];
   /** A flushAnswers is scheduled for the end of this event-loop turn. */
   private flushScheduled = false;
   private readonly socket: Socket;
@@ -183,8 +186,10 @@ export class Connection {
     }
     if (frames.length === 0) return;
     let bytes = 0;
+    const now = performance.now();
     for (const f of frames) {
       this.queue.push(f);
+      this.queueArrivals.push(now);
       bytes += f.length;
     }
     this.queuedBytes += bytes;
@@ -212,12 +217,13 @@ export class Connection {
           if (this.closed || this.queue.length === 0) break;
         }
         const frame = this.queue.shift()!;
+        const arrivedAt = this.queueArrivals.shift()!;
         this.queuedBytes -= frame.length;
         this.requests.sub(frame.length);
         if (this.socket.isPaused()) this.maybeResumeReading();
         this.inRequest = true;
         try {
-          await this.handleFrame(frame);
+          await this.handleFrame(frame, arrivedAt);
         } finally {
           this.inRequest = false;
         }
@@ -312,6 +318,7 @@ export class Connection {
     this.requests.sub(this.queuedBytes);
     this.requests.forget(this.resumeReading);
     this.queue.length = 0;
+    this.queueArrivals.length = 0;
     this.queuedBytes = 0;
   }
 
@@ -337,7 +344,8 @@ export class Connection {
   }
 
   /** Handles one request, up to holding its answer. */
-  private async handleFrame(frame: Buffer): Promise<void> {
+  private async handleFrame(frame: Buffer, arrivedAt: number): Promise<void> {
+    const startedAt = performance.now();
     const sasl = this.state.security?.sasl;
     if (sasl?.expectsRawToken) {
       const { reply, close } = await handleRawSaslToken(this.broker, this.state, sasl, frame);
@@ -361,6 +369,7 @@ export class Connection {
       return;
     }
     if (apiKey === ApiKey.ApiVersions) sasl?.versionsAnswered();
+    this.broker.requestMetrics.record(apiKey, PhaseIndex.queue, (startedAt - arrivedAt) * 1000);
     const handler = this.broker.handlerFor(apiKey, apiVersion);
     if (handler === undefined) {
       if (this.answerUnsupportedVersion(frame, header)) return;
@@ -397,7 +406,7 @@ export class Connection {
       recycleRequestFrame: () => this.decoder.recycle(frame),
     };
     try {
-      await this.answer(handler, request, ctx, releases);
+      await this.answer(handler, request, ctx, releases, arrivedAt, startedAt);
     } finally {
       // no answer went out (acks=0, a failure): the releases still wait for the held appends
       this.heldReleases.push(...releases.splice(0));
@@ -428,7 +437,7 @@ export class Connection {
     return true;
   }
 
-  private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[]): Promise<void> {
+  private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> {
     const { apiKey, apiVersion, correlationId } = ctx;
     let response;
     try {
@@ -457,17 +466,22 @@ export class Connection {
       return;
     }
     const holding = this.broker.heldAppends.holding;
+    const heldAt = performance.now();
+    this.broker.requestMetrics.record(apiKey, PhaseIndex.handle, (heldAt - startedAt) * 1000);
     this.write(
       encodeResponseFrame(apiKey, responseVersion, correlationId, body),
       releases,
       holding ? () => storageErrorFrame(handler, apiKey, responseVersion, correlationId, response, 'The log directory failed before this answer was sent') : undefined,
+      apiKey,
+      arrivedAt,
+      heldAt,
     );
   }
 
   /** Holds an answer; its request's releases now wait for the socket (taken out of `releases`). */
-  private write(chunks: Buffer[], releases: (() => void)[], storageError?: () => Buffer[] | undefined): void {
+  private write(chunks: Buffer[], releases: (() => void)[], storageError?: () => Buffer[] | undefined, apiKey = -1, arrivedAt = 0, heldAt = 0): void {
     if (this.closed) return;
-    this.heldAnswers.push({ chunks: chunks.length, storageError });
+    this.heldAnswers.push({ chunks: chunks.length, storageError, apiKey, arrivedAt, heldAt });
     for (const c of chunks) {
       this.held.push(c);
       this.heldBytes += c.length;
@@ -489,7 +503,8 @@ export class Connection {
       this.answerStorageError();
       return;
     }
-    this.heldAnswers.length = 0;
+    const answers = this.heldAnswers;
+    this.heldAnswers = [];
     const releases = this.heldReleases;
     this.heldReleases = [];
     if (this.held.length === 0) {
@@ -497,12 +512,23 @@ export class Connection {
       return;
     }
     if (!this.closed) {
+      const sentAt = performance.now();
+      const metrics = this.broker.requestMetrics;
+      for (const a of answers) if (a.apiKey >= 0) metrics.record(a.apiKey, PhaseIndex.append, (sentAt - a.heldAt) * 1000);
       this.socket.cork();
       const last = this.held.length - 1;
       for (let i = 0; i < last; i++) this.socket.write(this.held[i]!);
       // called once written, or with an error when the socket is destroyed first: either way the
       // kernel no longer needs the bytes
-      this.socket.write(this.held[last]!, () => this.onAnswersWritten(releases));
+      this.socket.write(this.held[last]!, () => {
+        const writtenAt = performance.now();
+        for (const a of answers) {
+          if (a.apiKey < 0) continue;
+          metrics.record(a.apiKey, PhaseIndex.write, (writtenAt - sentAt) * 1000);
+          metrics.record(a.apiKey, PhaseIndex.total, (writtenAt - a.arrivedAt) * 1000);
+        }
+        this.onAnswersWritten(releases);
+      });
       this.socket.uncork();
       this.countAnswerBytes();
     } else {
@@ -583,6 +609,18 @@ export class Connection {
     this.closed = true;
     this.socket.end();
   }
+}
+
+/** One held answer: how many of `held` are its chunks, and what the request metrics need of it. */
+interface HeldAnswer {
+  chunks: number;
+  /** Its KAFKA_STORAGE_ERROR form when it was computed while Produce appends were held (sent instead if their write fails). */
+  storageError: (() => Buffer[] | undefined) | undefined;
+  /** -1 for answers outside the handlers (SASL tokens, UNSUPPORTED_VERSION): not measured. */
+  apiKey: number;
+  /** performance.now() when its frame was complete, and when the answer was held. */
+  arrivedAt: number;
+  heldAt: number;
 }
 
 /** Runs and forgets the callbacks in `fns`. */
