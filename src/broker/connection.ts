@@ -64,6 +64,14 @@ const MAX_HELD_ANSWER_BYTES = 256 * 1024;
  */
 const READ_CHUNK_BYTES = 64 * 1024;
 const READ_MIN_BYTES = 16 * 1024;
+/**
+ * Held answers up to this many bytes in all go to the socket as one buffer, copied together, in one
+ * `write`: a corked socket with one `write` per chunk costs Node's Writable its buffered-write
+ * list, a `writev` wrapper and their allocations (about 1 KB per answer in a heap profile of 100 B
+ * Produce round trips), more than copying a few hundred bytes. Larger ones (Fetch answers) are
+ * written chunk by chunk, uncopied.
+ */
+const COPY_ANSWERS_UP_TO = 16 * 1024;
 
 export class Connection {
   private readonly decoder: FrameDecoder;
@@ -223,7 +231,10 @@ export class Connection {
         if (this.socket.isPaused()) this.maybeResumeReading();
         this.inRequest = true;
         try {
-          await this.handleFrame(frame, arrivedAt);
+          // most requests are handled synchronously: only a handler that waits (a long poll, a
+          // rebalance, a SASL exchange) costs a promise and a turn of the microtask queue
+          const pending = this.handleFrame(frame, arrivedAt);
+          if (pending !== undefined) await pending;
         } finally {
           this.inRequest = false;
         }
@@ -343,30 +354,32 @@ export class Connection {
     }
   }
 
-  /** Handles one request, up to holding its answer. */
-  private async handleFrame(frame: Buffer, arrivedAt: number): Promise<void> {
+  /** A SASL token sent without a Kafka header (SaslHandshake v0). */
+  private async handleRawToken(frame: Buffer, sasl: SaslSession): Promise<void> {
+    const { reply, close } = await handleRawSaslToken(this.broker, this.state, sasl, frame);
+    if (reply !== undefined) this.write([reply], []);
+    if (close) this.destroy();
+  }
+
+  /** Handles one request, up to holding its answer; a promise only when the handler waits. */
+  private handleFrame(frame: Buffer, arrivedAt: number): Promise<void> | undefined {
     const startedAt = performance.now();
     const sasl = this.state.security?.sasl;
-    if (sasl?.expectsRawToken) {
-      const { reply, close } = await handleRawSaslToken(this.broker, this.state, sasl, frame);
-      if (reply !== undefined) this.write([reply], []);
-      if (close) this.destroy();
-      return;
-    }
+    if (sasl?.expectsRawToken) return this.handleRawToken(frame, sasl);
     let header;
     try {
       header = readRequestHeader(frame);
     } catch (e) {
       this.broker.logger.warnThrottled(`header:${this.remote}`, `closing connection ${this.remote}: unreadable request header (${errorMessageOf(e)})`);
       this.destroy();
-      return;
+      return undefined;
     }
     const { apiKey, apiVersion, correlationId } = header;
     if (sasl !== undefined && !sasl.admits(apiKey, Date.now())) {
       // before authentication only ApiVersions and the SASL requests reach a handler (SaslServerAuthenticator)
       this.broker.logger.warnThrottled(`sasl:${this.remote}`, `closing connection ${this.remote}: API key ${apiKey} not allowed in its SASL state (unauthenticated or session expired)`);
       this.destroy();
-      return;
+      return undefined;
     }
     if (apiKey === ApiKey.ApiVersions) sasl?.versionsAnswered();
     this.broker.requestMetrics.record(apiKey, PhaseIndex.queue, (startedAt - arrivedAt) * 1000);
@@ -378,7 +391,7 @@ export class Connection {
         `closing connection ${this.remote}: unsupported API key ${apiKey} version ${apiVersion} (client ${header.clientId})`,
       );
       this.destroy();
-      return;
+      return undefined;
     }
     let request;
     try {
@@ -389,7 +402,7 @@ export class Connection {
         `closing connection ${this.remote}: malformed ${handler.api.name} v${apiVersion} request (${errorMessageOf(e)})`,
       );
       this.destroy();
-      return;
+      return undefined;
     }
     // afterAnswer callbacks: handed to the held answer by write(), or held here when no answer goes out
     const releases: (() => void)[] = [];
@@ -405,13 +418,23 @@ export class Connection {
       // only a handler whose request nothing refers to after its answer calls this (through afterAnswer)
       recycleRequestFrame: () => this.decoder.recycle(frame),
     };
-    try {
-      await this.answer(handler, request, ctx, releases, arrivedAt, startedAt);
-    } finally {
-      // no answer went out (acks=0, a failure): the releases still wait for the held appends
-      this.heldReleases.push(...releases.splice(0));
+    // no answer went out (acks=0, a failure): the releases still wait for the held appends
+    const answered = (): void => {
+      if (releases.length > 0) this.heldReleases.push(...releases.splice(0));
       if (this.closed) this.releaseHeld();
+    };
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.answer(handler, request, ctx, releases, arrivedAt, startedAt);
+    } catch (e) {
+      answered();
+      throw e;
     }
+    if (pending === undefined) {
+      answered();
+      return undefined;
+    }
+    return pending.finally(answered);
   }
 
   /**
@@ -437,21 +460,31 @@ export class Connection {
     return true;
   }
 
-  private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> {
-    const { apiKey, apiVersion, correlationId } = ctx;
+  /** Runs the handler; a promise only when it waits. */
+  private answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> | undefined {
+    const failed = (e: unknown): void => {
+      this.broker.logger.error(`${handler.api.name} v${ctx.apiVersion} from ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
+      this.destroy();
+    };
     let response;
     try {
       response = handler.handle(request, ctx);
       if (response instanceof Promise) {
         // this request may wait (a long poll, a group rebalance): the answers before it go out now
         this.flushAnswers();
-        response = await response;
+        return response.then((r) => this.answerWith(handler, r, ctx, releases, arrivedAt, startedAt), failed);
       }
     } catch (e) {
-      this.broker.logger.error(`${handler.api.name} v${apiVersion} from ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
-      this.destroy();
-      return;
+      failed(e);
+      return undefined;
     }
+    this.answerWith(handler, response, ctx, releases, arrivedAt, startedAt);
+    return undefined;
+  }
+
+  /** Encodes and holds a handler's response. */
+  private answerWith(handler: AnyApiHandler, response: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): void {
+    const { apiKey, apiVersion, correlationId } = ctx;
     if (response === NO_RESPONSE || this.closed) return;
     // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
     const responseVersion = apiVersion > handler.maxVersion ? 0 : apiVersion;
@@ -515,12 +548,14 @@ export class Connection {
       const sentAt = performance.now();
       const metrics = this.broker.requestMetrics;
       for (const a of answers) if (a.apiKey >= 0) metrics.record(a.apiKey, PhaseIndex.append, (sentAt - a.heldAt) * 1000);
-      this.socket.cork();
-      const last = this.held.length - 1;
+      const copy = this.held.length > 1 && this.heldBytes <= COPY_ANSWERS_UP_TO;
+      const single = copy || this.held.length === 1;
+      if (!single) this.socket.cork();
+      const last = single ? 0 : this.held.length - 1;
       for (let i = 0; i < last; i++) this.socket.write(this.held[i]!);
       // called once written, or with an error when the socket is destroyed first: either way the
       // kernel no longer needs the bytes
-      this.socket.write(this.held[last]!, () => {
+      this.socket.write(copy ? Buffer.concat(this.held, this.heldBytes) : this.held[last]!, () => {
         const writtenAt = performance.now();
         for (const a of answers) {
           if (a.apiKey < 0) continue;
@@ -529,7 +564,7 @@ export class Connection {
         }
         this.onAnswersWritten(releases);
       });
-      this.socket.uncork();
+      if (!single) this.socket.uncork();
       this.countAnswerBytes();
     } else {
       runAll(releases);
