@@ -65,6 +65,16 @@ const MAX_HELD_ANSWER_BYTES = 256 * 1024;
 const READ_CHUNK_BYTES = 64 * 1024;
 const READ_MIN_BYTES = 16 * 1024;
 /**
+ * Read chunks are reused once every frame that is a view of them was given back (`recycleFrame`:
+ * the Produce handler gives back its frame once the answer is out) and the decoder holds none of
+ * their bytes. A fresh 64 KiB chunk per 64 KiB read counted as external memory in V8, which
+ * starts a full (mark-compact) collection every few tens of MiB of it: on a 16 KiB Produce stream
+ * that was 38 mark-compacts per 512 MiB, and V8's marking and sweeping were a fifth of the broker's
+ * CPU (`perf`, bench/README.md). Chunks with frames never given back (other APIs may keep views of
+ * their request) are left to the garbage collector, as before; at most this many wait to be reused.
+ */
+const MAX_RETIRED_CHUNKS = 4;
+/**
  * Held answers up to this many bytes in all go to the socket as one buffer, copied together, in one
  * `write`: a corked socket with one `write` per chunk costs Node's Writable its buffered-write
  * list, a `writev` wrapper and their allocations (about 1 KB per answer in a heap profile of 100 B
@@ -105,8 +115,12 @@ export class Connection {
   private flushScheduled = false;
   private readonly socket: Socket;
   /** The chunk non-direct reads go to, and how much of it earlier reads filled. */
-  private readChunk = Buffer.alloc(0);
+  private readChunk: Buffer = Buffer.alloc(0);
   private readChunkUsed = 0;
+  /** Frames that are views of `readChunk` and were not given back yet. */
+  private readChunkFrames = 0;
+  /** Earlier read chunks, with their frames not given back yet, oldest first (MAX_RETIRED_CHUNKS). */
+  private readonly retiredChunks: { chunk: Buffer; frames: number }[] = [];
   /** The last read target was the rest of a frame being assembled (framing.ts directTarget). */
   private readingDirect = false;
   /** Answer bytes of this connection counted in `broker.queuedResponses` (its socket's writableLength when last looked at). */
@@ -159,11 +173,45 @@ export class Connection {
     const direct = this.decoder.directTarget();
     this.readingDirect = direct !== undefined;
     if (direct !== undefined) return direct;
-    if (this.readChunk.length - this.readChunkUsed < READ_MIN_BYTES) {
-      this.readChunk = Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
-      this.readChunkUsed = 0;
-    }
+    if (this.readChunk.length - this.readChunkUsed < READ_MIN_BYTES) this.nextReadChunk();
     return this.readChunk.subarray(this.readChunkUsed);
+  }
+
+  /** Retires the read chunk for a reused one whose frames all came back, or a fresh one. */
+  private nextReadChunk(): void {
+    if (this.readChunk.length > 0) {
+      this.retiredChunks.push({ chunk: this.readChunk, frames: this.readChunkFrames });
+      // the oldest one's frames may never come back: the garbage collector takes it
+      if (this.retiredChunks.length > MAX_RETIRED_CHUNKS) this.retiredChunks.shift();
+    }
+    let next: Buffer | undefined;
+    for (let i = 0; i < this.retiredChunks.length; i++) {
+      const r = this.retiredChunks[i]!;
+      if (r.frames === 0 && !this.decoder.holds(r.chunk.buffer)) {
+        next = r.chunk;
+        this.retiredChunks.splice(i, 1);
+        break;
+      }
+    }
+    this.readChunk = next ?? Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
+    this.readChunkUsed = 0;
+    this.readChunkFrames = 0;
+  }
+
+  /** A handler no longer refers to its request frame: its memory may take later bytes. */
+  private recycleFrame(frame: Buffer): void {
+    const memory = frame.buffer;
+    if (memory === this.readChunk.buffer) {
+      this.readChunkFrames--;
+      return;
+    }
+    for (const r of this.retiredChunks) {
+      if (r.chunk.buffer === memory) {
+        r.frames--;
+        return;
+      }
+    }
+    this.decoder.recycle(frame);
   }
 
   private onRead(n: number, buf: Buffer): void {
@@ -195,7 +243,9 @@ export class Connection {
     if (frames.length === 0) return;
     let bytes = 0;
     const now = performance.now();
+    const chunkMemory = chunk?.buffer;
     for (const f of frames) {
+      if (f.buffer === chunkMemory && chunkMemory === this.readChunk.buffer) this.readChunkFrames++;
       this.queue.push(f);
       this.queueArrivals.push(now);
       bytes += f.length;
@@ -416,7 +466,7 @@ export class Connection {
       connection: this.state,
       afterAnswer: (release) => void releases.push(release),
       // only a handler whose request nothing refers to after its answer calls this (through afterAnswer)
-      recycleRequestFrame: () => this.decoder.recycle(frame),
+      recycleRequestFrame: () => this.recycleFrame(frame),
     };
     // no answer went out (acks=0, a failure): the releases still wait for the held appends
     const answered = (): void => {
