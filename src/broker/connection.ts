@@ -67,11 +67,12 @@ const READ_MIN_BYTES = 16 * 1024;
 /**
  * Read chunks are reused once every frame that is a view of them was given back (`recycleFrame`:
  * the Produce handler gives back its frame once the answer is out) and the decoder holds none of
- * their bytes. A fresh 64 KiB chunk per 64 KiB read counted as external memory in V8, which
- * starts a full (mark-compact) collection every few tens of MiB of it: on a 16 KiB Produce stream
- * that was 38 mark-compacts per 512 MiB, and V8's marking and sweeping were a fifth of the broker's
- * CPU (`perf`, bench/README.md). Chunks with frames never given back (other APIs may keep views of
- * their request) are left to the garbage collector, as before; at most this many wait to be reused.
+ * their bytes. A fresh 64 KiB chunk per 64 KiB read is external memory that only a collection
+ * frees: with few young objects per request (no promise per request) scavenges became rare, and
+ * V8 freed the chunks with mark-compacts instead, 40 per 512 MiB of 16 KiB Produce requests, a
+ * quarter of the broker's CPU in marking and sweeping (`perf`, bench/README.md); reused, none.
+ * Chunks with frames never given back (other APIs may keep views of their request) are left to the
+ * garbage collector, as before; at most this many wait to be reused.
  */
 const MAX_RETIRED_CHUNKS = 4;
 /**
