@@ -101,9 +101,10 @@ export interface RequestMetricsSnapshot {
   sinceMs: number;
   atMs: number;
   apis: ApiRequestMetrics[];
-  /** The raw counts, per apiKey, for `snapshot(since)` (not for display). */
-  readonly raw: ReadonlyMap<number, Float64Array>;
 }
+
+/** The counts behind each snapshot, per apiKey, for `snapshot(since)`: kept out of the plain data. */
+const RAW = new WeakMap<RequestMetricsSnapshot, Map<number, Float64Array>>();
 
 const API_NAMES = new Map<number, string>(Object.entries(ApiKey).map(([n, k]): [number, string] => [k, n]));
 
@@ -136,7 +137,7 @@ export class RequestMetrics {
       if (h === undefined) continue;
       const copy = h.slice();
       raw.set(apiKey, copy);
-      const before = since?.raw.get(apiKey);
+      const before = since === undefined ? undefined : RAW.get(since)?.get(apiKey);
       const phase = (i: PhaseIndex): PhaseStats => phaseStats(copy, before, i * STRIDE);
       const phases: Record<Phase, PhaseStats> = {
         queue: phase(PhaseIndex.queue),
@@ -148,7 +149,9 @@ export class RequestMetrics {
       if (PHASES.every((p) => phases[p].count === 0)) continue;
       apis.push({ apiKey, name: API_NAMES.get(apiKey) ?? `api${apiKey}`, count: phases.total.count, phases });
     }
-    return { sinceMs: since?.atMs ?? this.startedMs, atMs: Date.now(), apis, raw };
+    const snapshot: RequestMetricsSnapshot = { sinceMs: since?.atMs ?? this.startedMs, atMs: Date.now(), apis };
+    RAW.set(snapshot, raw);
+    return snapshot;
   }
 }
 

@@ -95,6 +95,8 @@ describe('request metrics snapshots', () => {
     assert.equal(second.apis[0]!.phases.total.p99Us, bucketUpperBound(bucketIndex(30)));
     assert.equal(m.snapshot().apis.find((a) => a.name === 'Fetch')!.count, 14);
     assert.match(formatRequestMetrics(second)[0]!, /^requests Fetch x4 in \d+ s, p50\/p99\/p99\.9 ms: queue /);
+    // plain data: what JSON carries is the whole snapshot
+    assert.deepEqual(JSON.parse(JSON.stringify(second)), second);
   });
 });
 
