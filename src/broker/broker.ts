@@ -337,7 +337,8 @@ export class Broker extends EventEmitter {
       for (const log of this.logs.allLogs()) log.removeExpiredProducers();
     });
     // log.flush.offset.checkpoint.interval.ms / log.flush.start.offset.checkpoint.interval.ms (60000)
-    every(60_000, () => this.logs.checkpoint());
+    // written off the event loop (LogManager.checkpointInBackground); a failure took the directory offline
+    every(60_000, () => void this.logs.checkpointInBackground().catch((e: unknown) => this.logger.error(`checkpoint failed: ${(e as Error).message}`)));
     if (this.logger.level === 'debug') {
       let last: RequestMetricsSnapshot | undefined;
       every(REQUEST_METRICS_LOG_MS, () => {
@@ -477,6 +478,7 @@ export class Broker extends EventEmitter {
     await Promise.all([...this.connections.keys()].map((c) => c.close()));
     for (const c of this.connections.keys()) c.destroy();
     await serverClosed;
+    await this.logs.checkpointWritten();
     const failed = this.logDirFailure;
     if (failed !== undefined) {
       // a log may be ahead of its files: no clean-shutdown marker, so the next start recovers it
