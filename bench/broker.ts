@@ -22,7 +22,8 @@
  * Environment: BENCH_BROKER_MIB (256: MiB per produce run; with 8 connections x 5 in flight x 1 MiB, 40 MiB are in flight at once, so a shorter run measures mostly its ramp), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
  * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`),
  * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js, measured alongside as `kafkalite-base`),
- * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`).
+ * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`), BENCH_BROKER_LOG_LEVEL
+ * (`debug`: the broker's request metrics, queue/handle/append/write per API, every 30 s on stderr).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -43,6 +44,8 @@ const SOAK_MIN = Number(process.env.BENCH_SOAK_MIN ?? 0);
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 /** Extra Node flags for the kafkalite broker process (e.g. `--cpu-prof`). */
 const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+/** `debug`: the kafkalite broker prints its request metrics (request-metrics.ts) every 30 s on stderr. */
+const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
 /** Rounds per produce case (each peer once per round). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** MiB per peer and batch size produced before anything is measured. */
@@ -354,7 +357,7 @@ async function main(): Promise<void> {
   const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
   process.on('exit', cleanup);
   const self = new URL(import.meta.url).pathname;
-  const kafkalite = await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true);
+  const kafkalite = await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', BROKER_LOG_LEVEL, '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true);
   const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
   const loopback = await startChild('loopback-limit', process.execPath, [self, 'null-server'], /listening on [^:]+:(\d+)/, false);
   const floorDir = join(dataDir, 'floor');

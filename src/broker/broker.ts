@@ -37,13 +37,16 @@ import type { LogDirFailure } from '../storage/log-dir-failure.js';
 import { logDirFailureLine } from './log-dir-failure.js';
 import { createAuthorizer, takeAuthorizerProperties, type StandardAuthorizer } from './auth/index.js';
 import { UiServer } from '../ui/server.js';
-import { RequestStats } from '../ui/request-stats.js';
 import { makeSelfSignedTls, selfSignedTlsProperties, type SelfSignedTls, type SelfSignedTlsOptions } from './security/self-signed.js';
 import { securityConfigFromProperties, takeSecurityProperties, type ListenerSecurity, type SecurityConfig } from './security/config.js';
 import { createListenerServer } from './security/listener-server.js';
 import { ScramCredentialStore } from './security/scram-store.js';
 import { credentialFromPassword } from './security/scram-formatter.js';
 import type { ConnectionState } from './handler.js';
+import { formatRequestMetrics, RequestMetrics, type RequestMetricsSnapshot } from './request-metrics.js';
+
+/** How often `--log-level debug` prints the request latency summary (request-metrics.ts). */
+const REQUEST_METRICS_LOG_MS = 30_000;
 
 /**
  * Memory of answered Produce frames kept for the next ones, shared by all connections: eight
@@ -107,6 +110,8 @@ export class Broker extends EventEmitter {
   /** Client quotas (AlterClientQuotas), kept in the data dir, and the byte-rate managers enforcing them. */
   readonly quotas: BrokerQuotas;
   readonly appends = new AppendNotifier();
+  /** Per-API request latency by phase (request-metrics.ts): `requestMetrics.snapshot()`. */
+  readonly requestMetrics = new RequestMetrics();
   /** Produce appends whose file writes wait until an answer is about to leave (held-appends.ts, connection.ts). */
   readonly heldAppends: HeldAppends;
   /** Where connections copy request frames that span socket reads (see FRAME_POOL_BYTES). */
@@ -151,8 +156,6 @@ export class Broker extends EventEmitter {
   tls: SelfSignedTls | undefined;
     /** The web console, when started with `ui`. */
   private uiServer: UiServer | undefined;
-  /** Requests answered per API (the console's broker page). */
-  readonly requestStats = new RequestStats();
 
   private constructor(
     readonly dataDir: string,
@@ -258,7 +261,7 @@ export class Broker extends EventEmitter {
     if (options.ui) {
       const ui = options.ui === true ? {} : options.ui;
       try {
-        broker.uiServer = await UiServer.start({ ...ui, bootstrap: broker.bootstrap, dataDir, requestStats: broker.requestStats });
+        broker.uiServer = await UiServer.start({ ...ui, bootstrap: broker.bootstrap, dataDir, requestMetrics: broker.requestMetrics });
       } catch (e) {
         await broker.close();
         throw e;
@@ -355,7 +358,16 @@ export class Broker extends EventEmitter {
       for (const log of this.logs.allLogs()) log.removeExpiredProducers();
     });
     // log.flush.offset.checkpoint.interval.ms / log.flush.start.offset.checkpoint.interval.ms (60000)
-    every(60_000, () => this.logs.checkpoint());
+    // written off the event loop (LogManager.checkpointInBackground); a failure took the directory offline
+    every(60_000, () => void this.logs.checkpointInBackground().catch((e: unknown) => this.logger.error(`checkpoint failed: ${(e as Error).message}`)));
+    if (this.logger.level === 'debug') {
+      let last: RequestMetricsSnapshot | undefined;
+      every(REQUEST_METRICS_LOG_MS, () => {
+        const now = this.requestMetrics.snapshot(last);
+        last = now;
+        for (const line of formatRequestMetrics(now)) this.logger.debug(line);
+      });
+    }
     const maxIdleMs = this.config.connectionsMaxIdleMs;
     if (maxIdleMs >= 0) {
       // Kafka looks at the oldest connection on every poll; a sweep a tenth of the limit apart
@@ -487,6 +499,7 @@ export class Broker extends EventEmitter {
     await Promise.all([...this.connections.keys()].map((c) => c.close()));
     for (const c of this.connections.keys()) c.destroy();
     await serverClosed;
+    await this.logs.checkpointWritten();
     const failed = this.logDirFailure;
     if (failed !== undefined) {
       // a log may be ahead of its files: no clean-shutdown marker, so the next start recovers it

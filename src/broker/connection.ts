@@ -41,6 +41,7 @@ import { SaslSession } from './security/sasl-session.js';
 import { handleRawSaslToken } from './security/raw-token.js';
 import { afterFailureDelay } from './security/failure-delay.js';
 import { ApiKey } from '../protocol/api-keys.js';
+import { PhaseIndex } from './request-metrics.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -66,10 +67,31 @@ const MAX_HELD_ANSWER_BYTES = 256 * 1024;
  */
 const READ_CHUNK_BYTES = 64 * 1024;
 const READ_MIN_BYTES = 16 * 1024;
+/**
+ * Read chunks are reused once every frame that is a view of them was given back (`recycleFrame`:
+ * the Produce handler gives back its frame once the answer is out) and the decoder holds none of
+ * their bytes. A fresh 64 KiB chunk per 64 KiB read is external memory that only a collection
+ * frees: with few young objects per request (no promise per request) scavenges became rare, and
+ * V8 freed the chunks with mark-compacts instead, 40 per 512 MiB of 16 KiB Produce requests, a
+ * quarter of the broker's CPU in marking and sweeping (`perf`, bench/README.md); reused, none.
+ * Chunks with frames never given back (other APIs may keep views of their request) are left to the
+ * garbage collector, as before; at most this many wait to be reused.
+ */
+const MAX_RETIRED_CHUNKS = 4;
+/**
+ * Held answers up to this many bytes in all go to the socket as one buffer, copied together, in one
+ * `write`: a corked socket with one `write` per chunk costs Node's Writable its buffered-write
+ * list, a `writev` wrapper and their allocations (about 1 KB per answer in a heap profile of 100 B
+ * Produce round trips), more than copying a few hundred bytes. Larger ones (Fetch answers) are
+ * written chunk by chunk, uncopied.
+ */
+const COPY_ANSWERS_UP_TO = 16 * 1024;
 
 export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly queue: Buffer[] = [];
+  /** When each queued frame was complete (performance.now()), for the broker's request metrics. */
+  private readonly queueArrivals: number[] = [];
   private queuedBytes = 0;
   private processing = false;
   /** The byte stream cannot be framed any further: close once the queued requests are answered. */
@@ -92,13 +114,17 @@ export class Connection {
    * Per held answer, in order: how many of `held` are its chunks, and its KAFKA_STORAGE_ERROR form
    * when it was computed while Produce appends were held (sent instead if their write fails).
    */
-  private readonly heldAnswers: { chunks: number; storageError: (() => Buffer[] | undefined) | undefined }[] = [];
+  private heldAnswers: HeldAnswer[] = [];
   /** A flushAnswers is scheduled for the end of this event-loop turn. */
   private flushScheduled = false;
   private readonly socket: Socket;
   /** The chunk non-direct reads go to, and how much of it earlier reads filled. */
-  private readChunk = Buffer.alloc(0);
+  private readChunk: Buffer = Buffer.alloc(0);
   private readChunkUsed = 0;
+  /** Frames that are views of `readChunk` and were not given back yet. */
+  private readChunkFrames = 0;
+  /** Earlier read chunks, with their frames not given back yet, oldest first (MAX_RETIRED_CHUNKS). */
+  private readonly retiredChunks: { chunk: Buffer; frames: number }[] = [];
   /** The last read target was the rest of a frame being assembled (framing.ts directTarget). */
   private readingDirect = false;
   /** Answer bytes of this connection counted in `broker.queuedResponses` (its socket's writableLength when last looked at). */
@@ -167,11 +193,45 @@ export class Connection {
     const direct = this.decoder.directTarget();
     this.readingDirect = direct !== undefined;
     if (direct !== undefined) return direct;
-    if (this.readChunk.length - this.readChunkUsed < READ_MIN_BYTES) {
-      this.readChunk = Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
-      this.readChunkUsed = 0;
-    }
+    if (this.readChunk.length - this.readChunkUsed < READ_MIN_BYTES) this.nextReadChunk();
     return this.readChunk.subarray(this.readChunkUsed);
+  }
+
+  /** Retires the read chunk for a reused one whose frames all came back, or a fresh one. */
+  private nextReadChunk(): void {
+    if (this.readChunk.length > 0) {
+      this.retiredChunks.push({ chunk: this.readChunk, frames: this.readChunkFrames });
+      // the oldest one's frames may never come back: the garbage collector takes it
+      if (this.retiredChunks.length > MAX_RETIRED_CHUNKS) this.retiredChunks.shift();
+    }
+    let next: Buffer | undefined;
+    for (let i = 0; i < this.retiredChunks.length; i++) {
+      const r = this.retiredChunks[i]!;
+      if (r.frames === 0 && !this.decoder.holds(r.chunk.buffer)) {
+        next = r.chunk;
+        this.retiredChunks.splice(i, 1);
+        break;
+      }
+    }
+    this.readChunk = next ?? Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
+    this.readChunkUsed = 0;
+    this.readChunkFrames = 0;
+  }
+
+  /** A handler no longer refers to its request frame: its memory may take later bytes. */
+  private recycleFrame(frame: Buffer): void {
+    const memory = frame.buffer;
+    if (memory === this.readChunk.buffer) {
+      this.readChunkFrames--;
+      return;
+    }
+    for (const r of this.retiredChunks) {
+      if (r.chunk.buffer === memory) {
+        r.frames--;
+        return;
+      }
+    }
+    this.decoder.recycle(frame);
   }
 
   private onRead(n: number, buf: Buffer): void {
@@ -202,8 +262,12 @@ export class Connection {
     }
     if (frames.length === 0) return;
     let bytes = 0;
+    const now = performance.now();
+    const chunkMemory = chunk?.buffer;
     for (const f of frames) {
+      if (f.buffer === chunkMemory && chunkMemory === this.readChunk.buffer) this.readChunkFrames++;
       this.queue.push(f);
+      this.queueArrivals.push(now);
       bytes += f.length;
     }
     this.queuedBytes += bytes;
@@ -237,12 +301,16 @@ export class Connection {
           if (this.closed) break;
         }
         const frame = this.queue.shift()!;
+        const arrivedAt = this.queueArrivals.shift()!;
         this.queuedBytes -= frame.length;
         this.requests.sub(frame.length);
         if (this.socket.isPaused()) this.maybeResumeReading();
         this.inRequest = true;
         try {
-          await this.handleFrame(frame);
+          // most requests are handled synchronously: only a handler that waits (a long poll, a
+          // rebalance, a SASL exchange) costs a promise and a turn of the microtask queue
+          const pending = this.handleFrame(frame, arrivedAt);
+          if (pending !== undefined) await pending;
         } finally {
           this.inRequest = false;
         }
@@ -338,6 +406,7 @@ export class Connection {
     this.requests.sub(this.queuedBytes);
     this.requests.forget(this.resumeReading);
     this.queue.length = 0;
+    this.queueArrivals.length = 0;
     this.queuedBytes = 0;
   }
 
@@ -362,22 +431,25 @@ export class Connection {
     }
   }
 
-  /** Handles one request, up to holding its answer. */
-  private async handleFrame(frame: Buffer): Promise<void> {
+  /** A SASL token sent without a Kafka header (SaslHandshake v0). */
+  private async handleRawToken(frame: Buffer, sasl: SaslSession): Promise<void> {
+    const { reply, close } = await handleRawSaslToken(this.broker, this.state, sasl, frame);
+    if (reply !== undefined) this.write([reply], []);
+    if (close) this.destroy();
+  }
+
+  /** Handles one request, up to holding its answer; a promise only when the handler waits. */
+  private handleFrame(frame: Buffer, arrivedAt: number): Promise<void> | undefined {
+    const startedAt = performance.now();
     const sasl = this.state.security?.sasl;
-    if (sasl?.expectsRawToken) {
-      const { reply, close } = await handleRawSaslToken(this.broker, this.state, sasl, frame);
-      if (reply !== undefined) this.write([reply], []);
-      if (close) this.destroy();
-      return;
-    }
+    if (sasl?.expectsRawToken) return this.handleRawToken(frame, sasl);
     let header;
     try {
       header = readRequestHeader(frame);
     } catch (e) {
       this.broker.logger.warnThrottled(`header:${this.remote}`, `closing connection ${this.remote}: unreadable request header (${errorMessageOf(e)})`);
       this.destroy();
-      return;
+      return undefined;
     }
     const { apiKey, apiVersion, correlationId } = header;
     if (sasl !== undefined && !sasl.admits(apiKey, Date.now())) {
@@ -385,9 +457,10 @@ export class Connection {
       // before authentication only ApiVersions and the SASL requests reach a handler (SaslServerAuthenticator)
       this.broker.logger.warnThrottled(`sasl:${this.remote}`, `closing connection ${this.remote}: API key ${apiKey} not allowed in its SASL state (unauthenticated or session expired)`);
       this.destroy();
-      return;
+      return undefined;
     }
     if (apiKey === ApiKey.ApiVersions) sasl?.versionsAnswered();
+    this.broker.requestMetrics.record(apiKey, PhaseIndex.queue, (startedAt - arrivedAt) * 1000);
     const handler = this.broker.handlerFor(apiKey, apiVersion);
     if (handler === undefined) {
       if (this.answerUnsupportedVersion(frame, header)) return;
@@ -396,7 +469,7 @@ export class Connection {
         `closing connection ${this.remote}: unsupported API key ${apiKey} version ${apiVersion} (client ${header.clientId})`,
       );
       this.destroy();
-      return;
+      return undefined;
     }
     let request;
     try {
@@ -407,7 +480,7 @@ export class Connection {
         `closing connection ${this.remote}: malformed ${handler.api.name} v${apiVersion} request (${errorMessageOf(e)})`,
       );
       this.destroy();
-      return;
+      return undefined;
     }
     // afterAnswer callbacks: handed to the held answer by write(), or held here when no answer goes out
     const releases: (() => void)[] = [];
@@ -421,15 +494,25 @@ export class Connection {
       connection: this.state,
       afterAnswer: (release) => void releases.push(release),
       // only a handler whose request nothing refers to after its answer calls this (through afterAnswer)
-      recycleRequestFrame: () => this.decoder.recycle(frame),
+      recycleRequestFrame: () => this.recycleFrame(frame),
     };
-    try {
-      await this.answer(handler, request, ctx, releases);
-    } finally {
-      // no answer went out (acks=0, a failure): the releases still wait for the held appends
-      this.heldReleases.push(...releases.splice(0));
+    // no answer went out (acks=0, a failure): the releases still wait for the held appends
+    const answered = (): void => {
+      if (releases.length > 0) this.heldReleases.push(...releases.splice(0));
       if (this.closed) this.releaseHeld();
+    };
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.answer(handler, request, ctx, releases, arrivedAt, startedAt);
+    } catch (e) {
+      answered();
+      throw e;
     }
+    if (pending === undefined) {
+      answered();
+      return undefined;
+    }
+    return pending.finally(answered);
   }
 
   /**
@@ -480,23 +563,30 @@ export class Connection {
     this.state.closeAfterResponse = true;
   }
 
-  private async answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[]): Promise<void> {
-    const { apiKey, apiVersion, correlationId } = ctx;
-    const started = performance.now();
+  /** Runs the handler; a promise only when it waits. */
+  private answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> | undefined {
+    const failed = (e: unknown): void => {
+      this.broker.logger.error(`${handler.api.name} v${ctx.apiVersion} from ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
+      this.destroy();
+    };
     let response;
     try {
       response = handler.handle(request, ctx);
       if (response instanceof Promise) {
         // this request may wait (a long poll, a group rebalance): the answers before it go out now
         this.flushAnswers();
-        response = await response;
+        return response.then((r) => this.answerWith(handler, r, ctx, releases, arrivedAt, startedAt), failed);
       }
     } catch (e) {
-      this.broker.logger.error(`${handler.api.name} v${apiVersion} from ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
-      this.destroy();
-      return;
+      failed(e);
+      return undefined;
     }
-    this.broker.requestStats.record(apiKey, performance.now() - started);
+    return this.answerWith(handler, response, ctx, releases, arrivedAt, startedAt);
+  }
+
+  /** Encodes and holds a handler's response; a promise only when a pre-KIP-219 client's answer waits out its throttle. */
+  private answerWith(handler: AnyApiHandler, response: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> | undefined {
+    const { apiKey, apiVersion, correlationId } = ctx;
     if (response === NO_RESPONSE || this.closed) return;
     // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
     const responseVersion = apiVersion > handler.maxVersion ? 0 : apiVersion;
@@ -514,16 +604,29 @@ export class Connection {
     if (throttleMs > 0 && !clientThrottles(apiKey, responseVersion)) {
       // a client before KIP-219 does not back off: its answer waits out the throttle (the connection muted meanwhile)
       this.flushAnswers();
-      await this.muteFor(throttleMs);
-      if (this.closed) return;
+      return this.muteFor(throttleMs).then(() => {
+        if (!this.closed) this.holdAnswer(handler, response, ctx, responseVersion, body, releases, arrivedAt, startedAt);
+      });
     } else if (throttleMs > 0) {
       void this.muteFor(throttleMs);
     }
+    this.holdAnswer(handler, response, ctx, responseVersion, body, releases, arrivedAt, startedAt);
+    return undefined;
+  }
+
+  /** Hands an encoded answer to write(), with its storage-error stand-in while appends are held. */
+  private holdAnswer(handler: AnyApiHandler, response: unknown, ctx: RequestContext, responseVersion: number, body: Buffer[], releases: (() => void)[], arrivedAt: number, startedAt: number): void {
+    const { apiKey, correlationId } = ctx;
     const holding = this.broker.heldAppends.holding;
+    const heldAt = performance.now();
+    this.broker.requestMetrics.record(apiKey, PhaseIndex.handle, (heldAt - startedAt) * 1000);
     this.write(
       encodeResponseFrame(apiKey, responseVersion, correlationId, body),
       releases,
       holding ? () => storageErrorFrame(handler, apiKey, responseVersion, correlationId, response, 'The log directory failed before this answer was sent') : undefined,
+      apiKey,
+      arrivedAt,
+      heldAt,
     );
   }
 
@@ -542,9 +645,9 @@ export class Connection {
   }
 
   /** Holds an answer; its request's releases now wait for the socket (taken out of `releases`). */
-  private write(chunks: Buffer[], releases: (() => void)[], storageError?: () => Buffer[] | undefined): void {
+  private write(chunks: Buffer[], releases: (() => void)[], storageError?: () => Buffer[] | undefined, apiKey = -1, arrivedAt = 0, heldAt = 0): void {
     if (this.closed) return;
-    this.heldAnswers.push({ chunks: chunks.length, storageError });
+    this.heldAnswers.push({ chunks: chunks.length, storageError, apiKey, arrivedAt, heldAt });
     for (const c of chunks) {
       this.held.push(c);
       this.heldBytes += c.length;
@@ -566,7 +669,8 @@ export class Connection {
       this.answerStorageError();
       return;
     }
-    this.heldAnswers.length = 0;
+    const answers = this.heldAnswers;
+    this.heldAnswers = [];
     const releases = this.heldReleases;
     this.heldReleases = [];
     if (this.held.length === 0) {
@@ -574,13 +678,26 @@ export class Connection {
       return;
     }
     if (!this.closed) {
-      this.socket.cork();
-      const last = this.held.length - 1;
+      const sentAt = performance.now();
+      const metrics = this.broker.requestMetrics;
+      for (const a of answers) if (a.apiKey >= 0) metrics.record(a.apiKey, PhaseIndex.append, (sentAt - a.heldAt) * 1000);
+      const copy = this.held.length > 1 && this.heldBytes <= COPY_ANSWERS_UP_TO;
+      const single = copy || this.held.length === 1;
+      if (!single) this.socket.cork();
+      const last = single ? 0 : this.held.length - 1;
       for (let i = 0; i < last; i++) this.socket.write(this.held[i]!);
       // called once written, or with an error when the socket is destroyed first: either way the
       // kernel no longer needs the bytes
-      this.socket.write(this.held[last]!, () => this.onAnswersWritten(releases));
-      this.socket.uncork();
+      this.socket.write(copy ? Buffer.concat(this.held, this.heldBytes) : this.held[last]!, () => {
+        const writtenAt = performance.now();
+        for (const a of answers) {
+          if (a.apiKey < 0) continue;
+          metrics.record(a.apiKey, PhaseIndex.write, (writtenAt - sentAt) * 1000);
+          metrics.record(a.apiKey, PhaseIndex.total, (writtenAt - a.arrivedAt) * 1000);
+        }
+        this.onAnswersWritten(releases);
+      });
+      if (!single) this.socket.uncork();
       this.countAnswerBytes();
     } else {
       runAll(releases);
@@ -660,6 +777,18 @@ export class Connection {
     this.closed = true;
     this.socket.end();
   }
+}
+
+/** One held answer: how many of `held` are its chunks, and what the request metrics need of it. */
+interface HeldAnswer {
+  chunks: number;
+  /** Its KAFKA_STORAGE_ERROR form when it was computed while Produce appends were held (sent instead if their write fails). */
+  storageError: (() => Buffer[] | undefined) | undefined;
+  /** -1 for answers outside the handlers (SASL tokens, UNSUPPORTED_VERSION): not measured. */
+  apiKey: number;
+  /** performance.now() when its frame was complete, and when the answer was held. */
+  arrivedAt: number;
+  heldAt: number;
 }
 
 /** Runs and forgets the callbacks in `fns`. */

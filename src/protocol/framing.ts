@@ -65,6 +65,12 @@ export class FrameDecoder {
     return this.failure;
   }
 
+  /** Whether bytes received but not yet returned as frames are in `memory` (a reader reusing its read chunks asks). */
+  holds(memory: ArrayBufferLike): boolean {
+    for (const c of this.chunks) if (c.buffer === memory) return true;
+    return false;
+  }
+
   /**
    * Gives back a frame this decoder returned, once nothing references its bytes any more; frames
    * that are views of received chunks are ignored, and so is what the pool has no room for.

@@ -20,7 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, StorageError } from '../errors.js';
-import { atomicWriteFileSync } from './fs-util.js';
+import { atomicWriteFile, atomicWriteFileSync } from './fs-util.js';
 
 /** CheckpointFile version of every checkpoint kafkalite reads or writes. */
 export const CHECKPOINT_VERSION = 0;
@@ -201,9 +201,13 @@ function readCheckpoint<T>(path: string, version: number, parseEntry: (fields: s
 
 /** CheckpointWriteBuffer.write + CheckpointFile.write: version, count, entries, `\n` after each. */
 function writeCheckpoint(path: string, version: number, lines: string[]): void {
+  atomicWriteFileSync(path, checkpointText(version, lines));
+}
+
+function checkpointText(version: number, lines: string[]): string {
   let text = `${version}\n${lines.length}\n`;
   for (const line of lines) text += line + '\n';
-  atomicWriteFileSync(path, text);
+  return text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,6 +232,15 @@ export function readOffsetCheckpoint(path: string): TopicPartitionOffset[] {
 
 /** Write an offset checkpoint atomically (`OffsetCheckpointFile.Formatter`: `topic partition offset`). */
 export function writeOffsetCheckpoint(path: string, entries: readonly TopicPartitionOffset[]): void {
+  atomicWriteFileSync(path, offsetCheckpointText(entries));
+}
+
+/** writeOffsetCheckpoint off the event loop (the entries are read now; see atomicWriteFile). */
+export function writeOffsetCheckpointAsync(path: string, entries: readonly TopicPartitionOffset[]): Promise<void> {
+  return atomicWriteFile(path, offsetCheckpointText(entries));
+}
+
+function offsetCheckpointText(entries: readonly TopicPartitionOffset[]): string {
   const lines = entries.map(({ topic, partition, offset }) => {
     // A topic with whitespace (or an empty one) would split into the wrong number of fields and
     // make the whole file unreadable, for Kafka as for us.
@@ -238,7 +251,7 @@ export function writeOffsetCheckpoint(path: string, entries: readonly TopicParti
     checkInt64(offset, 'offset');
     return `${topic} ${partition} ${offset}`;
   });
-  writeCheckpoint(path, CHECKPOINT_VERSION, lines);
+  return checkpointText(CHECKPOINT_VERSION, lines);
 }
 
 // ---------------------------------------------------------------------------------------------

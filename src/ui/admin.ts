@@ -15,7 +15,7 @@ import { DescribeCluster, type DescribeClusterResponse } from '../protocol/schem
 import { IncrementalAlterConfigs, type IncrementalAlterConfigsResponse } from '../protocol/schemas/incremental-alter-configs.js';
 import { schemaForApi } from '../protocol/schemas/index.js';
 import { ClusterError, errorText, type ClusterView, type ConfigEntry } from './cluster.js';
-import { LATENCY_BUCKETS_MS, type RequestStats } from './request-stats.js';
+import type { RequestMetrics, RequestMetricsSnapshot } from '../broker/request-metrics.js';
 
 /** ConfigResource.Type */
 export const ConfigResourceType = { TOPIC: 2, BROKER: 4 } as const;
@@ -69,12 +69,32 @@ export interface BrokerPage {
   listeners: { name: string; value: string | null }[];
   configs: ConfigEntry[];
   apiVersions: { apiKey: number; name: string; minVersion: number; maxVersion: number }[];
-  requests: { apiKey: number; name: string; count: number; meanMs: number; histogram: number[] }[] | null;
+  requests: { apiKey: number; name: string; count: number; meanMs: number; p50Ms: number; p99Ms: number; histogram: number[] }[] | null;
   histogramBucketsMs: readonly number[];
   requestsSince: number | null;
 }
 
-export async function brokerPage(cluster: ClusterView, nodeId: number | null, stats: RequestStats | undefined): Promise<BrokerPage> {
+/** Upper bounds in ms of the page's latency histogram; the last bar holds everything slower. */
+export const LATENCY_BUCKETS_MS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] as const;
+
+/**
+ * The broker's request metrics (request-metrics.ts, the `total` phase: frame complete to answer
+ * written) folded into the page's coarser power-of-two bars.
+ */
+export function requestRows(snapshot: RequestMetricsSnapshot): NonNullable<BrokerPage['requests']> {
+  return snapshot.apis.map((a) => {
+    const t = a.phases.total;
+    const histogram = new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0);
+    for (const [upperUs, n] of t.buckets) {
+      let b = 0;
+      while (b < LATENCY_BUCKETS_MS.length && upperUs / 1000 > LATENCY_BUCKETS_MS[b]!) b++;
+      histogram[b]! += n;
+    }
+    return { apiKey: a.apiKey, name: a.name, count: t.count, meanMs: t.count === 0 ? 0 : t.sumUs / t.count / 1000, p50Ms: t.p50Us / 1000, p99Ms: t.p99Us / 1000, histogram };
+  });
+}
+
+export async function brokerPage(cluster: ClusterView, nodeId: number | null, metrics: RequestMetrics | undefined): Promise<BrokerPage> {
   const boot = cluster.router.bootstrap;
   let clusterId: string | null;
   let controllerId: number;
@@ -102,7 +122,7 @@ export async function brokerPage(cluster: ClusterView, nodeId: number | null, st
   listeners.push({ name: 'endpoint in metadata', value: `${node.host}:${node.port}` });
   const apiVersions = [...client.apiVersions].map(([apiKey, v]) => ({ apiKey, name: schemaForApi(apiKey)?.name ?? `api ${apiKey}`, minVersion: v.min, maxVersion: v.max })).sort((a, b) => a.apiKey - b.apiKey);
   // the request counts are the console's own broker's (serve mode): only shown on its page
-  const own = stats !== undefined && client === boot;
-  const requests = own ? stats.snapshot().map((s) => ({ ...s, name: schemaForApi(s.apiKey)?.name ?? `api ${s.apiKey}` })) : null;
-  return { clusterId, controllerId, brokers, nodeId: id, listeners, configs, apiVersions, requests, histogramBucketsMs: LATENCY_BUCKETS_MS, requestsSince: own ? stats.since : null };
+  const snapshot = metrics !== undefined && client === boot ? metrics.snapshot() : undefined;
+  const requests = snapshot === undefined ? null : requestRows(snapshot);
+  return { clusterId, controllerId, brokers, nodeId: id, listeners, configs, apiVersions, requests, histogramBucketsMs: LATENCY_BUCKETS_MS, requestsSince: snapshot?.sinceMs ?? null };
 }

@@ -19,7 +19,7 @@ import type { StartPosition } from './messages.js';
 import { alterConfigs, brokerPage, ConfigResourceType, parseConfigChanges } from './admin.js';
 import type { BrowseQuery, MessageFilter } from './browse.js';
 import { deleteGroup, parseReset, resetOffsets } from './groups.js';
-import type { RequestStats } from './request-stats.js';
+import type { RequestMetrics } from '../broker/request-metrics.js';
 import { EventStream } from './live.js';
 import { tail } from './tail.js';
 import { producers, transactions } from './transactions.js';
@@ -36,7 +36,7 @@ export interface UiServerOptions {
   /** A data directory to read (offline, or the broker's own in serve mode). */
   dataDir?: string;
   /** The broker's request counts (serve mode), for the broker page. */
-  requestStats?: RequestStats;
+  requestMetrics?: RequestMetrics;
 }
 
 export class UiError extends Error {
@@ -315,7 +315,7 @@ export class UiServer {
     if (get && a === 'transactions' && s.length === 1) return transactions(await this.clusterView());
     if (get && a === 'producers' && s.length === 1) return producers(await this.clusterView(), q.get('topic') || null);
     if (a === 'brokers') {
-      if (get && s.length <= 2) return brokerPage(await this.clusterView(), b === undefined ? null : intOf(b, 'broker id'), this.options.requestStats);
+      if (get && s.length <= 2) return brokerPage(await this.clusterView(), b === undefined ? null : intOf(b, 'broker id'), this.options.requestMetrics);
       if (post && s.length === 3 && b !== undefined && c === 'configs') {
         const r = parseConfigChanges(await readJson(req), fail);
         return alterConfigs(await this.clusterView(), ConfigResourceType.BROKER, String(intOf(b, 'broker id')), r.changes, r.validateOnly);

@@ -405,7 +405,7 @@ async function brokerPage(id) {
     h('h2', {}, 'Listeners'), h('div', { id: 'broker-listeners' }, table(['Setting', 'Value'], b.listeners.map((l) => [h('code', {}, l.name), l.value === null ? h('span', { class: 'muted' }, 'null') : l.value]))),
     h('h2', {}, 'Requests answered'), b.requests === null ? h('p', { class: 'muted' }, 'Request counts are the console’s own broker’s (serve mode); Kafka publishes them over JMX, not the protocol.')
       : h('div', { id: 'broker-requests' }, h('p', { class: 'muted' }, 'Since ' + fmtTime(b.requestsSince) + '; latency buckets ≤' + b.histogramBucketsMs.join(', ≤') + ' ms and over.'),
-        table(['API', 'Requests', 'Per second', 'Mean ms', 'Latency histogram'], b.requests.map((r) => [r.name, r.count, (r.count / Math.max(1, (Date.now() - b.requestsSince) / 1000)).toFixed(2), r.meanMs.toFixed(2), bars(r.histogram)]), [1, 2, 3])),
+        table(['API', 'Requests', 'Per second', 'Mean ms', 'p50 ms', 'p99 ms', 'Latency histogram'], b.requests.map((r) => [r.name, r.count, (r.count / Math.max(1, (Date.now() - b.requestsSince) / 1000)).toFixed(2), r.meanMs.toFixed(2), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), bars(r.histogram)]), [1, 2, 3, 4, 5])),
     h('h2', {}, 'API versions served'), h('div', { id: 'broker-versions' }, table(['Key', 'API', 'Min', 'Max'], b.apiVersions.map((v) => [v.apiKey, v.name, v.minVersion, v.maxVersion]), [0, 2, 3])),
     h('h2', {}, 'Configs'), configSection('brokers/' + b.nodeId + '/configs', b.configs)];
 }

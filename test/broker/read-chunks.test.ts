@@ -1,0 +1,109 @@
+/**
+ * A connection reuses its 64 KiB read chunks once every Produce frame read into them was answered
+ * and given back (connection.ts, MAX_RETIRED_CHUNKS): a pipelined stream of 16 KiB Produce
+ * requests allocates a handful of chunks, not one per 64 KiB, and every record lands intact even
+ * though later requests are read into the memory of earlier ones (each value is distinct, so a
+ * chunk reused while a held append still pointed into it would show as a wrong record). A chunk
+ * holding a request no handler gives back (Metadata) is never reused. FrameDecoder.holds tells
+ * whether buffered partial frames are in a chunk.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ApiKey } from '../../src/protocol/api-keys.js';
+import { FrameDecoder } from '../../src/protocol/framing.js';
+import { encodeRecordBatch } from '../../src/record/builder.js';
+import { storedRecords, withBroker } from '../helpers/broker.js';
+import { encodeRequestFrame, RawClient } from '../helpers/raw-client.js';
+
+const READ_CHUNK_BYTES = 64 * 1024;
+
+/** Counts the 64 KiB read chunks connections allocate while `body` runs. */
+async function countingChunks<T>(body: () => Promise<T>): Promise<{ result: T; chunks: number }> {
+  const original = Buffer.allocUnsafeSlow;
+  let chunks = 0;
+  Buffer.allocUnsafeSlow = (size: number) => {
+    if (size === READ_CHUNK_BYTES) chunks++;
+    return original(size);
+  };
+  try {
+    return { result: await body(), chunks };
+  } finally {
+    Buffer.allocUnsafeSlow = original;
+  }
+}
+
+describe('read chunks', () => {
+  test('a pipelined 16 KiB Produce stream reuses its read chunks and stores every record intact', async () => {
+    await withBroker({ config: { 'auto.create.topics.enable': 'true' } }, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      try {
+        await c.request(ApiKey.Metadata, 9, { topics: [{ name: 'chunks' }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+        const requests = 240;
+        const frames = Array.from({ length: requests }, (_, i) => {
+          const records = encodeRecordBatch(Array.from({ length: 16 }, (_, r) => ({ value: Buffer.alloc(1000, (i * 16 + r) % 251) })));
+          return encodeRequestFrame(ApiKey.Produce, 7, i, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'chunks', partitionData: [{ index: 0, records }] }] }, 'chunks');
+        });
+        const { chunks } = await countingChunks(async () => {
+          // five in flight, as librdkafka keeps them
+          let next = 0;
+          await Promise.all(
+            Array.from({ length: 5 }, async () => {
+              while (next < requests) {
+                const answer = c.nextFrame();
+                c.send(frames[next++]!);
+                await answer;
+              }
+            }),
+          );
+        });
+        // 240 x 16.5 KB read into 64 KiB chunks without reuse is more than 60 of them
+        assert.ok(chunks <= 12, `${chunks} read chunks allocated for ${requests} requests`);
+      } finally {
+        c.destroy();
+      }
+      await broker.close();
+      const stored = storedRecords(broker.dataDir, 'chunks', 0);
+      assert.equal(stored.length, 240 * 16);
+      stored.forEach((r, n) => assert.ok(r.value !== null && r.value.length === 1000 && r.value.every((b) => b === n % 251), `record ${n}`));
+    });
+  });
+
+  test('a chunk with a request that is never given back is not reused', async () => {
+    await withBroker({}, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      try {
+        const { chunks } = await countingChunks(async () => {
+          // Metadata requests padded by a long client id: their frames are views no handler gives back
+          for (let i = 0; i < 40; i++) {
+            const answer = c.nextFrame();
+            c.send(encodeRequestFrame(ApiKey.Metadata, 1, i, { topics: [] }, 'x'.repeat(16_000)));
+            await answer;
+          }
+        });
+        assert.ok(chunks >= 8, `${chunks} read chunks for 40 x 16 KB Metadata requests: chunks were reused while frames could still be referenced`);
+      } finally {
+        c.destroy();
+      }
+    });
+  });
+
+  test('FrameDecoder.holds: the partial frame of a chunk is held until a later chunk completes it', () => {
+    const d = new FrameDecoder(1 << 20);
+    const frame = Buffer.alloc(4 + 100, 7);
+    frame.writeInt32BE(100, 0);
+    // each in memory of its own, as read chunks are (Buffer.from would share Node's pool slab)
+    const own = (b: Buffer) => {
+      const out = Buffer.allocUnsafeSlow(b.length);
+      b.copy(out);
+      return out;
+    };
+    const first = own(frame.subarray(0, 60));
+    const second = own(frame.subarray(60));
+    assert.deepEqual(d.push(first), []);
+    assert.equal(d.holds(first.buffer), true);
+    assert.equal(d.holds(second.buffer), false);
+    const out = d.push(second);
+    assert.equal(out.length, 1);
+    assert.equal(d.holds(first.buffer), false);
+  });
+});
