@@ -25,12 +25,12 @@
  * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`), BENCH_BROKER_LOG_LEVEL
  * (`debug`: the broker's request metrics, queue/handle/append/write per API, every 30 s on stderr).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnListening, stopChild } from './child.js';
+import type { ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { startReads } from '../src/broker/socket-reads.js';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { PageCacheBudget, WRITEBACK_CHUNK_BYTES } from '../src/storage/page-cache-budget.js';
@@ -170,26 +170,13 @@ interface Peer {
   stores: boolean;
 }
 
-function startChild(name: string, cmd: string, args: string[], pattern: RegExp, stores: boolean): Promise<Peer> {
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const m = pattern.exec(line);
-      if (m) resolve({ name, port: Number(m[1]), pid: child.pid!, child, stores });
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
-    child.once('error', reject);
-  });
+async function startChild(name: string, cmd: string, args: string[], pattern: RegExp, stores: boolean): Promise<Peer> {
+  const { child, port } = await spawnListening(name, cmd, args, pattern);
+  return { name, port, pid: child.pid!, child, stores };
 }
 
-function stopChild(p: Peer): Promise<void> {
-  return new Promise((resolve) => {
-    if (p.child.exitCode !== null) return resolve();
-    p.child.once('exit', () => resolve());
-    p.child.stdin?.end();
-    p.child.kill('SIGTERM');
-  });
+function stopPeer(p: Peer): Promise<void> {
+  return stopChild(p.child);
 }
 
 function rssMiB(pid: number): number {
@@ -518,7 +505,7 @@ async function main(): Promise<void> {
     console.log(`\ntotal ${f(results.totalSeconds)} s; results written to ${file}`);
   } finally {
     clearInterval(sampler);
-    await Promise.all(peers.map(stopChild));
+    await Promise.all(peers.map(stopPeer));
   }
 }
 

@@ -24,11 +24,11 @@
  * the broker's request metrics every 30 s, on stderr) go to the kafkalite broker.
  * Results: stdout and bench/results/latency.json (overwritten; git keeps the history).
  */
+import { spawnListening, stopChild } from './child.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
 
@@ -49,26 +49,13 @@ interface Peer {
   mock: boolean;
 }
 
-function startChild(name: string, cmd: string, args: string[], pattern: RegExp, mock: boolean): Promise<Peer> {
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const m = pattern.exec(line);
-      if (m) resolve({ name, bootstrap: `127.0.0.1:${m[1]}`, child, mock });
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
-    child.once('error', reject);
-  });
+async function startChild(name: string, cmd: string, args: string[], pattern: RegExp, mock: boolean): Promise<Peer> {
+  const { child, port } = await spawnListening(name, cmd, args, pattern);
+  return { name, bootstrap: `127.0.0.1:${port}`, child, mock };
 }
 
-function stopChild(p: Peer): Promise<void> {
-  return new Promise((resolve) => {
-    if (p.child.exitCode !== null) return resolve();
-    p.child.once('exit', () => resolve());
-    p.child.stdin?.end();
-    p.child.kill('SIGTERM');
-  });
+function stopPeer(p: Peer): Promise<void> {
+  return stopChild(p.child);
 }
 
 function kafkaliteBroker(name: string, bin: string, dataDir: string, flags: string[]): Promise<Peer> {
@@ -168,7 +155,7 @@ async function main(): Promise<void> {
     writeFileSync(file, JSON.stringify({ bench: 'latency', date: new Date().toISOString(), node: process.version, rounds: ROUNDS, warmup: WARMUP, count: COUNT, e2eCount: E2E_COUNT, e2eMockCount: E2E_MOCK_COUNT, summary, results }, null, 2) + '\n');
     console.log(`\nresults written to ${file}`);
   } finally {
-    await Promise.all(peers.map(stopChild));
+    await Promise.all(peers.map(stopPeer));
   }
 }
 

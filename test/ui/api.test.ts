@@ -18,6 +18,7 @@ import { UiServer } from '../../src/ui/server.js';
 import { parseUiArgs } from '../../src/cli/ui.js';
 import { parseServeArgs } from '../../src/cli/serve.js';
 import { filledBroker, HTML_HEADER, LATER_TS } from './fixture.js';
+import { call, ok, text, type Json } from './http.js';
 import { spawn } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { REPO_ROOT } from '../helpers/paths.js';
@@ -37,23 +38,6 @@ async function consoleProcess(args: string[]): Promise<{ url: string; stop(): Pr
   });
   return { url, stop: () => (child.kill('SIGTERM'), exited) };
 }
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
-async function call(base: string, path: string, init?: RequestInit): Promise<{ status: number; body: Json }> {
-  const res = await fetch(new URL(path, base), init);
-  const text = await res.text();
-  return { status: res.status, body: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text };
-}
-
-async function ok(base: string, path: string, init?: RequestInit): Promise<Json> {
-  const r = await call(base, path, init);
-  assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
-  return r.body;
-}
-
-const text = (b64: string | null): string | null => (b64 === null ? null : Buffer.from(b64, 'base64').toString('utf8'));
 
 describe('console API, serve mode', () => {
   let broker: Broker;
