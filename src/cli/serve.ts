@@ -6,6 +6,7 @@
 import { Broker } from '../broker/broker.js';
 import { createLogger, isLogLevel, type LogLevel } from '../broker/logger.js';
 import { readPasswordFile } from './password-file.js';
+import { PROCESS_IO, writeText, type CliIo } from './output.js';
 
 export const SERVE_USAGE = `Usage: kafkalite serve [options]
 
@@ -117,25 +118,25 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
   return o;
 }
 
-export async function serve(o: ServeOptions): Promise<number> {
+export async function serve(o: ServeOptions, io: CliIo = PROCESS_IO): Promise<number> {
   const logger = createLogger(o.logLevel);
   let broker: Broker;
   try {
     broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.ui ? { ui: o.ui } : {}), ...(o.users ? { users: o.users } : {}) });
   } catch (e) {
-    process.stderr.write(`kafkalite serve: ${(e as Error).message}\n`);
+    writeText(io.stderr, `kafkalite serve: ${(e as Error).message}\n`);
     return 1;
   }
-  process.stdout.write(`kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
-  if (broker.uiUrl !== undefined) process.stdout.write(`kafkalite console on ${broker.uiUrl}\n`);
-  for (const l of broker.security.listeners.slice(1)) process.stdout.write(`  listener ${l.spec.name} (${l.spec.protocol}) on ${broker.listenerBootstrap(l.spec.name)}\n`);
+  writeText(io.stdout, `kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
+  if (broker.uiUrl !== undefined) writeText(io.stdout, `kafkalite console on ${broker.uiUrl}\n`);
+  for (const l of broker.security.listeners.slice(1)) writeText(io.stdout, `  listener ${l.spec.name} (${l.spec.protocol}) on ${broker.listenerBootstrap(l.spec.name)}\n`);
   return new Promise((resolve) => {
     const stop = (signal: string): void => {
       logger.info(`${signal}: shutting down`);
       broker.close().then(
         () => resolve(0),
         (e: unknown) => {
-          process.stderr.write(`kafkalite serve: shutdown failed: ${(e as Error).message}\n`);
+          writeText(io.stderr, `kafkalite serve: shutdown failed: ${(e as Error).message}\n`);
           resolve(1);
         },
       );
