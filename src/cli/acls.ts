@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { AclOperation, AclPermissionType, CLUSTER_NAME, invalidBindingReason, PatternType, ResourceType, type AclBinding, type AclBindingFilter } from '../broker/auth/acl.js';
 import { AclStore } from '../broker/auth/acl-store.js';
 import { dataDirLockState } from '../storage/dir-lock.js';
+import { PROCESS_IO, writeText, type CliIo } from './output.js';
 
 export const ACLS_USAGE = `Usage: kafkalite acls <data-dir> (--list | --add | --remove) [options]
 
@@ -124,13 +125,13 @@ function filtersOf(o: AclsOptions): AclBindingFilter[] {
   return entries.flatMap((e) => ops.map((operation) => ({ ...base, principal: e.principal, host: o.entries.length > 0 ? e.host : null, permissionType: e.permissionType, operation })));
 }
 
-export function acls(o: AclsOptions): number {
+export function acls(o: AclsOptions, io: CliIo = PROCESS_IO): number {
   if (!existsSync(o.dir) || !statSync(o.dir).isDirectory()) {
-    process.stderr.write(`Error: ${o.dir} is not a directory\n`);
+    writeText(io.stderr, `Error: ${o.dir} is not a directory\n`);
     return 1;
   }
   if (o.action !== 'list' && dataDirLockState(o.dir).locked) {
-    process.stderr.write(`Error: ${o.dir} is locked by a running broker or tool: change its ACLs with the ACL APIs (CreateAcls, DeleteAcls) instead\n`);
+    writeText(io.stderr, `Error: ${o.dir} is locked by a running broker or tool: change its ACLs with the ACL APIs (CreateAcls, DeleteAcls) instead\n`);
     return 1;
   }
   const store = AclStore.load(o.dir);
@@ -139,20 +140,20 @@ export function acls(o: AclsOptions): number {
     for (const b of bindings) {
       const invalid = invalidBindingReason(b);
       if (invalid !== undefined) {
-        process.stderr.write(`Error: ${invalid}\n`);
+        writeText(io.stderr, `Error: ${invalid}\n`);
         return 1;
       }
     }
     store.add(bindings);
-    for (const b of bindings) process.stdout.write(`Added ACL ${describe(b)}\n`);
+    writeText(io.stdout, bindings.map((b) => `Added ACL ${describe(b)}\n`).join(''));
     return 0;
   }
   if (o.action === 'remove') {
     const removed = new Set(store.remove(filtersOf(o)).flat());
-    for (const b of removed) process.stdout.write(`Removed ACL ${describe(b)}\n`);
+    writeText(io.stdout, [...removed].map((b) => `Removed ACL ${describe(b)}\n`).join(''));
     return 0;
   }
   const shown = new Set(filtersOf(o).flatMap((f) => store.matching(f)));
-  for (const b of shown) process.stdout.write(`${describe(b)}\n`);
+  writeText(io.stdout, [...shown].map((b) => `${describe(b)}\n`).join(''));
   return 0;
 }

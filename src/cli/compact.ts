@@ -11,6 +11,7 @@ import { KafkaliteError } from '../errors.js';
 import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
 import { logConfigFromProperties } from '../storage/log-config.js';
 import { LogManager } from '../storage/log-manager.js';
+import { isTerminalStderr, PROCESS_IO, writeText, type CliIo } from './output.js';
 
 export const COMPACT_USAGE = `Usage: kafkalite compact <data-dir> [options]
 
@@ -64,7 +65,7 @@ export function parseCompactArgs(argv: string[]): CompactOptions | { help: true 
   return { dir: parsed.positionals[0]!, topics: v.topic ?? [], partition, config, dedupeBufferSize: dedupe };
 }
 
-export function compact(opts: CompactOptions): number {
+export function compact(opts: CompactOptions, io: CliIo = PROCESS_IO): number {
   let manager: LogManager | undefined;
   try {
     const config = logConfigFromProperties(Object.fromEntries(opts.config));
@@ -72,7 +73,7 @@ export function compact(opts: CompactOptions): number {
     const cleaner = new LogCleaner(opts.dir, () => manager!.allLogs(), {
       config: opts.dedupeBufferSize !== undefined ? { dedupeBufferSize: opts.dedupeBufferSize } : {},
     });
-    const tty = process.stderr.isTTY === true;
+    const tty = isTerminalStderr(io.stderr);
     const logs = manager
       .allLogs()
       .filter((l) => (opts.topics.length === 0 || opts.topics.includes(l.topic)) && (opts.partition === undefined || l.partition === opts.partition))
@@ -85,10 +86,11 @@ export function compact(opts: CompactOptions): number {
       });
       if (tty) process.stderr.write('\r\x1b[K');
       if (result === undefined) {
-        process.stdout.write(`${name}: nothing to clean\n`);
+        writeText(io.stdout, `${name}: nothing to clean\n`);
       } else {
         const s = result.stats;
-        process.stdout.write(
+        writeText(
+          io.stdout,
           `${name}: cleaned ${s.segmentsCleaned} segments in ${s.groups} groups up to offset ${result.endOffset}; ` +
             `${s.messagesRetained} of ${s.messagesRead} records kept, ${before} -> ${log.size} bytes\n`,
         );
@@ -98,7 +100,7 @@ export function compact(opts: CompactOptions): number {
     return 0;
   } catch (err) {
     if (!(err instanceof KafkaliteError)) throw err;
-    process.stderr.write(`Error: ${err.message}\n`);
+    writeText(io.stderr, `Error: ${err.message}\n`);
     manager?.closeUnclean();
     return 1;
   }

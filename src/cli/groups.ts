@@ -27,7 +27,7 @@ import { FileRecords } from '../storage/file-records.js';
 import { offsetFromFileName } from '../storage/file-names.js';
 import { parseTopicPartitionName, partitionDirName } from '../storage/topic.js';
 import { toJson } from './json.js';
-import { LineWriter } from './output.js';
+import { LineWriter, PROCESS_IO, writeText, type CliIo } from './output.js';
 
 export const GROUPS_USAGE = `Usage: kafkalite groups <data-dir> [options]
 
@@ -273,10 +273,10 @@ function printTable(out: LineWriter, views: GroupView[]): void {
   }
 }
 
-export function groups(opts: GroupsOptions): number {
+export function groups(opts: GroupsOptions, io: CliIo = PROCESS_IO): number {
   try {
     if (!existsSync(opts.dir)) {
-      process.stderr.write(`Error: data directory ${opts.dir} does not exist\n`);
+      writeText(io.stderr, `Error: data directory ${opts.dir} does not exist\n`);
       return 1;
     }
     const warnings: string[] = [];
@@ -287,15 +287,15 @@ export function groups(opts: GroupsOptions): number {
       .filter(([id]) => wanted.size === 0 || wanted.has(id))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([id, g]) => viewOf(opts.dir, id, g, ends));
-    const out = new LineWriter(1);
+    const out = new LineWriter(io.stdout);
     if (opts.json) out.line(toJson({ groups: views }));
     else printTable(out, views);
     out.flush();
-    for (const w of warnings) process.stderr.write(`Warning: ${w}\n`);
+    for (const w of warnings) writeText(io.stderr, `Warning: ${w}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof KafkaliteError)) throw err;
-    process.stderr.write(`Error: ${err.message}\n`);
+    writeText(io.stderr, `Error: ${err.message}\n`);
     return 1;
   }
 }

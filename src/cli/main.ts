@@ -9,6 +9,7 @@ import { compact, COMPACT_USAGE, parseCompactArgs } from './compact.js';
 import { lockedDirNotes } from './lock-note.js';
 import { dumpLog, DUMP_LOG_USAGE, parseDumpLogArgs } from './dump-log.js';
 import { groups, GROUPS_USAGE, parseGroupsArgs } from './groups.js';
+import { LineWriter, PROCESS_IO, writeText, type CliIo } from './output.js';
 import { stderrProgress } from './progress.js';
 import { parseRecoverArgs, recover, RECOVER_USAGE } from './recover.js';
 import { parseServeArgs, serve, SERVE_USAGE } from './serve.js';
@@ -22,7 +23,8 @@ interface Command<O> {
   summary: string;
   usage: string;
   parse(argv: string[]): O | { error: string } | { help: true };
-  run(opts: O): number | Promise<number>;
+  /** Runs the command, writing to `io` (the process's stdout and stderr in the binary). */
+  run(opts: O, io: CliIo): number | Promise<number>;
   /** A usage error is one line, pointing at `--help`, rather than the line and the whole usage text. */
   oneLineErrors?: boolean;
   /** For read-only commands: the paths they read, checked for a live holder of the directory's `.lock`. */
@@ -45,7 +47,7 @@ const COMMANDS: { [name: string]: Command<object> } = {
     summary: 'print the contents of Kafka log segment files (kafka-dump-log.sh compatible)',
     usage: DUMP_LOG_USAGE,
     parse: parseDumpLogArgs,
-    run: (opts) => dumpLog({ ...opts, progress: stderrProgress() }),
+    run: (opts, io) => dumpLog({ ...opts, progress: stderrProgress(io.stderr) }, new LineWriter(io.stdout), new LineWriter(io.stderr)),
     reads: (opts) => opts.files,
   }),
   compact: command({
@@ -58,14 +60,14 @@ const COMMANDS: { [name: string]: Command<object> } = {
     summary: 'check a data dir, partition dir or file (CRCs, offsets, indexes, checkpoints, snapshots)',
     usage: VERIFY_USAGE,
     parse: parseVerifyArgs,
-    run: (opts) => verify({ ...opts, progress: stderrProgress() }),
+    run: (opts, io) => verify({ ...opts, progress: stderrProgress(io.stderr) }, new LineWriter(io.stdout), new LineWriter(io.stderr)),
     reads: (opts) => [opts.path],
   }),
   recover: command({
     summary: "run the storage engine's recovery on a directory and report what it changed",
     usage: RECOVER_USAGE,
     parse: parseRecoverArgs,
-    run: (opts) => recover({ ...opts, progress: stderrProgress() }),
+    run: (opts, io) => recover({ ...opts, progress: stderrProgress(io.stderr) }, new LineWriter(io.stdout), new LineWriter(io.stderr)),
   }),
   groups: command({
     summary: 'list the consumer groups and committed offsets stored in a data directory',
@@ -78,7 +80,7 @@ const COMMANDS: { [name: string]: Command<object> } = {
     summary: 'per topic-partition segments, bytes, offsets, timestamps, records, codecs, producers',
     usage: STATS_USAGE,
     parse: parseStatsArgs,
-    run: (opts) => stats({ ...opts, progress: stderrProgress() }),
+    run: (opts, io) => stats({ ...opts, progress: stderrProgress(io.stderr) }, new LineWriter(io.stdout), new LineWriter(io.stderr)),
     reads: (opts) => [opts.path],
   }),
   transactions: command({
@@ -130,30 +132,34 @@ function version(): string {
   return pkg.version;
 }
 
-export function main(argv: string[]): number | Promise<number> {
+/**
+ * Runs `kafkalite <argv>` and returns its exit code. The binary writes to the process's stdout and
+ * stderr; tests pass sinks (`io`) and run commands in their own process.
+ */
+export function main(argv: string[], io: CliIo = PROCESS_IO): number | Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '-h' || name === '--help') {
-    process.stdout.write(usage() + '\n');
+    writeText(io.stdout, usage() + '\n');
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
-    process.stdout.write(`kafkalite ${version()}\n`);
+    writeText(io.stdout, `kafkalite ${version()}\n`);
     return 0;
   }
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (cmd === undefined) {
-    process.stderr.write(`Unknown command: ${name}\n${usage()}\n`);
+    writeText(io.stderr, `Unknown command: ${name}\n${usage()}\n`);
     return 2;
   }
   const opts = cmd.parse(rest);
   if ('help' in opts) {
-    process.stdout.write(cmd.usage + '\n');
+    writeText(io.stdout, cmd.usage + '\n');
     return 0;
   }
   if ('error' in opts) {
-    process.stderr.write(cmd.oneLineErrors === true ? `Error: ${opts.error} (see 'kafkalite ${name} --help')\n` : `Error: ${opts.error}\n${cmd.usage}\n`);
+    writeText(io.stderr, cmd.oneLineErrors === true ? `Error: ${opts.error} (see 'kafkalite ${name} --help')\n` : `Error: ${opts.error}\n${cmd.usage}\n`);
     return 2;
   }
-  for (const note of lockedDirNotes(cmd.reads?.(opts) ?? [])) process.stderr.write(note + '\n');
-  return cmd.run(opts);
+  for (const note of lockedDirNotes(cmd.reads?.(opts) ?? [])) writeText(io.stderr, note + '\n');
+  return cmd.run(opts, io);
 }

@@ -6,6 +6,57 @@
  */
 import { writeSync } from 'node:fs';
 
+/**
+ * Where a command's text goes: a file descriptor (the binary passes the process's 1 and 2, written
+ * with writeSync, as the dumps always were) or a sink that keeps the bytes (tests run `main()` in
+ * their own process with one, instead of spawning the binary for every case).
+ */
+export type OutputTarget = number | OutputSink;
+
+export interface OutputSink {
+  /** `bytes` is only valid during the call (the writer reuses its buffer): a sink that keeps it copies it. */
+  write(bytes: Uint8Array): void;
+}
+
+/** A command's two outputs. */
+export interface CliIo {
+  readonly stdout: OutputTarget;
+  readonly stderr: OutputTarget;
+}
+
+/** The process's own stdout and stderr. */
+export const PROCESS_IO: CliIo = { stdout: 1, stderr: 2 };
+
+/** Writes a short text (an error or warning line, a few result lines) at once. */
+export function writeText(to: OutputTarget, text: string): void {
+  writeAllTo(to, Buffer.from(text, 'utf8'));
+}
+
+/** Whether `to` is the process's stderr on a terminal (where progress is drawn). */
+export function isTerminalStderr(to: OutputTarget): boolean {
+  return to === 2 && process.stderr.isTTY === true;
+}
+
+/** Writes all of `data`; returns false once the reader went away (EPIPE), dropping the rest. */
+function writeAllTo(to: OutputTarget, data: Uint8Array): boolean {
+  if (typeof to !== 'number') {
+    to.write(data);
+    return true;
+  }
+  let rest = data;
+  while (rest.length > 0) {
+    try {
+      const n = writeSync(to, rest);
+      rest = rest.subarray(n);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+      if ((err as NodeJS.ErrnoException).code === 'EPIPE') return false;
+      throw err;
+    }
+  }
+  return true;
+}
+
 const BUFFER_SIZE = 256 * 1024;
 const NEWLINE = 0x0a;
 
@@ -15,7 +66,7 @@ export class LineWriter {
   /** Set once the reader went away (EPIPE): later output is dropped, as `head` expects. */
   private closed = false;
 
-  constructor(private readonly fd: number) {}
+  constructor(private readonly target: OutputTarget) {}
 
   write(text: string): void {
     // UTF-8 needs at most 3 bytes per UTF-16 code unit
@@ -96,19 +147,6 @@ export class LineWriter {
   }
 
   private writeAll(data: Uint8Array): void {
-    let rest = data;
-    while (rest.length > 0 && !this.closed) {
-      try {
-        const n = writeSync(this.fd, rest);
-        rest = rest.subarray(n);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') continue;
-        if ((err as NodeJS.ErrnoException).code === 'EPIPE') {
-          this.closed = true;
-          return;
-        }
-        throw err;
-      }
-    }
+    if (!this.closed && !writeAllTo(this.target, data)) this.closed = true;
   }
 }

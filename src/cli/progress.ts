@@ -6,6 +6,7 @@
  * reports millions of batches) and the line is cleared before anything else is printed.
  */
 import type { WriteStream } from 'node:tty';
+import { isTerminalStderr, type OutputTarget } from './output.js';
 
 export interface ProgressSink {
   /** `done` of `total` bytes processed; `label` names the file or phase. */
@@ -56,7 +57,7 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024 / 1024).toFixed(2)} GiB`;
 }
 
-/** A bar on `process.stderr` when it is a terminal, otherwise the silent sink. */
-export function stderrProgress(): ProgressSink {
-  return process.stderr.isTTY ? new ProgressBar(process.stderr) : NO_PROGRESS;
+/** A bar on `process.stderr` when `stderr` is it and it is a terminal, otherwise the silent sink. */
+export function stderrProgress(stderr: OutputTarget = 2): ProgressSink {
+  return isTerminalStderr(stderr) ? new ProgressBar(process.stderr) : NO_PROGRESS;
 }

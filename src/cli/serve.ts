@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Broker } from '../broker/broker.js';
 import { createLogger, isLogLevel, type LogLevel } from '../broker/logger.js';
 import { readPasswordFile } from './password-file.js';
+import { PROCESS_IO, writeText, type CliIo } from './output.js';
 
 export const SERVE_USAGE = `Usage: kafkalite serve [options]
 
@@ -164,22 +165,22 @@ function writeSelfSignedFiles(broker: Broker, dir: string): string[] {
   return lines;
 }
 
-export async function serve(o: ServeOptions): Promise<number> {
+export async function serve(o: ServeOptions, io: CliIo = PROCESS_IO): Promise<number> {
   const logger = createLogger(o.logLevel);
   let broker: Broker;
   try {
     broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.ui ? { ui: o.ui } : {}), ...(o.users ? { users: o.users } : {}), ...(o.tls ? { tls: { mode: 'self-signed' as const, ...(o.tls.clientCommonName ? { clientCommonName: o.tls.clientCommonName } : {}) } } : {}) });
   } catch (e) {
-    process.stderr.write(`kafkalite serve: ${(e as Error).message}\n`);
+    writeText(io.stderr, `kafkalite serve: ${(e as Error).message}\n`);
     return 1;
   }
-  process.stdout.write(`kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
-  if (broker.uiUrl !== undefined) process.stdout.write(`kafkalite console on ${broker.uiUrl}\n`);
-  for (const l of broker.security.listeners.slice(1)) process.stdout.write(`  listener ${l.spec.name} (${l.spec.protocol}) on ${broker.listenerBootstrap(l.spec.name)}\n`);
+  writeText(io.stdout, `kafkalite broker listening on ${broker.bootstrap} (data: ${o.dataDir})\n`);
+  if (broker.uiUrl !== undefined) writeText(io.stdout, `kafkalite console on ${broker.uiUrl}\n`);
+  for (const l of broker.security.listeners.slice(1)) writeText(io.stdout, `  listener ${l.spec.name} (${l.spec.protocol}) on ${broker.listenerBootstrap(l.spec.name)}\n`);
   try {
-    for (const line of writeSelfSignedFiles(broker, o.tls?.dir ?? `${o.dataDir.replace(/\/+$/, '')}-tls`)) process.stdout.write(`${line}\n`);
+    for (const line of writeSelfSignedFiles(broker, o.tls?.dir ?? `${o.dataDir.replace(/\/+$/, '')}-tls`)) writeText(io.stdout, `${line}\n`);
   } catch (e) {
-    process.stderr.write(`kafkalite serve: cannot write the self-signed certificates: ${(e as Error).message}\n`);
+    writeText(io.stderr, `kafkalite serve: cannot write the self-signed certificates: ${(e as Error).message}\n`);
     await broker.close();
     return 1;
   }
@@ -189,7 +190,7 @@ export async function serve(o: ServeOptions): Promise<number> {
       broker.close().then(
         () => resolve(0),
         (e: unknown) => {
-          process.stderr.write(`kafkalite serve: shutdown failed: ${(e as Error).message}\n`);
+          writeText(io.stderr, `kafkalite serve: shutdown failed: ${(e as Error).message}\n`);
           resolve(1);
         },
       );

@@ -27,7 +27,7 @@ import { abortTransaction } from '../storage/transaction-abort.js';
 import { describePartitions, load, type DescribedPartition, type Loaded, type OpenTransactionView, type TransactionView } from './transactions-load.js';
 import type { TransactionsOptions } from './transactions-args.js';
 import { toJson } from './json.js';
-import { LineWriter } from './output.js';
+import { LineWriter, PROCESS_IO, writeText, type CliIo } from './output.js';
 
 // ---- output --------------------------------------------------------------------------------------
 
@@ -112,27 +112,27 @@ function printDescribe(out: LineWriter, t: TransactionView, partitions: Describe
 
 // ---- the commands --------------------------------------------------------------------------------
 
-function failed(message: string): number {
-  process.stderr.write(`Error: ${message}\n`);
+function failed(io: CliIo, message: string): number {
+  writeText(io.stderr, `Error: ${message}\n`);
   return 1;
 }
 
-function runAbort(opts: Extract<TransactionsOptions, { command: 'abort' }>): number {
+function runAbort(opts: Extract<TransactionsOptions, { command: 'abort' }>, io: CliIo): number {
   const name = `${opts.topic}-${opts.partition}`;
   // the manager would create a missing directory or partition: an abort only ends what is there
-  if (!existsSync(join(opts.dir, partitionDirName(opts.topic, opts.partition)))) return failed(`no log for partition ${name} in ${opts.dir}`);
+  if (!existsSync(join(opts.dir, partitionDirName(opts.topic, opts.partition)))) return failed(io, `no log for partition ${name} in ${opts.dir}`);
   let manager: LogManager | undefined;
   try {
     manager = LogManager.open(opts.dir);
     const log = manager.getLog(opts.topic, opts.partition);
     if (log === undefined) {
       manager.close();
-      return failed(`no log for partition ${name} in ${opts.dir}`);
+      return failed(io, `no log for partition ${name} in ${opts.dir}`);
     }
     const r = abortTransaction(log, opts.target);
     manager.close();
     manager = undefined;
-    const out = new LineWriter(1);
+    const out = new LineWriter(io.stdout);
     if (opts.json) {
       out.line(toJson({ aborted: { topic: opts.topic, partition: opts.partition, producerId: r.transaction.producerId, producerEpoch: r.producerEpoch, coordinatorEpoch: r.coordinatorEpoch, startOffset: r.transaction.firstOffset, markerOffset: r.markerOffset, lastStableOffsetBefore: r.lastStableOffsetBefore, lastStableOffsetAfter: r.lastStableOffsetAfter } }));
     } else {
@@ -146,35 +146,35 @@ function runAbort(opts: Extract<TransactionsOptions, { command: 'abort' }>): num
   } catch (err) {
     if (!(err instanceof KafkaliteError)) throw err;
     manager?.closeUnclean();
-    return failed(`${err.message} [${err.code}]`);
+    return failed(io, `${err.message} [${err.code}]`);
   }
 }
 
-export function transactions(opts: TransactionsOptions): number {
+export function transactions(opts: TransactionsOptions, io: CliIo = PROCESS_IO): number {
   try {
-    if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) return failed(`data directory ${opts.dir} does not exist`);
-    if (opts.command === 'abort') return runAbort(opts);
+    if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) return failed(io, `data directory ${opts.dir} does not exist`);
+    if (opts.command === 'abort') return runAbort(opts, io);
     const now = Date.now();
     const loaded = load(opts.dir, now);
-    const out = new LineWriter(1);
+    const out = new LineWriter(io.stdout);
     if (opts.command === 'list') {
       if (opts.json) out.line(toJson({ transactionalIds: loaded.transactions, openTransactions: loaded.open }));
       else printList(out, loaded);
     } else {
       const t = loaded.transactions.find((x) => x.transactionalId === opts.transactionalId);
       if (t === undefined) {
-        for (const w of loaded.warnings) process.stderr.write(`Warning: ${w}\n`);
-        return failed(`transactional id '${opts.transactionalId}' is not in ${TRANSACTION_STATE_TOPIC} (TRANSACTIONAL_ID_NOT_FOUND)`);
+        for (const w of loaded.warnings) writeText(io.stderr, `Warning: ${w}\n`);
+        return failed(io, `transactional id '${opts.transactionalId}' is not in ${TRANSACTION_STATE_TOPIC} (TRANSACTIONAL_ID_NOT_FOUND)`);
       }
       const partitions = describePartitions(opts.dir, t, loaded.open);
       if (opts.json) out.line(toJson({ transaction: t, partitions }));
       else printDescribe(out, t, partitions, now);
     }
     out.flush();
-    for (const w of loaded.warnings) process.stderr.write(`Warning: ${w}\n`);
+    for (const w of loaded.warnings) writeText(io.stderr, `Warning: ${w}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof KafkaliteError)) throw err;
-    return failed(`${err.message} [${err.code}]`);
+    return failed(io, `${err.message} [${err.code}]`);
   }
 }

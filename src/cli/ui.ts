@@ -5,6 +5,7 @@
  */
 import { UiServer } from '../ui/server.js';
 import { readPasswordFile } from './password-file.js';
+import { PROCESS_IO, writeText, type CliIo } from './output.js';
 
 export const UI_USAGE = `Usage: kafkalite ui (--bootstrap <host:port> | --data-dir <dir>) [options]
 
@@ -81,15 +82,15 @@ export function parseUiArgs(args: string[]): UiCliOptions | { help: true } | { e
   return o;
 }
 
-export async function ui(o: UiCliOptions): Promise<number> {
+export async function ui(o: UiCliOptions, io: CliIo = PROCESS_IO): Promise<number> {
   let server: UiServer;
   try {
     server = await UiServer.start(o);
   } catch (e) {
-    process.stderr.write(`kafkalite ui: ${(e as Error).message}\n`);
+    writeText(io.stderr, `kafkalite ui: ${(e as Error).message}\n`);
     return 1;
   }
-  process.stdout.write(`kafkalite console on ${server.url}\n`);
+  writeText(io.stdout, `kafkalite console on ${server.url}\n`);
   return new Promise((resolve) => {
     const stop = (): void => void server.close().then(() => resolve(0));
     process.once('SIGINT', stop);

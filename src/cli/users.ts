@@ -13,6 +13,7 @@
  * A change takes the directory's lock: a running broker holds it (and its own copy of the
  * credentials), so changes are refused then; AlterUserScramCredentials changes a live broker's.
  */
+import { PROCESS_IO, writeText, type CliIo } from './output.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -150,9 +151,9 @@ function describeLine(user: string, mechs: ReadonlyMap<ScramMechanismName, Scram
   return `SCRAM credential configs for user-principal '${user}' are ${text}`;
 }
 
-export function users(o: UsersOptions): number {
+export function users(o: UsersOptions, io: CliIo = PROCESS_IO): number {
   if (!existsSync(o.dir) || !statSync(o.dir).isDirectory()) {
-    process.stderr.write(`Error: ${o.dir} is not a directory\n`);
+    writeText(io.stderr, `Error: ${o.dir} is not a directory\n`);
     return 1;
   }
   if (o.action === 'list') {
@@ -160,8 +161,8 @@ export function users(o: UsersOptions): number {
     const names = o.user === null ? store.userNames().sort() : [o.user];
     for (const user of names) {
       const mechs = store.mechanisms(user);
-      if (mechs !== undefined && mechs.size > 0) process.stdout.write(`${describeLine(user, mechs)}\n`);
-      else if (o.user !== null) process.stdout.write(`SCRAM credential configs for user-principal '${user}' are \n`);
+      if (mechs !== undefined && mechs.size > 0) writeText(io.stdout, `${describeLine(user, mechs)}\n`);
+      else if (o.user !== null) writeText(io.stdout, `SCRAM credential configs for user-principal '${user}' are \n`);
     }
     return 0;
   }
@@ -169,7 +170,7 @@ export function users(o: UsersOptions): number {
   try {
     lock = lockDataDir(o.dir);
   } catch (e) {
-    process.stderr.write(`Error: ${(e as Error).message}: change a running broker's users with AlterUserScramCredentials (kafka-configs.sh --bootstrap-server) instead\n`);
+    writeText(io.stderr, `Error: ${(e as Error).message}: change a running broker's users with AlterUserScramCredentials (kafka-configs.sh --bootstrap-server) instead\n`);
     return 1;
   }
   try {
@@ -183,12 +184,12 @@ export function users(o: UsersOptions): number {
       // the controller's answer to deleting what is not there (ScramControlManager)
       const missing = mechs.filter((m) => have?.get(m) === undefined);
       if (mechs.length === 0 || missing.length > 0) {
-        process.stderr.write(`Error: Attempt to delete a user credential that does not exist (user ${user}${missing.length > 0 ? `, ${missing.join(', ')}` : ''})\n`);
+        writeText(io.stderr, `Error: Attempt to delete a user credential that does not exist (user ${user}${missing.length > 0 ? `, ${missing.join(', ')}` : ''})\n`);
         return 1;
       }
       store.apply(mechs.map((mech) => ({ user, mech })), []);
     }
-    process.stdout.write(`Completed updating config for user ${user}.\n`);
+    writeText(io.stdout, `Completed updating config for user ${user}.\n`);
     return 0;
   } finally {
     lock.release();

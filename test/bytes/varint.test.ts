@@ -17,7 +17,10 @@ import {
   writeVarlong,
 } from '../../src/index.js';
 import { hex, refUnsignedVarint, refVarint, refVarlong, toHex } from '../helpers/ref.js';
+import { tierCount } from '../helpers/tier.js';
 
+/** fast-check runs per property: the unit tier (test/tiers.ts) runs a fifth. */
+const RUNS = tierCount(20_000, 4_000);
 const INT_MAX = 2147483647;
 const INT_MIN = -2147483648;
 const LONG_MAX = 9223372036854775807n;
@@ -289,7 +292,7 @@ describe('number vs bigint policy of readVarlong', () => {
 });
 
 describe('round trips (property-based)', () => {
-  test('int32 varint round trip, bytes equal the reference encoder', () => {
+  test(`int32 varint round trip, bytes equal the reference encoder (${RUNS} runs)`, () => {
     fc.assert(
       fc.property(fc.integer({ min: INT_MIN, max: INT_MAX }), (v) => {
         const b = Buffer.alloc(5);
@@ -300,11 +303,11 @@ describe('round trips (property-based)', () => {
         assert.equal(r.readVarint(), v);
         assert.equal(r.pos, n);
       }),
-      { numRuns: 20000 },
+      { numRuns: RUNS },
     );
   });
 
-  test('uint32 unsigned varint round trip', () => {
+  test(`uint32 unsigned varint round trip (${RUNS / 2} runs)`, () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 0xffffffff }), (v) => {
         const b = Buffer.alloc(5);
@@ -313,11 +316,11 @@ describe('round trips (property-based)', () => {
         assert.equal(n, sizeOfUnsignedVarint(v));
         assert.equal(new ByteReader(b, 0, n).readUnsignedVarint(), v);
       }),
-      { numRuns: 10000 },
+      { numRuns: RUNS / 2 },
     );
   });
 
-  test('int64 varlong round trip (bigint), exact value and type policy', () => {
+  test(`int64 varlong round trip (bigint), exact value and type policy (${RUNS} runs)`, () => {
     fc.assert(
       fc.property(fc.bigInt({ min: LONG_MIN, max: LONG_MAX }), (v) => {
         const b = Buffer.alloc(10);
@@ -331,11 +334,11 @@ describe('round trips (property-based)', () => {
         assert.equal(typeof got, safe ? 'number' : 'bigint');
         assert.equal(BigInt(got), v);
       }),
-      { numRuns: 20000 },
+      { numRuns: RUNS },
     );
   });
 
-  test('safe-integer varlong: number and bigint inputs write the same bytes', () => {
+  test(`safe-integer varlong: number and bigint inputs write the same bytes (${RUNS} runs)`, () => {
     fc.assert(
       fc.property(fc.maxSafeInteger(), (v) => {
         const a = Buffer.alloc(10);
@@ -346,7 +349,7 @@ describe('round trips (property-based)', () => {
         assert.equal(sizeOfVarlong(v), na);
         assert.equal(new ByteReader(a, 0, na).readVarlong(), v);
       }),
-      { numRuns: 20000 },
+      { numRuns: RUNS },
     );
   });
 

@@ -3,10 +3,10 @@
  * several operations, hosts), --list (all, by principal, MATCH for a resource), --remove; the ACLs
  * it writes are the ones a broker started on the directory enforces (an anonymous Produce allowed
  * by an offline ACL, denied elsewhere); changes are refused while a broker holds the directory;
- * bad input is a usage error.
+ * bad input is a usage error. The command runs in this process through the CLI's `main()`, and
+ * once as the built binary (a usage error's exit code).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { parseAclsArgs } from '../../src/cli/acls.js';
@@ -17,11 +17,10 @@ import { ApiKey } from '../../src/protocol/api-keys.js';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { withBroker } from '../helpers/broker.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 import { call } from '../broker/group/call.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'kafkalite.js');
-const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'acls', ...args], { encoding: 'utf8' });
+const run = (...args: string[]) => runCli('acls', ...args);
 
 describe('kafkalite acls', () => {
   test('add, list, remove offline; a broker on the directory enforces them; refused while it runs', async () => {
@@ -62,10 +61,17 @@ describe('kafkalite acls', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kafkalite-cli-acls-'));
     try {
       const refused = [[dir], [dir, '--add', '--topic', 't'], [dir, '--add', '--allow-principal', 'User:a', '--topic', 't'], [dir, '--add', '--allow-principal', 'User:a', '--operation', 'Fly', '--topic', 't'], [dir, '--list', '--topic', 'a', '--group', 'b'], [dir, '--add', '--allow-principal', 'User:a', '--operation', 'Read', '--cluster', '--topic', 'x']];
-      // the parser refuses each (in this process: a child per case cost most of this test's time)
-      for (const args of refused) assert.ok('error' in parseAclsArgs(args), args.join(' '));
-      // and the command exits 2 on a refusal
-      assert.equal(run(...refused[3]!).status, 2);
+      // the parser refuses each, and the command exits 2 on the refusal, with the reason on stderr
+      for (const args of refused) {
+        assert.ok('error' in parseAclsArgs(args), args.join(' '));
+        const r = run(...args);
+        assert.deepEqual([r.status, r.stdout], [2, ''], args.join(' '));
+        assert.match(r.stderr, /^Error: /, args.join(' '));
+      }
+      // the one child of this file: the built binary exits 2 too, the usage on stderr
+      const spawned = spawnCli('acls', ...refused[3]!);
+      assert.deepEqual([spawned.status, spawned.stdout], [2, '']);
+      assert.equal(spawned.stderr, run(...refused[3]!).stderr);
       const bad = run(dir, '--add', '--allow-principal', 'alice', '--operation', 'Read', '--topic', 't');
       assert.equal(bad.status, 1);
       assert.match(bad.stderr, /principal/);

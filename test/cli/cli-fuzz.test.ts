@@ -19,9 +19,11 @@ import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { Rng } from '../helpers/ref.js';
 import { frameLog, tempDir } from '../helpers/storage.js';
+import { tierCount } from '../helpers/tier.js';
 
 const SEED = Number(process.env.KAFKALITE_FUZZ_SEED ?? 20261129);
-const CASES = Number(process.env.KAFKALITE_CLI_FUZZ_CASES ?? 150);
+/** The unit tier (test/tiers.ts) damages 60 copies. */
+const CASES = Number(process.env.KAFKALITE_CLI_FUZZ_CASES ?? tierCount(150, 60));
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 
 function listFiles(dir: string, out: string[] = []): string[] {

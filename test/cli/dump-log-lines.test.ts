@@ -6,18 +6,17 @@
  * those paths treat apart: timestamps past 2^53, int64 offsets, LogAppendTime, digit-width changes
  * between consecutive offsets, header keys and payloads that are not ASCII or not UTF-8, a batch
  * larger than the read window, a batch whose magic is out of range (read as v2, as
- * `FileLogInputStream` does), and --max-bytes.
+ * `FileLogInputStream` does), and --max-bytes. The command runs in this process through the CLI's
+ * `main()`, once as the built binary.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { crc32c, encodeRecordBatch } from '../../src/index.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 
-const CLI = join(REPO_ROOT, 'bin', 'kafkalite.js');
 const TS = 1_700_000_000_000;
 
 let dir: string;
@@ -33,8 +32,9 @@ function segment(name: string, batches: Buffer[]): string {
   return file;
 }
 
-function dump(args: string[]): { lines: string[]; stderr: string; status: number | null } {
-  const res = spawnSync(process.execPath, [CLI, 'dump-log', ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+/** `kafkalite dump-log <args>` in this process (`spawned`: as the built binary, once in this file). */
+function dump(args: string[], spawned = false): { lines: string[]; stderr: string; status: number | null } {
+  const res = spawned ? spawnCli('dump-log', ...args) : runCli('dump-log', ...args);
   return { lines: res.stdout.trimEnd().split('\n'), stderr: res.stderr, status: res.status };
 }
 
@@ -59,7 +59,7 @@ describe('dump-log record lines', () => {
       ),
       encodeRecordBatch([{ key: 'b', value: 'v', timestamp: TS }, { key: 'b', value: 'v', timestamp: TS }], { baseOffset: 9_223_372_036_854_775_806n }),
     ]);
-    assert.deepEqual(recordLines(dump(['--deep-iteration', '--files', file]).lines), [
+    assert.deepEqual(recordLines(dump(['--deep-iteration', '--files', file], true).lines), [
       '| offset: 0 CreateTime: 1000000000000000 keySize: 1 valueSize: 1 sequence: -1 headerKeys: []',
       '| offset: 1 CreateTime: 9007199254740993 keySize: 1 valueSize: 1 sequence: -1 headerKeys: []',
       '| offset: 9223372036854775806 CreateTime: 1700000000000 keySize: 1 valueSize: 1 sequence: -1 headerKeys: []',

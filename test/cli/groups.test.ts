@@ -1,5 +1,6 @@
 /**
- * `kafkalite groups <data-dir>` run as the built binary on a data directory a broker wrote (the
+ * `kafkalite groups <data-dir>` run as the built binary (and in this process through the CLI's
+ * `main()`) on a data directory a broker wrote (the
  * broker is closed first: the command works offline). The groups are made through the broker's
  * JoinGroup/SyncGroup/OffsetCommit/DeleteGroups handlers, so what the command prints is what the
  * test committed: a Stable consumer group with an assigned member (static, so it survives the
@@ -9,7 +10,6 @@
  */
 import assert from 'node:assert/strict';
 import { errorName } from '../../src/protocol/error-codes.js';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +18,9 @@ import { encodeMessageToBuffer } from '../../src/protocol/codec.js';
 import { ConsumerProtocolAssignment } from '../../src/protocol/schemas/internal/consumer-protocol.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { withBroker } from '../helpers/broker.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { BIN, runCli } from '../helpers/cli.js';
 import { runCommand } from '../helpers/python-peer.js';
 import { API, call, joinRequest, subscription } from '../broker/group/call.js';
-
-const BIN = join(REPO_ROOT, 'bin', 'kafkalite.js');
 
 function assignment(topic: string, partitions: number[]): Buffer {
   const body = encodeMessageToBuffer(ConsumerProtocolAssignment, 0, { assignedPartitions: [{ topic, partitions }], userData: null });
@@ -71,6 +69,7 @@ describe('kafkalite groups', () => {
         assert.equal(errorName(dt.responses[0].errorCode), 'NONE');
         return join.memberId as string;
       }).then(async (memberId) => {
+        // the one child of this file: the built binary, its exit code and streams
         const r = await runCommand(process.execPath, [BIN, 'groups', dir, '--json'], { timeoutMs: 30_000 });
         assert.equal(r.code, 0, r.stderr.toString());
         assert.equal(r.stderr.toString(), '');
@@ -93,7 +92,7 @@ describe('kafkalite groups', () => {
         assert.deepEqual(s!.offsets.map((o) => [o.topic, o.partition, o.offset, o.logEndOffset, o.lag]), [['scratch', 0, 42, null, null]]);
 
         // the same log through dump-log's offsets decoder (kafka-dump-log.sh --offsets-decoder), and verify
-        const dump = spawnSync(process.execPath, [BIN, 'dump-log', '--offsets-decoder', '--files', join(dir, '__consumer_offsets-0', '00000000000000000000.log')], { encoding: 'utf8' });
+        const dump = runCli('dump-log', '--offsets-decoder', '--files', join(dir, '__consumer_offsets-0', '00000000000000000000.log'));
         assert.equal(dump.status, 0, dump.stderr);
         const commits = dump.stdout.split('\n').filter((l) => l.includes('"group":"processors","topic":"orders","partition":0'));
         assert.deepEqual(
@@ -102,10 +101,10 @@ describe('kafkalite groups', () => {
           'both commits of orders-0, in order, decoded from the compacted offsets log',
         );
         assert.ok(dump.stdout.split('\n').some((l) => /key: \{"type":"2","data":\{"group":"doomed"\}\} payload: <DELETE>$/.test(l)), 'the deleted group left a tombstone');
-        const verified = spawnSync(process.execPath, [BIN, 'verify', dir], { encoding: 'utf8' });
+        const verified = runCli('verify', dir);
         assert.equal(verified.status, 0, verified.stdout + verified.stderr);
 
-        const t = spawnSync(process.execPath, [BIN, 'groups', dir, '--group', 'processors'], { encoding: 'utf8' });
+        const t = runCli('groups', dir, '--group', 'processors');
         assert.equal(t.status, 0, t.stderr);
         const lines = t.stdout.trimEnd().split('\n');
         assert.equal(lines[0], 'GROUP processors  state Stable  protocol-type consumer  protocol range  generation 1  members 1');
@@ -117,16 +116,16 @@ describe('kafkalite groups', () => {
         assert.equal(lines.length, 6);
       });
 
-      const help = spawnSync(process.execPath, [BIN, 'groups', '--help'], { encoding: 'utf8' });
+      const help = runCli('groups', '--help');
       assert.equal(help.status, 0);
       assert.match(help.stdout, /^Usage: kafkalite groups <data-dir>/);
-      const usage = spawnSync(process.execPath, [BIN, 'groups'], { encoding: 'utf8' });
+      const usage = runCli('groups');
       assert.equal(usage.status, 2);
       assert.match(usage.stderr, /expected exactly one data directory/);
-      const missing = spawnSync(process.execPath, [BIN, 'groups', join(dir, 'nope')], { encoding: 'utf8' });
+      const missing = runCli('groups', join(dir, 'nope'));
       assert.equal(missing.status, 1);
       const empty = mkdtempSync(join(tmpdir(), 'kl-cli-groups-empty-'));
-      const none = spawnSync(process.execPath, [BIN, 'groups', empty], { encoding: 'utf8' });
+      const none = runCli('groups', empty);
       rmSync(empty, { recursive: true, force: true });
       assert.equal(none.status, 0);
       assert.equal(none.stdout, 'No consumer groups in __consumer_offsets.\n');

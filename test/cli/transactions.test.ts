@@ -1,5 +1,6 @@
 /**
- * `kafkalite transactions <data-dir> list | describe | abort`, run as the built binary on data
+ * `kafkalite transactions <data-dir> list | describe | abort`, run in this process through the
+ * CLI's `main()` (and once as the built binary, for its exit code and streams) on data
  * directories made with the storage engine:
  * - a partition whose last stable offset is stuck at a transactional batch no marker ever ended
  *   (what a Produce with a null transactional id used to leave, issue 17): `abort` appends the
@@ -12,7 +13,6 @@
  * records are built with the generated schemas.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,15 +23,12 @@ import { readRecordBatches } from '../../src/record/batches.js';
 import { encodeRecordBatch, type RecordBatchOptions } from '../../src/record/builder.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { parseTransactionsArgs } from '../../src/cli/transactions-args.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/storage.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'kafkalite.js');
 const TS = 1700000000000;
 
-function run(...args: string[]) {
-  return spawnSync(process.execPath, [BIN, 'transactions', ...args], { encoding: 'utf8' });
-}
+const run = (...args: string[]) => runCli('transactions', ...args);
 
 const batch = (values: string[], o: RecordBatchOptions = {}) => encodeRecordBatch(values.map((v, i) => ({ key: null, value: v, timestamp: TS + i })), o);
 const txn = (producerId: bigint, producerEpoch: number, baseSequence: number, values: string[]) => batch(values, { isTransactional: true, producerId, producerEpoch, baseSequence });
@@ -304,13 +301,11 @@ describe('kafkalite transactions', () => {
       [dir, 'abort', '--topic', 't', '--partition', '0', '--producer-id', '1', '--producer-epoch', '32768'],
       [dir, 'abort', '--topic', '', '--partition', '0', '--start-offset', '1'],
     ];
-    // every case is refused by the parser (in this process: one child per case cost seconds each)
+    // every case is refused by the parser, and the command turns the refusal into exit 2 with one
+    // line on stderr and nothing on stdout
     for (const args of cases) {
       const parsed = parseTransactionsArgs(args);
       assert.ok('error' in parsed && !parsed.error.includes('\n'), `${args.join(' ')}: ${JSON.stringify(parsed)}`);
-    }
-    // and the command turns a refusal into exit 2 with one line on stderr and nothing on stdout
-    for (const args of [cases[2]!, cases[cases.length - 1]!]) {
       const res = run(...args);
       assert.equal(res.status, 2, `${args.join(' ')}: ${res.stderr}`);
       assert.equal(res.stdout, '');
@@ -318,12 +313,16 @@ describe('kafkalite transactions', () => {
     }
   });
 
-  test('--help and a missing directory', () => {
+  test('--help and a missing directory; the built binary exits with the code main() returns, its text on the same streams', () => {
     const help = run('--help');
     assert.equal(help.status, 0);
     assert.match(help.stdout, /^Usage: kafkalite transactions <data-dir> list/);
     const missing = run(join(dir, 'nope'), 'list');
     assert.equal(missing.status, 1);
+    assert.equal(missing.stdout, '');
     assert.equal(missing.stderr, `Error: data directory ${join(dir, 'nope')} does not exist\n`);
+    // the one child of this file: bin/kafkalite.js gives main() the process's stdout and stderr
+    const spawned = spawnCli('transactions', join(dir, 'nope'), 'list');
+    assert.deepEqual([spawned.status, spawned.stdout, spawned.stderr], [1, missing.stdout, missing.stderr]);
   });
 });

@@ -6,7 +6,6 @@
  * password; changes are refused while the broker holds the directory; bad input is a usage error.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,10 +14,10 @@ import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
 import { parseAddConfig, parseUsersArgs } from '../../src/cli/users.js';
 import { SCRAM_CREDENTIALS_FILE } from '../../src/broker/security/scram-store.js';
 import { withBroker } from '../helpers/broker.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'kafkalite.js');
-const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'users', ...args], { encoding: 'utf8' });
+// in-process (runCli); the one spawned run below proves the binary's exit code
+const run = (...args: string[]) => runCli('users', ...args);
 
 describe('kafkalite users', () => {
   test('add, list, remove offline; a broker on the directory authenticates with them; refused while it runs', async () => {
@@ -100,6 +99,6 @@ describe('kafkalite users', () => {
       ['SCRAM-SHA-256', 'iterations=4096,password=a,b'],
       ['SCRAM-SHA-512', 'password=c'],
     ]);
-    assert.equal(spawnSync(process.execPath, [BIN, 'users', '/nonexistent-dir', 'list'], { encoding: 'utf8' }).status, 1);
+    assert.equal(spawnCli('users', '/nonexistent-dir', 'list').status, 1);
   });
 });

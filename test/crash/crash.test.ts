@@ -1,5 +1,5 @@
 /**
- * Crash safety (25 kills per mode, 50 in all, by default; 5 per mode in the unit tier): a child process appends continuously and is SIGKILLed at random moments; after each
+ * Crash safety (25 kills per mode, 50 in all, by default; 3 per mode in the unit tier): a child process appends continuously and is SIGKILLed at random moments; after each
  * kill the data directory must reopen (recovering), hold a valid prefix of the appended batches with
  * every batch whose append returned before the kill (with and without a flush per append: a process
  * kill does not lose the page cache), and have indexes consistent with the log.
@@ -17,7 +17,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { tierCount } from '../helpers/tier.js';
 
 const CHILD = join(REPO_ROOT, 'dist', 'test', 'crash', 'crash-child.js');
-const KILLS = Number(process.env.KAFKALITE_CRASH_KILLS ?? tierCount(25, 5));
+const KILLS = Number(process.env.KAFKALITE_CRASH_KILLS ?? tierCount(25, 3));
 
 function valueFor(offset: bigint): string {
   return `record-${offset}-`.padEnd(40 + Number(offset % 200n), 'x');

@@ -22,8 +22,8 @@ import { tierCount } from '../helpers/tier.js';
 
 const SEED = Number(process.env.KAFKALITE_FUZZ_SEED ?? 0x6c656761);
 const ONLY_CASE = Number(process.env.KAFKALITE_FUZZ_CASE ?? -1);
-/** The unit tier runs a fifth of the cases (test/tiers.ts). */
-const PLAIN_CASES = tierCount(50_000, 10_000);
+/** The unit tier runs 8% of the cases (test/tiers.ts). */
+const PLAIN_CASES = tierCount(50_000, 4_000);
 /** No case finishing for this long = a hang (one case takes milliseconds, even on a loaded machine). */
 const STALL_MS = 30_000;
 
@@ -32,8 +32,8 @@ test(`legacy fuzz: ${PLAIN_CASES} hostile magic 0/1 inputs and more decode or th
     kind: 'legacy-fuzz',
     seed: SEED,
     plainCases: PLAIN_CASES,
-    codecCases: tierCount(8_000, 1_600),
-    truncationEntries: tierCount(24, 5),
+    codecCases: tierCount(8_000, 600),
+    truncationEntries: tierCount(24, 2),
     fileEvery: 40,
     onlyCase: ONLY_CASE,
     progress: new SharedArrayBuffer(8),

@@ -43,9 +43,15 @@ import {
 } from '../helpers/kafkajs.js';
 import { parseProduceRequest } from '../helpers/protocol.js';
 import { v2 } from '../helpers/v2.js';
+import { tierCount } from '../helpers/tier.js';
 
-/** Runs per property (KAFKALITE_FC_RUNS); KAFKALITE_FC_SEED replays a failure fast-check reported. */
-const NUM_RUNS = Number(process.env.KAFKALITE_FC_RUNS ?? 200);
+/**
+ * Runs per property (KAFKALITE_FC_RUNS; 200, and 60 in the unit tier, test/tiers.ts); KAFKALITE_FC_SEED
+ * replays a failure fast-check reported.
+ */
+const NUM_RUNS = Number(process.env.KAFKALITE_FC_RUNS ?? tierCount(200, 60));
+const HALF_RUNS = Math.max(20, NUM_RUNS / 2);
+const QUARTER_RUNS = Math.max(20, NUM_RUNS / 4);
 const SEED = process.env.KAFKALITE_FC_SEED === undefined ? {} : { seed: Number(process.env.KAFKALITE_FC_SEED) };
 const INT32_MAX = 0x7fffffff;
 const INT64_MAX = (1n << 63n) - 1n;
@@ -217,7 +223,7 @@ async function kafkajsToKafkalite(spec: KjsBatchSpec): Promise<void> {
 }
 
 describe('kafkajs encodes -> kafkalite decodes', () => {
-  it('decodes random kafkajs batches (none, gzip) with valid CRCs and every field equal', async () => {
+  it(`decodes random kafkajs batches (none, gzip) with valid CRCs and every field equal (${NUM_RUNS} runs)`, async () => {
     await fc.assert(fc.asyncProperty(kjsBatchSpec, kafkajsToKafkalite), { numRuns: NUM_RUNS, ...SEED });
   });
 });
@@ -319,7 +325,7 @@ async function kafkaliteToKafkajs(spec: KlBatchSpec): Promise<void> {
 }
 
 describe('kafkalite encodes -> kafkajs decodes', () => {
-  it('kafkajs decodes random kafkalite batches (none, gzip) to the input fields', async () => {
+  it(`kafkajs decodes random kafkalite batches (none, gzip) to the input fields (${NUM_RUNS} runs)`, async () => {
     await fc.assert(fc.asyncProperty(klBatchSpec, kafkaliteToKafkajs), { numRuns: NUM_RUNS, ...SEED });
   });
 });
@@ -327,16 +333,16 @@ describe('kafkalite encodes -> kafkajs decodes', () => {
 describe('snappy and zstd, with stand-in kafkajs codecs (kafkajs itself ships only gzip)', () => {
   registerKafkajsSnappyAndZstd();
   const codec = fc.constantFrom<Codec>('snappy', 'zstd');
-  it('kafkajs encodes snappy (raw block) / zstd -> kafkalite decodes', async () => {
+  it(`kafkajs encodes snappy (raw block) / zstd -> kafkalite decodes (${HALF_RUNS} runs)`, async () => {
     await fc.assert(
       fc.asyncProperty(kjsBatchSpec, codec, (spec, c) => kafkajsToKafkalite({ ...spec, compression: c })),
-      { numRuns: Math.max(20, NUM_RUNS / 2), ...SEED },
+      { numRuns: HALF_RUNS, ...SEED },
     );
   });
-  it('kafkalite encodes snappy (xerial) / zstd -> kafkajs decodes', async () => {
+  it(`kafkalite encodes snappy (xerial) / zstd -> kafkajs decodes (${HALF_RUNS} runs)`, async () => {
     await fc.assert(
       fc.asyncProperty(klBatchSpec, codec, (spec, c) => kafkaliteToKafkajs({ ...spec, compression: c })),
-      { numRuns: Math.max(20, NUM_RUNS / 2), ...SEED },
+      { numRuns: HALF_RUNS, ...SEED },
     );
   });
 });
@@ -350,7 +356,7 @@ describe('byte identity of uncompressed batches', () => {
    * record 0), maxTimestamp the largest record timestamp, timestamps non-negative, producer fields
    * consistent, header values non-null, headers in kafkajs's Object.keys order.
    */
-  it('kafkajs RecordBatch and kafkalite encodeRecordBatch write the same bytes', async () => {
+  it(`kafkajs RecordBatch and kafkalite encodeRecordBatch write the same bytes (${NUM_RUNS} runs)`, async () => {
     const spec = fc
       .record({
         base: kjsBatchSpec,
@@ -412,7 +418,7 @@ describe('byte identity of uncompressed batches', () => {
    * write -1/-1/-1; with those passed explicitly, the bytes are identical as long as the first
    * message carries the smallest timestamp (see the next test for why).
    */
-  it('kafkajs producer path == kafkalite when the first message has the smallest timestamp', async () => {
+  it(`kafkajs producer path == kafkalite when the first message has the smallest timestamp (${QUARTER_RUNS} runs)`, async () => {
     const msgs = fc
       .array(
         fc.record({ key: nullableBytes, value: nullableBytes, headers: kHeaders, timestamp: fc.integer({ min: 1e12, max: 9e12 }) }),
@@ -431,7 +437,7 @@ describe('byte identity of uncompressed batches', () => {
         );
         assert.deepStrictEqual(kl, kjs);
       }),
-      { numRuns: Math.max(20, NUM_RUNS / 4), ...SEED },
+      { numRuns: QUARTER_RUNS, ...SEED },
     );
   });
 

@@ -14,9 +14,11 @@ import { isFlexibleVersion, type MessageSchema } from '../../src/protocol/schema
 import { API_SCHEMAS, RequestHeader, ResponseHeader } from '../../src/protocol/schemas/index.js';
 import * as internal from '../../src/protocol/schemas/internal/index.js';
 import { Rng } from '../helpers/ref.js';
+import { tierCount } from '../helpers/tier.js';
 import { cloneValue, fillUnknownTags, randomMessage, withoutUnknownTags, withUnknownTags } from './value-gen.js';
 
-const CASES_PER_VERSION = 12;
+/** Random values per version of each message; the unit tier (test/tiers.ts) runs half. */
+const CASES_PER_VERSION = tierCount(12, 6);
 
 function roundTripAllVersions(schema: MessageSchema, seed: number): number {
   const rng = new Rng(seed);
@@ -54,7 +56,7 @@ function roundTripAllVersions(schema: MessageSchema, seed: number): number {
 }
 
 for (const [apiKey, api] of API_SCHEMAS) {
-  test(`round trip: ${api.name} (key ${apiKey}) requests v${api.request.validVersions.join('-v')} and responses v${api.response.validVersions.join('-v')}`, () => {
+  test(`round trip: ${api.name} (key ${apiKey}) requests v${api.request.validVersions.join('-v')} and responses v${api.response.validVersions.join('-v')}, ${CASES_PER_VERSION} values per version`, () => {
     const n = roundTripAllVersions(api.request, 1000 + apiKey) + roundTripAllVersions(api.response, 2000 + apiKey);
     assert.ok(n >= CASES_PER_VERSION * 2);
   });

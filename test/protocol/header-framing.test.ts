@@ -11,6 +11,7 @@ import { FrameDecoder } from '../../src/protocol/framing.js';
 import { encodeResponseFrame, readRequestHeader, requestHeaderVersion } from '../../src/protocol/header.js';
 import { FrameTooLargeError, ProtocolError } from '../../src/protocol/errors.js';
 import { Rng } from '../helpers/ref.js';
+import { tierCount } from '../helpers/tier.js';
 
 function header(apiKey: number, apiVersion: number, correlationId: number, clientId: string | null, tagBuffer?: number[]): Buffer {
   const b = Buffer.alloc(8);
@@ -212,9 +213,12 @@ function readLikeConnection(d: FrameDecoder, stream: Buffer, readSizes: () => nu
   return { frames, directBytes };
 }
 
-test('FrameDecoder assembling in place: frames of every size come out whole, and a large frame arrives by direct reads', () => {
+/** Random streams read the way a connection reads them; the unit tier (test/tiers.ts) runs 15. */
+const IN_PLACE_RUNS = tierCount(40, 15);
+
+test(`FrameDecoder assembling in place: frames of every size come out whole, and a large frame arrives by direct reads (${IN_PLACE_RUNS} runs)`, () => {
   const rng = new Rng(0xd1ec7);
-  for (let run = 0; run < 40; run++) {
+  for (let run = 0; run < IN_PLACE_RUNS; run++) {
     const payloads = Array.from({ length: 1 + rng.int(8) }, () => rng.bytes(rng.pick([0, 1, 100, 70_000, 200_000, 1_048_000 + rng.int(1000)])));
     const stream = Buffer.concat(payloads.map(frame));
     const readMax = rng.pick([7, 4096, 65_536, 300_000]);

@@ -112,7 +112,9 @@ describe('implementations agree', () => {
       const s = rng.int(b.length + 1);
       return [s, s + rng.int(b.length - s + 1)] as const;
     });
-    const moduleUrl = 'file://' + join(REPO_ROOT, 'dist', 'src', 'index.js');
+    // the module that reads the switches (and the addon module it loads), not the whole library:
+    // a child loading src/index.js spent most of its CPU compiling modules this test does not need
+    const moduleUrl = 'file://' + join(REPO_ROOT, 'dist', 'src', 'record', 'crc.js');
     const code = `
       import { crc32c, crc32cImplementation } from ${JSON.stringify(moduleUrl)};
       let input = '';
@@ -140,7 +142,9 @@ describe('implementations agree', () => {
   });
 
   test('an unknown KAFKALITE_CRC32C or KAFKALITE_NATIVE value stops the load with an error naming it (child process)', () => {
-    const moduleUrl = 'file://' + join(REPO_ROOT, 'dist', 'src', 'index.js');
+    // the module that reads the switches (and the addon module it loads), not the whole library:
+    // a child loading src/index.js spent most of its CPU compiling modules this test does not need
+    const moduleUrl = 'file://' + join(REPO_ROOT, 'dist', 'src', 'record', 'crc.js');
     const load = (env: Record<string, string>) =>
       spawnSync(process.execPath, ['--input-type=module', '-e', `import ${JSON.stringify(moduleUrl)};`], { encoding: 'utf8', env: { ...process.env, ...env } });
     const crc = load({ KAFKALITE_CRC32C: 'sse42' });

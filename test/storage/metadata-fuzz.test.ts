@@ -16,6 +16,11 @@ import { readMetaProperties } from '../../src/storage/meta-properties.js';
 import { readPartitionMetadata } from '../../src/storage/partition-metadata.js';
 import { parseTopicPartitionName } from '../../src/storage/topic.js';
 import { parseUuid } from '../../src/storage/uuid.js';
+import { tierCount } from '../helpers/tier.js';
+
+/** Mutated inputs per reader (per seed for the names); the unit tier (test/tiers.ts) runs a third. */
+const MUTATIONS = tierCount(3000, 1000);
+const NAME_MUTATIONS = tierCount(2000, 700);
 
 const dir = mkdtempSync(join(tmpdir(), 'kafkalite-meta-fuzz-'));
 
@@ -98,10 +103,10 @@ const SEEDS: [string, string, (path: string) => unknown][] = [
 
 describe('metadata readers under hostile bytes', () => {
   for (const [label, seedText, read] of SEEDS) {
-    test(label, () => {
+    test(`${label} (${MUTATIONS} mutations)`, () => {
       const r = rng(0x5eed + label.length);
       const seed = Buffer.from(seedText, 'latin1');
-      for (let i = 0; i < 3000; i++) {
+      for (let i = 0; i < MUTATIONS; i++) {
         const input = mutate(seed, r);
         const path = join(dir, `f-${label.replace(/\W/g, '_')}`);
         rewrite(path, input);
@@ -110,11 +115,11 @@ describe('metadata readers under hostile bytes', () => {
     });
   }
 
-  test('.kafka_cleanshutdown never throws', () => {
+  test(`.kafka_cleanshutdown never throws (${MUTATIONS} mutations)`, () => {
     const r = rng(77);
     const logDir = join(dir, 'logdir');
     mkdirSync(logDir);
-    for (let i = 0; i < 3000; i++) {
+    for (let i = 0; i < MUTATIONS; i++) {
       const input = mutate(Buffer.from('{"version":0,"brokerEpoch":83,"x":[{"y":"z"}]}'), r);
       rewrite(join(logDir, '.kafka_cleanshutdown'), input);
       const result = readCleanShutdownFile(logDir);
@@ -122,10 +127,10 @@ describe('metadata readers under hostile bytes', () => {
     }
   });
 
-  test('directory names and uuids', () => {
+  test(`directory names and uuids (${NAME_MUTATIONS} mutations per seed)`, () => {
     const r = rng(99);
     for (const seedText of ['foo.bar-testtopic-42.0123456789abcdef0123456789abcdef-delete', 'foo-0', 'x-1.abc-future', 'AiSXPLrdRM-HREWplhnaNA']) {
-      for (let i = 0; i < 2000; i++) {
+      for (let i = 0; i < NAME_MUTATIONS; i++) {
         const input = mutate(Buffer.from(seedText, 'latin1'), r);
         const text = input.toString('latin1');
         total('dir name', input, () => {

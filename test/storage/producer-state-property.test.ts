@@ -33,7 +33,7 @@
  * list aborted transactions that, used as Kafka's consumer uses them, show exactly the committed
  * and non-transactional records of the range.
  *
- * Seed: KAFKALITE_PSTATE_SEED overrides the default; runs: KAFKALITE_PSTATE_RUNS (default 200).
+ * Seed: KAFKALITE_PSTATE_SEED overrides the default; runs: KAFKALITE_PSTATE_RUNS (default 200; 25 in the unit tier).
  */
 import assert from 'node:assert/strict';
 import { closeSync, mkdirSync, openSync, statSync, ftruncateSync } from 'node:fs';
@@ -52,7 +52,7 @@ import { tierCount } from '../helpers/tier.js';
 import { v2 } from '../helpers/v2.js';
 
 const SEED = process.env.KAFKALITE_PSTATE_SEED ? Number(process.env.KAFKALITE_PSTATE_SEED) : 424242;
-const RUNS = process.env.KAFKALITE_PSTATE_RUNS ? Number(process.env.KAFKALITE_PSTATE_RUNS) : tierCount(200, 50);
+const RUNS = process.env.KAFKALITE_PSTATE_RUNS ? Number(process.env.KAFKALITE_PSTATE_RUNS) : tierCount(200, 25);
 const T0 = 1_700_000_000_000;
 const INT32_MAX = 0x7fffffff;
 

@@ -2,7 +2,7 @@
  * A broker with the console, filled by a real client (kafkajs): topic `orders` with a gzip batch
  * of JSON values and headers (one header key is HTML, which the console must show as text), then
  * a plain batch with later timestamps, and a consumer group `billing` with a committed offset
- * (kafkajs admin.setOffsets: an OffsetCommit of an empty group).
+ * (a kafkajs consumer in the group commits it, then leaves: the group is Empty).
  */
 import { createRequire } from 'node:module';
 import { mkdtempSync } from 'node:fs';
@@ -46,7 +46,24 @@ export async function filledBroker(): Promise<Broker> {
     ],
   });
   await producer.disconnect();
-  await admin.setOffsets({ groupId: 'billing', topic: 'orders', partitions: [{ partition: 0, offset: '1' }] });
+  // admin.setOffsets would do the same through a paused consumer, which waits out kafkajs' 5 s
+  // fetch wait (maxWaitTimeInMs, which the admin client does not let one set) before it commits
+  const consumer = kafka.consumer({ groupId: 'billing', maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: ['orders'], fromBeginning: true });
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        eachBatch: async ({ batch }: Any) => {
+          await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: '1' }]);
+          resolve();
+        },
+      })
+      .catch(reject);
+  });
+  await consumer.disconnect();
   await admin.disconnect();
   return broker;
 }

@@ -39,7 +39,7 @@ interface KAdmin {
 }
 interface KClient {
   producer(o: { transactionalId: string; idempotent: boolean; maxInFlightRequests: number; transactionTimeout?: number }): KProducer;
-  consumer(o: { groupId: string; readUncommitted?: boolean }): KConsumer;
+  consumer(o: { groupId: string; readUncommitted?: boolean; maxWaitTimeInMs?: number }): KConsumer;
   admin(): KAdmin;
 }
 const { Kafka, logLevel } = require('kafkajs') as { Kafka: new (o: { clientId: string; brokers: string[]; logLevel: number }) => KClient; logLevel: { NOTHING: number } };
@@ -56,7 +56,9 @@ async function waitFor(what: string, cond: () => boolean, ms = 30_000): Promise<
 
 async function readCommitted(client: KClient, topic: string, expect: number): Promise<string[]> {
   const seen: string[] = [];
-  const consumer = client.consumer({ groupId: `reader-${topic}` });
+  // a short Fetch wait: the broker holds an empty Fetch for maxWaitTimeInMs (kafkajs' default 5 s),
+  // and disconnect() waits for the Fetch in flight to come back
+  const consumer = client.consumer({ groupId: `reader-${topic}`, maxWaitTimeInMs: 100 });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value?.toString() ?? '') });

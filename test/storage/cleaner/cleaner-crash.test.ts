@@ -1,6 +1,6 @@
 /**
  * Crash safety of the cleaner (Kafka `LocalLog.replaceSegments`, `LogLoader`'s swap recovery): a child builds a compacted log and is
- * SIGKILLed at a random moment of a cleaning round, at least 30 times (6 in the unit tier). Reopening must give exactly
+ * SIGKILLed at a random moment of a cleaning round, at least 30 times (3 in the unit tier: one per workload variant, one of them the child's own kill mid-round). Reopening must give exactly
  * one of the states the round passes through: the old segments, or the old ones with the first j
  * groups swapped for their cleaned segments (each group's swap is atomic, as in Kafka), or the
  * fully cleaned log; never a mix inside a group, never a lost record. No `.cleaned`, `.swap` or
@@ -19,7 +19,7 @@ import { buildBeforeFinalRound, CRASH_CONFIG } from './crash-workload.js';
 import { readDisk } from './harness.js';
 
 const CHILD = join(REPO_ROOT, 'dist', 'test', 'storage', 'cleaner', 'crash-child.js');
-const KILLS = Number(process.env.KAFKALITE_CLEANER_CRASH_KILLS ?? tierCount(30, 6));
+const KILLS = Number(process.env.KAFKALITE_CLEANER_CRASH_KILLS ?? tierCount(30, 3));
 
 /** A log's content as a comparable string: batch boundaries and records. */
 function signature(partitionDir: string): string {
