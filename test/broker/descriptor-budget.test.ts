@@ -4,8 +4,9 @@
  * each and serves every one back; after a clean stop, and again after a kill, it starts on that
  * directory under the same limit and serves every record. Without the descriptor budget
  * (src/storage/descriptor-budget.ts) CreateTopics failed with EMFILE and the directory could not be
- * loaded at all. The unit tier (test/tiers.ts) runs 400 partitions (1,200 files) under
- * `ulimit -n 128`: the same five times the limit in files, two thirds of the work.
+ * loaded at all. The unit tier (test/tiers.ts) runs 400 partitions (1,200 files) under the same
+ * `ulimit -n 256`, two thirds of the work, still more than four times the limit in files (a lower
+ * limit is not the broker's to meet: Node's module loader alone opened more than 128 files at once).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -20,7 +21,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { tierCount } from '../helpers/tier.js';
 
-const NOFILE = tierCount(256, 128);
+const NOFILE = 256;
 /** Created 20 at a time. */
 const TOPICS = tierCount(60, 40);
 const PARTITIONS = 10;

@@ -1,6 +1,6 @@
 /**
  * `__consumer_offsets` records read back: the key version picks the record (0-1 offset commit,
- * 2 group metadata, others skipped), values of every version come back with the fields their
+ * 2 group metadata, 3-8 consumer-group records, others skipped), values of every version come back with the fields their
  * version lacks at Kafka's defaults, undecodable bytes are a typed error naming schema, version
  * and value byte, and the replay keeps the last record per key. Records are written by hand
  * from the OffsetCommitKey/Value and GroupMetadataKey JSON definitions.
@@ -40,10 +40,12 @@ describe('__consumer_offsets records', () => {
     assert.deepEqual(decodeOffsetsTopicRecord(key, offsetCommitValue(plain)), { type: 'offset', group: 'g', topic: 't', partition: 0, value: plain });
   });
 
-  test('tombstones read as null values; key versions past 2 are skipped', () => {
+  test('tombstones read as null values; key versions 3-8 are consumer-group records, later ones are skipped', () => {
     assert.deepEqual(decodeOffsetsTopicRecord(offsetCommitKey('g', 't', 1), null), { type: 'offset', group: 'g', topic: 't', partition: 1, value: null });
     assert.deepEqual(decodeOffsetsTopicRecord(groupMetadataKey('g'), null), { type: 'group', group: 'g', value: null });
-    assert.equal(decodeOffsetsTopicRecord(cat(i16(3), str('g')), null), undefined);
+    const consumerGroup = decodeOffsetsTopicRecord(cat(i16(3), str('g')), null);
+    assert.deepEqual([consumerGroup?.type, consumerGroup?.type === 'consumerGroup' ? consumerGroup.group : undefined], ['consumerGroup', 'g']);
+    assert.equal(decodeOffsetsTopicRecord(cat(i16(9), str('g')), null), undefined);
   });
 
   test('a truncated value is an InvalidRecordError naming its schema, version and value byte', () => {
@@ -66,6 +68,6 @@ describe('__consumer_offsets records', () => {
       { type: 'offset', group: 'b', topic: 't', partition: 0, value: null },
     ]);
     assert.deepEqual([...replayed.keys()], ['a']);
-    assert.deepEqual(replayed.get('a'), { stored: null, offsets: [{ topic: 't', partition: 0, value: o(2n) }] });
+    assert.deepEqual(replayed.get('a'), { stored: null, consumer: null, offsets: [{ topic: 't', partition: 0, value: o(2n) }] });
   });
 });
