@@ -22,6 +22,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { runCommand } from '../helpers/python-peer.js';
 import { API, call, joinRequest, subscription } from '../broker/group/call.js';
 import { RawClient, type Msg } from '../helpers/raw-client.js';
+import { Kafka, logLevel } from 'kafkajs';
 
 const BIN = join(REPO_ROOT, 'bin', 'kafkalite.js');
 
@@ -205,6 +206,38 @@ describe('kafkalite groups', () => {
         assert.equal(mixed.topics[0].partitions[0].committedOffset, 20n);
         c.destroy();
       });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('kafkajs transaction().sendOffsets: the offset of the committed transaction is shown, of the aborted one not, of the open one as pending', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kl-cli-groups-kjs-'));
+    try {
+      await withBroker({ dataDir: dir }, async (broker) => {
+        broker.topics.create('kjs-in', 1, {}, broker.logs);
+        const client = new Kafka({ clientId: 'kjs-groups', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+        const producer = client.producer({ transactionalId: 'kjs-tid', idempotent: true, maxInFlightRequests: 1 });
+        await producer.connect();
+        const offsets = (offset: string) => ({ consumerGroupId: 'kjs-app', topics: [{ topic: 'kjs-in', partitions: [{ partition: 0, offset }] }] });
+        const t1 = await producer.transaction();
+        await t1.sendOffsets(offsets('5'));
+        await t1.commit();
+        const t2 = await producer.transaction();
+        await t2.sendOffsets(offsets('9'));
+        await t2.abort();
+        const t3 = await producer.transaction();
+        await t3.sendOffsets(offsets('12'));
+        // t3 stays open: the broker closes with it ongoing
+        await producer.disconnect();
+      });
+      const r = spawnSync(process.execPath, [BIN, 'groups', dir, '--json'], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { groups: { groupId: string; offsets: Record<string, unknown>[]; pendingOffsets: Record<string, unknown>[] }[] };
+      assert.deepEqual(
+        out.groups.map((g) => [g.groupId, g.offsets.map((o) => [o.topic, o.partition, o.offset]), g.pendingOffsets.map((o) => [o.topic, o.partition, o.offset])]),
+        [['kjs-app', [['kjs-in', 0, 5]], [['kjs-in', 0, 12]]]],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
