@@ -4,7 +4,8 @@
  * TxnOffsetCommit writes the offsets inside a transactional batch of the producer to
  * `__consumer_offsets` and keeps them pending under the producer id, invisible to OffsetFetch;
  * the transaction's marker on that partition (WriteTxnMarkers) then makes them committed (COMMIT)
- * or drops them (ABORT). A load replays the same rule (offsets-topic.ts): offsets whose marker is
+ * or drops them (ABORT); a regular commit written after one supersedes it, a tombstone of its
+ * partition drops it. A load replays the same rules (offsets-txn-settle.ts): offsets whose marker is
  * in the log are settled, those without stay pending for the marker a restarted transaction
  * coordinator writes again.
  */

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { expireOffsets } from '../../../src/broker/group/offset-ops.js';
 import { errorName } from '../../../src/protocol/error-codes.js';
 import { withBroker } from '../../helpers/broker.js';
 import { RawClient, type Msg } from '../../helpers/raw-client.js';
@@ -52,5 +53,26 @@ describe('transactional offsets meet regular commits and deletes', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('an expired offset is kept while a transaction holds an offset of its partition pending (Kafka cleanupExpiredOffsets)', async () => {
+    await withBroker({ config: { 'offsets.retention.minutes': '1' } }, async (broker) => {
+      broker.topics.create('in', 1, {}, broker.logs);
+      const c = await RawClient.connect(broker.port);
+      const regular = await c.request(8, 8, { groupId: 'ex', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'in', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+      assert.equal(name(regular.topics[0].partitions[0].errorCode), 'NONE');
+      const init = await c.request(22, 4, { transactionalId: 'tx', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+      const [pid, epoch] = [init.producerId, init.producerEpoch];
+      assert.equal(name((await c.request(25, 1, { transactionalId: 'tx', producerId: pid, producerEpoch: epoch, groupId: 'ex' })).errorCode), 'NONE');
+      const pending = await c.request(28, 3, {
+        transactionalId: 'tx', groupId: 'ex', producerId: pid, producerEpoch: epoch, generationId: -1, memberId: '', groupInstanceId: null,
+        topics: [{ name: 'in', partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      });
+      assert.equal(name(pending.topics[0].partitions[0].errorCode), 'NONE');
+      assert.equal(expireOffsets(broker.groups, Date.now() + 61_000), 0, 'not while the transaction is open');
+      assert.equal(name((await c.request(26, 3, { transactionalId: 'tx', producerId: pid, producerEpoch: epoch, committed: false })).errorCode), 'NONE');
+      assert.equal(expireOffsets(broker.groups, Date.now() + 61_000), 1, 'once it is aborted');
+      c.destroy();
+    });
   });
 });
