@@ -75,4 +75,35 @@ describe('transactional offsets meet regular commits and deletes', () => {
       c.destroy();
     });
   });
+
+  test('a regular commit written after a pending offset wins at the COMMIT, also when the broker restarted in between', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kl-txn-offsets-sup-'));
+    try {
+      const ids = await withBroker({ dataDir: dir }, async (broker) => {
+        broker.topics.create('in', 1, {}, broker.logs);
+        const c = await RawClient.connect(broker.port);
+        const init = await c.request(22, 4, { transactionalId: 'tx', transactionTimeoutMs: 600000, producerId: -1n, producerEpoch: -1 });
+        const [pid, epoch] = [init.producerId, init.producerEpoch];
+        assert.equal(name((await c.request(25, 1, { transactionalId: 'tx', producerId: pid, producerEpoch: epoch, groupId: 'sup' })).errorCode), 'NONE');
+        const pending = await c.request(28, 3, {
+          transactionalId: 'tx', groupId: 'sup', producerId: pid, producerEpoch: epoch, generationId: -1, memberId: '', groupInstanceId: null,
+          topics: [{ name: 'in', partitions: [{ partitionIndex: 0, committedOffset: 10n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+        });
+        assert.equal(name(pending.topics[0].partitions[0].errorCode), 'NONE');
+        const regular = await c.request(8, 8, { groupId: 'sup', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'in', partitions: [{ partitionIndex: 0, committedOffset: 20n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+        assert.equal(name(regular.topics[0].partitions[0].errorCode), 'NONE');
+        c.destroy();
+        return [pid, epoch] as const;
+      });
+      await withBroker({ dataDir: dir }, async (broker) => {
+        const c = await RawClient.connect(broker.port);
+        assert.equal(name((await c.request(26, 3, { transactionalId: 'tx', producerId: ids[0], producerEpoch: ids[1], committed: true })).errorCode), 'NONE');
+        const r = await c.request(9, 7, { groupId: 'sup', topics: [{ name: 'in', partitionIndexes: [0] }], requireStable: true });
+        assert.deepEqual([name(r.topics[0].partitions[0].errorCode), r.topics[0].partitions[0].committedOffset], ['NONE', 20n]);
+        c.destroy();
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
