@@ -11,14 +11,18 @@
  * stored with members, Empty otherwise. KIP-848 consumer groups (their consumer-group records,
  * key versions 3-8) show their group and assignment epochs, each member's epoch, its current and
  * its target assignment, and the state Kafka derives from them (Empty, Assigning, Reconciling,
- * Stable). Segment files are only read, never recovered or changed.
+ * Stable). Transactional offset commits count as committed only where their COMMIT marker is
+ * (read_committed, offsets-txn-settle.ts); those of a transaction still open are shown apart as
+ * pending. Segment files are only read, never recovered or changed.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KafkaliteError } from '../errors.js';
 import { CONSUMER_PROTOCOL_TYPE, decodeConsumerProtocol } from '../internal-topics/consumer-protocol.js';
-import { offsetsTopicRecords, replayOffsetsRecords, type ReplayedGroup } from '../internal-topics/offsets-replay.js';
+import { replayOffsetsRecords, type ReplayedGroup } from '../internal-topics/offsets-replay.js';
+import { settledOffsetsRecords, type PendingTxnOffsetRecord } from '../internal-topics/offsets-txn-settle.js';
+import type { AnyRecordBatch } from '../record/batches.js';
 import { OFFSETS_TOPIC, type OffsetsTopicRecord } from '../internal-topics/offsets.js';
 import type { StoredConsumerGroup, StoredTopicPartitions } from '../internal-topics/consumer-group-records.js';
 import { uuidToString } from '../storage/uuid.js';
@@ -33,7 +37,9 @@ export const GROUPS_USAGE = `Usage: kafkalite groups <data-dir> [options]
 
 Lists the consumer groups stored in the data directory's ${OFFSETS_TOPIC} log (offline):
 state, protocol, generation, members and their assignments, committed offsets with the log end
-offset and lag of each partition whose log is in the directory.
+offset and lag of each partition whose log is in the directory. Offsets committed in a
+transaction count once its COMMIT marker is in the log (read_committed); those of a transaction
+still open are listed apart as pending.
 
 Options:
   --group <id>   only this group (repeatable)
@@ -74,29 +80,38 @@ function segmentFiles(dir: string): string[] {
     .map((n) => join(dir, n));
 }
 
-/** Every record of every `__consumer_offsets` partition in the directory, in log order per partition, CRCs checked. */
-function* storedOffsetsRecords(dataDir: string, warn: (what: string) => void): Generator<OffsetsTopicRecord> {
+/**
+ * Every record of every `__consumer_offsets` partition in the directory, per partition in the order
+ * it takes effect, CRCs checked: transactional offsets where their COMMIT marker is, none of an
+ * aborted transaction (read_committed, as the broker's load); offsets of transactions with no
+ * marker yet go to `onPending`.
+ */
+function* storedOffsetsRecords(dataDir: string, warn: (what: string) => void, onPending: (p: PendingTxnOffsetRecord[]) => void): Generator<OffsetsTopicRecord> {
   const partitions = readdirSync(dataDir, { withFileTypes: true })
     .filter((e) => e.isDirectory() && e.name.startsWith(`${OFFSETS_TOPIC}-`))
     .map((e) => parseTopicPartitionName(e.name, join(dataDir, e.name)))
     .filter((p) => p.kind === 'normal' && p.topic === OFFSETS_TOPIC)
     .sort((a, b) => a.partition - b.partition);
   for (const { partition } of partitions) {
-    for (const path of segmentFiles(join(dataDir, partitionDirName(OFFSETS_TOPIC, partition)))) {
-      const file = FileRecords.open(path);
-      try {
-        for (const { batch, position } of file.batches()) {
-          // the broker's load reads with CRC checks; a damaged batch is reported, not trusted
-          if (batch.kind === 'v2' && !batch.isValid()) {
-            warn(`${path}: batch at position ${position} fails its CRC check, skipped`);
-            continue;
+    let path = '';
+    const batches = function* (): Generator<AnyRecordBatch> {
+      for (path of segmentFiles(join(dataDir, partitionDirName(OFFSETS_TOPIC, partition)))) {
+        const file = FileRecords.open(path);
+        try {
+          for (const { batch, position } of file.batches()) {
+            // the broker's load reads with CRC checks; a damaged batch is reported, not trusted
+            if (batch.kind === 'v2' && !batch.isValid()) {
+              warn(`${path}: batch at position ${position} fails its CRC check, skipped`);
+              continue;
+            }
+            yield batch;
           }
-          yield* offsetsTopicRecords(batch, -1n, (at, e) => warn(`${path}: record at offset ${at}: ${e.message}`));
+        } finally {
+          file.close();
         }
-      } finally {
-        file.close();
       }
-    }
+    };
+    yield* settledOffsetsRecords(batches(), -1n, (at, e) => warn(`${path}: record at offset ${at}: ${e.message}`), onPending);
   }
 }
 
@@ -147,6 +162,8 @@ interface GroupView {
   assignmentEpoch?: number;
   members: MemberView[];
   offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number; metadata: string; commitTimestamp: bigint; logEndOffset: bigint | null; lag: bigint | null; memberId: string | null }[];
+  /** Offsets committed in a transaction whose marker is not in the log: not committed (read_committed), shown apart. */
+  pendingOffsets: { producerId: bigint; topic: string; partition: number; offset: bigint; metadata: string }[];
 }
 
 /** A consumer-protocol assignment's partitions; null for other protocol types or unreadable bytes. */
@@ -187,7 +204,10 @@ function consumerAssignor(c: StoredConsumerGroup): string {
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'uniform';
 }
 
-function viewOf(dataDir: string, groupId: string, g: ReplayedGroup, ends: Map<string, bigint | undefined>): GroupView {
+function viewOf(dataDir: string, groupId: string, g: ReplayedGroup, pending: PendingTxnOffsetRecord[], ends: Map<string, bigint | undefined>): GroupView {
+  const pendingOffsets = pending
+    .map((p) => ({ producerId: p.producerId, topic: p.topic, partition: p.partition, offset: p.value.offset, metadata: p.value.metadata }))
+    .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   const s = g.stored;
   const c = g.consumer;
   const members: MemberView[] = c !== null ? consumerMembers(c) : (s?.members ?? []).map((m) => ({
@@ -217,7 +237,7 @@ function viewOf(dataDir: string, groupId: string, g: ReplayedGroup, ends: Map<st
     })
     .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   if (c !== null) {
-    return { groupId, groupType: 'consumer', state: consumerGroupState(c), protocolType: CONSUMER_PROTOCOL_TYPE, protocol: consumerAssignor(c), generation: c.groupEpoch, leader: null, assignmentEpoch: c.assignmentEpoch, members, offsets };
+    return { groupId, groupType: 'consumer', state: consumerGroupState(c), protocolType: CONSUMER_PROTOCOL_TYPE, protocol: consumerAssignor(c), generation: c.groupEpoch, leader: null, assignmentEpoch: c.assignmentEpoch, members, offsets, pendingOffsets };
   }
   return {
     groupId,
@@ -230,6 +250,7 @@ function viewOf(dataDir: string, groupId: string, g: ReplayedGroup, ends: Map<st
     leader: s?.leader ?? null,
     members,
     offsets,
+    pendingOffsets,
   };
 }
 
@@ -270,6 +291,12 @@ function printTable(out: LineWriter, views: GroupView[]): void {
     } else {
       out.line('  no committed offsets');
     }
+    if (v.pendingOffsets.length > 0) {
+      out.line('  pending in open transactions (not committed):');
+      const rows = [['TOPIC', 'PARTITION', 'OFFSET', 'PRODUCER-ID']];
+      for (const o of v.pendingOffsets) rows.push([o.topic, String(o.partition), String(o.offset), String(o.producerId)]);
+      for (const l of table(rows)) out.line(`  ${l}`);
+    }
   }
 }
 
@@ -280,13 +307,20 @@ export function groups(opts: GroupsOptions, io: CliIo = PROCESS_IO): number {
       return 1;
     }
     const warnings: string[] = [];
-    const replayed = replayOffsetsRecords(storedOffsetsRecords(opts.dir, (w) => warnings.push(w)));
+    const pending: PendingTxnOffsetRecord[] = [];
+    const replayed = replayOffsetsRecords(storedOffsetsRecords(opts.dir, (w) => warnings.push(w), (p) => pending.push(...p)));
+    const pendingByGroup = new Map<string, PendingTxnOffsetRecord[]>();
+    for (const p of pending) {
+      pendingByGroup.set(p.group, [...(pendingByGroup.get(p.group) ?? []), p]);
+      // a group with only pending offsets exists (Kafka's replay creates it, a simple classic group)
+      if (!replayed.has(p.group)) replayed.set(p.group, { stored: null, consumer: null, offsets: [] });
+    }
     const ends = new Map<string, bigint | undefined>();
     const wanted = new Set(opts.groups);
     const views = [...replayed]
       .filter(([id]) => wanted.size === 0 || wanted.has(id))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([id, g]) => viewOf(opts.dir, id, g, ends));
+      .map(([id, g]) => viewOf(opts.dir, id, g, pendingByGroup.get(id) ?? [], ends));
     const out = new LineWriter(io.stdout);
     if (opts.json) out.line(toJson({ groups: views }));
     else printTable(out, views);

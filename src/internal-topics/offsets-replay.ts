@@ -65,6 +65,11 @@ export interface OffsetsTopicBatch {
  * Shared by the broker's load and the offline `kafkalite groups`.
  */
 export function* offsetsTopicRecords(batch: OffsetsTopicBatch, fromOffset: bigint, onUnreadable: (offset: bigint, e: KafkaliteError) => void): Generator<OffsetsTopicRecord> {
+  for (const e of offsetsTopicEntries(batch, fromOffset, onUnreadable)) yield e.record;
+}
+
+/** As `offsetsTopicRecords`, each record with its offset in the log. */
+export function* offsetsTopicEntries(batch: OffsetsTopicBatch, fromOffset: bigint, onUnreadable: (offset: bigint, e: KafkaliteError) => void): Generator<{ offset: bigint; record: OffsetsTopicRecord }> {
   if (batch.isControl) return;
   for (const rec of batch.records()) {
     if (rec.offset < fromOffset || rec.key === null) continue;
@@ -76,6 +81,6 @@ export function* offsetsTopicRecords(batch: OffsetsTopicBatch, fromOffset: bigin
       onUnreadable(rec.offset, e);
       continue;
     }
-    if (decoded !== undefined) yield decoded;
+    if (decoded !== undefined) yield { offset: rec.offset, record: decoded };
   }
 }

@@ -21,6 +21,8 @@ import { withBroker } from '../helpers/broker.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { runCommand } from '../helpers/python-peer.js';
 import { API, call, joinRequest, subscription } from '../broker/group/call.js';
+import { RawClient, type Msg } from '../helpers/raw-client.js';
+import { Kafka, logLevel } from 'kafkajs';
 
 function assignment(topic: string, partitions: number[]): Buffer {
   const body = encodeMessageToBuffer(ConsumerProtocolAssignment, 0, { assignedPartitions: [{ topic, partitions }], userData: null });
@@ -129,6 +131,112 @@ describe('kafkalite groups', () => {
       rmSync(empty, { recursive: true, force: true });
       assert.equal(none.status, 0);
       assert.equal(none.stdout, 'No consumer groups in __consumer_offsets.\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('offsets of a transaction count once its COMMIT marker is in the log: aborted ones never, open ones listed apart as pending', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kl-cli-groups-txn-'));
+    const name = (code: number): string => errorName(code) ?? String(code);
+    try {
+      const open = await withBroker({ dataDir: dir }, async (broker) => {
+        broker.topics.create('in', 2, {}, broker.logs);
+        const c = await RawClient.connect(broker.port);
+        const init = async (tid: string): Promise<[bigint, number]> => {
+          const r = await c.request(22, 4, { transactionalId: tid, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+          assert.equal(name(r.errorCode), 'NONE');
+          return [r.producerId, r.producerEpoch];
+        };
+        const txnCommit = async (tid: string, [pid, epoch]: [bigint, number], groupId: string, offsets: [number, bigint][]): Promise<void> => {
+          assert.equal(name((await c.request(25, 1, { transactionalId: tid, producerId: pid, producerEpoch: epoch, groupId })).errorCode), 'NONE');
+          const r = await c.request(28, 3, {
+            transactionalId: tid, groupId, producerId: pid, producerEpoch: epoch, generationId: -1, memberId: '', groupInstanceId: null,
+            topics: [{ name: 'in', partitions: offsets.map(([p, o]) => ({ partitionIndex: p, committedOffset: o, committedLeaderEpoch: -1, committedMetadata: '' })) }],
+          });
+          assert.deepEqual(r.topics[0].partitions.map((p: Msg) => name(p.errorCode)), offsets.map(() => 'NONE'));
+        };
+        const endTxn = async (tid: string, [pid, epoch]: [bigint, number], committed: boolean): Promise<void> => {
+          assert.equal(name((await c.request(26, 3, { transactionalId: tid, producerId: pid, producerEpoch: epoch, committed })).errorCode), 'NONE');
+        };
+        const a = await init('a');
+        await txnCommit('a', a, 'tg', [[0, 3n]]);
+        await endTxn('a', a, true);
+        await txnCommit('a', a, 'tg', [[0, 8n], [1, 5n]]);
+        await endTxn('a', a, false);
+        const b = await init('b');
+        await txnCommit('b', b, 'tg', [[1, 9n]]);
+        // a regular commit written after a transaction's offset wins over it at the COMMIT (Kafka compares record offsets)
+        const m = await init('m');
+        await txnCommit('m', m, 'mixed', [[0, 10n]]);
+        await commit(broker, 'mixed', -1, '', null, 'in', [[0, 20n]]);
+        await endTxn('m', m, true);
+        const fetched = await c.request(9, 7, { groupId: 'mixed', topics: [{ name: 'in', partitionIndexes: [0] }], requireStable: true });
+        assert.deepEqual([name(fetched.topics[0].partitions[0].errorCode), fetched.topics[0].partitions[0].committedOffset], ['NONE', 20n]);
+        c.destroy();
+        return b[0];
+      });
+
+      const r = runCli('groups', dir, '--json');
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { groups: { groupId: string; offsets: Record<string, unknown>[]; pendingOffsets: Record<string, unknown>[] }[] };
+      assert.deepEqual(
+        out.groups.map((g) => [g.groupId, g.offsets.map((o) => [o.topic, o.partition, o.offset]), g.pendingOffsets.map((o) => [o.topic, o.partition, o.offset, o.producerId])]),
+        [
+          ['mixed', [['in', 0, 20]], []],
+          ['tg', [['in', 0, 3]], [['in', 1, 9, Number(open)]]],
+        ],
+      );
+      const t = runCli('groups', dir, '--group', 'tg');
+      assert.equal(t.status, 0, t.stderr);
+      const lines = t.stdout.trimEnd().split('\n');
+      assert.match(lines[2]!, /^ {2}in +0 +3 +0 +0 +-$/);
+      assert.equal(lines[3], '  pending in open transactions (not committed):');
+      assert.match(lines[5]!, new RegExp(`^  in +1 +9 +${open}$`));
+
+      // the broker's load reads the log the same way: committed 3, the open transaction's offset pending, 20 kept over 10
+      await withBroker({ dataDir: dir }, async (broker) => {
+        const c = await RawClient.connect(broker.port);
+        const tg = await c.request(9, 7, { groupId: 'tg', topics: [{ name: 'in', partitionIndexes: [0, 1] }], requireStable: false });
+        assert.deepEqual(tg.topics[0].partitions.map((p: Msg) => p.committedOffset), [3n, -1n]);
+        const stable = await c.request(9, 7, { groupId: 'tg', topics: [{ name: 'in', partitionIndexes: [1] }], requireStable: true });
+        assert.equal(name(stable.topics[0].partitions[0].errorCode), 'UNSTABLE_OFFSET_COMMIT');
+        const mixed = await c.request(9, 7, { groupId: 'mixed', topics: [{ name: 'in', partitionIndexes: [0] }], requireStable: true });
+        assert.equal(mixed.topics[0].partitions[0].committedOffset, 20n);
+        c.destroy();
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('kafkajs transaction().sendOffsets: the offset of the committed transaction is shown, of the aborted one not, of the open one as pending', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kl-cli-groups-kjs-'));
+    try {
+      await withBroker({ dataDir: dir }, async (broker) => {
+        broker.topics.create('kjs-in', 1, {}, broker.logs);
+        const client = new Kafka({ clientId: 'kjs-groups', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+        const producer = client.producer({ transactionalId: 'kjs-tid', idempotent: true, maxInFlightRequests: 1 });
+        await producer.connect();
+        const offsets = (offset: string) => ({ consumerGroupId: 'kjs-app', topics: [{ topic: 'kjs-in', partitions: [{ partition: 0, offset }] }] });
+        const t1 = await producer.transaction();
+        await t1.sendOffsets(offsets('5'));
+        await t1.commit();
+        const t2 = await producer.transaction();
+        await t2.sendOffsets(offsets('9'));
+        await t2.abort();
+        const t3 = await producer.transaction();
+        await t3.sendOffsets(offsets('12'));
+        // t3 stays open: the broker closes with it ongoing
+        await producer.disconnect();
+      });
+      const r = runCli('groups', dir, '--json');
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { groups: { groupId: string; offsets: Record<string, unknown>[]; pendingOffsets: Record<string, unknown>[] }[] };
+      assert.deepEqual(
+        out.groups.map((g) => [g.groupId, g.offsets.map((o) => [o.topic, o.partition, o.offset]), g.pendingOffsets.map((o) => [o.topic, o.partition, o.offset])]),
+        [['kjs-app', [['kjs-in', 0, 5]], [['kjs-in', 0, 12]]]],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -21,9 +21,13 @@ export interface ListedGroup {
   groupType: string;
 }
 
-/** ListGroups with the v4 state filter and v5 type filter (both case-insensitive, as Kafka matches them). */
+/**
+ * ListGroups with the v4 state filter and v5 type filter (Kafka `GroupMetadataManager.listGroups`:
+ * states matched case-insensitively and trimmed, types case-insensitively; a type Kafka does not
+ * know matches no group).
+ */
 export function listGroups(c: GroupCoordinator, statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
-  const states = new Set(statesFilter.map((s) => s.toLowerCase()));
+  const states = new Set(statesFilter.map((s) => s.toLowerCase().trim()));
   const types = new Set(typesFilter.map((s) => s.toLowerCase()));
   const out: ListedGroup[] = [];
   if (types.size === 0 || types.has(CLASSIC_GROUP_TYPE)) {

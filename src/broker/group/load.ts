@@ -10,20 +10,18 @@ import type { GroupCoordinator } from './coordinator.js';
 import { ClassicGroup } from './group.js';
 import { GroupMember } from './member.js';
 import { replayOffsetsRecords } from '../../internal-topics/offsets-replay.js';
-import type { OffsetsTopicRecord } from '../../internal-topics/offsets.js';
+import type { PendingTxnOffsetRecord } from '../../internal-topics/offsets-txn-settle.js';
 
 export function loadGroups(c: GroupCoordinator): { groups: number; offsets: number } {
-  const pending: [bigint, OffsetsTopicRecord[]][] = [];
+  const pending: PendingTxnOffsetRecord[] = [];
   const replayed = replayOffsetsRecords(
     c.store.load(
       (what) => c.host.logger.warn(`skipping unreadable group record at ${what}`),
-      (producerId, records) => pending.push([producerId, records]),
+      (open) => pending.push(...open),
     ),
   );
   // transactional offsets whose marker is not in the log yet wait for it again (txn-offsets.ts)
-  for (const [producerId, records] of pending) {
-    for (const r of records) if (r.type === 'offset' && r.value !== null) c.txnOffsets.add(producerId, { groupId: r.group, topic: r.topic, partition: r.partition, value: r.value });
-  }
+  for (const p of pending) c.txnOffsets.add(p.producerId, { groupId: p.group, topic: p.topic, partition: p.partition, value: p.value, superseded: p.superseded });
   const now = Date.now();
   let offsetCount = 0;
   for (const [groupId, { stored, consumer, offsets: live }] of replayed) {

@@ -107,8 +107,10 @@ export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, top
     accepted.map((a) => ({ key: offsetCommitKey(g.groupId, a.topic, a.partition), value: offsetCommitValue(a.value) })),
   );
   for (const a of accepted) {
-    if (code === ErrorCode.NONE) g.setOffset(a.topic, a.partition, a.value);
-    else a.result.errorCode = commitWriteError(code);
+    if (code === ErrorCode.NONE) {
+      g.setOffset(a.topic, a.partition, a.value);
+      c.txnOffsets.supersede(g.groupId, a.topic, a.partition);
+    } else a.result.errorCode = commitWriteError(code);
   }
   return out;
 }
@@ -173,13 +175,17 @@ export function deleteOffsets(
       let errorCode: number = ErrorCode.NONE;
       if (!topicExists(t.name, p.partitionIndex)) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       else if (subscribed === undefined || subscribed.has(t.name)) errorCode = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC;
-      else if (g.offset(t.name, p.partitionIndex) !== undefined) removed.push({ topic: t.name, partition: p.partitionIndex });
+      // a tombstone also goes for an offset pending in a transaction (Kafka `OffsetMetadataManager.deleteOffsets`)
+      else if (g.offset(t.name, p.partitionIndex) !== undefined || c.txnOffsets.hasPending(groupId, t.name, p.partitionIndex)) removed.push({ topic: t.name, partition: p.partitionIndex });
       partitions.push({ partitionIndex: p.partitionIndex, errorCode });
     }
   }
   const code = c.write(groupId, removed.map((r) => ({ key: offsetCommitKey(groupId, r.topic, r.partition), value: null })));
   if (code !== ErrorCode.NONE) return { errorCode: commitWriteError(code), topics: [] };
-  for (const r of removed) g.deleteOffset(r.topic, r.partition);
+  for (const r of removed) {
+    g.deleteOffset(r.topic, r.partition);
+    c.txnOffsets.drop(groupId, r.topic, r.partition);
+  }
   return { errorCode: ErrorCode.NONE, topics: out };
 }
 
@@ -217,7 +223,8 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
         if (subscribed?.has(topic)) continue;
         for (const [p, o] of parts) {
           const due = o.expireTimestamp >= 0n ? nowN >= o.expireTimestamp : nowN - baseOf(o) >= retention;
-          if (due) {
+          // not while a transaction holds an offset of the partition pending (Kafka `OffsetMetadataManager.cleanupExpiredOffsets`)
+          if (due && !c.txnOffsets.hasPending(g.groupId, topic, p)) {
             gone.push([topic, p]);
             records.push({ key: offsetCommitKey(g.groupId, topic, p), value: null });
           }
@@ -231,7 +238,10 @@ export function expireOffsets(c: GroupCoordinator, now = Date.now()): number {
     if (dies) records.push({ key: groupMetadataKey(g.groupId), value: null });
     if (records.length === 0) continue;
     if (c.write(g.groupId, records) !== ErrorCode.NONE) continue;
-    for (const [t, p] of gone) g.deleteOffset(t, p);
+    for (const [t, p] of gone) {
+      g.deleteOffset(t, p);
+      c.txnOffsets.drop(g.groupId, t, p);
+    }
     expired += gone.length;
     if (dies && consumerGroup !== undefined && c.consumer.deleteGroup(consumerGroup) !== ErrorCode.NONE) continue;
     if (dies) c.removeGroup(g);

@@ -5,14 +5,13 @@
  * (what compaction will also keep). Tombstones remove offsets and groups.
  */
 import { encodeRecordBatch } from '../../record/builder.js';
-import { readRecordBatches } from '../../record/batches.js';
+import { readRecordBatches, type AnyRecordBatch } from '../../record/batches.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { TopicRegistry } from '../topic-registry.js';
 import type { GroupConfig } from './config.js';
 import { OFFSETS_TOPIC, partitionForGroup, type OffsetsTopicRecord } from '../../internal-topics/offsets.js';
-import { offsetsTopicRecords } from '../../internal-topics/offsets-replay.js';
-import { parseControlRecordKey } from '../../record/control.js';
+import { settledOffsetsRecords, type PendingTxnOffsetRecord } from '../../internal-topics/offsets-txn-settle.js';
 
 export interface OffsetsRecord {
   key: Buffer;
@@ -81,44 +80,34 @@ export class OffsetsTopic {
 
   /**
    * Every record of every partition in log order (Kafka `GroupMetadataManager.doLoadGroupsAndOffsets`).
-   * Records of a transactional batch come out where their COMMIT marker is, are dropped at an ABORT,
-   * and those with no marker yet go to `onPendingTxn` (still pending, txn-offsets.ts).
+   * Transactional offsets take effect at their COMMIT marker, are dropped at an ABORT, and those
+   * with no marker yet go to `onPendingTxn` (still pending, txn-offsets.ts): offsets-txn-settle.ts.
    */
-  *load(onUnreadable: (what: string) => void, onPendingTxn: (producerId: bigint, records: OffsetsTopicRecord[]) => void = () => {}): Generator<OffsetsTopicRecord> {
+  *load(onUnreadable: (what: string) => void, onPendingTxn: (pending: PendingTxnOffsetRecord[]) => void = () => {}): Generator<OffsetsTopicRecord> {
     const info = this.topics.get(OFFSETS_TOPIC);
     if (info === undefined) return;
     for (let p = 0; p < info.partitions; p++) {
       const log = this.logs.getLog(OFFSETS_TOPIC, p);
       if (log === undefined) continue;
-      let offset = log.logStartOffset;
-      const open = new Map<bigint, OffsetsTopicRecord[]>();
-      while (offset < log.logEndOffset) {
-        this.readBuffer ??= Buffer.allocUnsafe(LOAD_CHUNK);
-        const r = log.read(offset, { maxBytes: LOAD_CHUNK, minOneMessage: true, into: this.readBuffer });
-        if (r.records.length === 0) break;
-        const reader = readRecordBatches(r.records, { verifyCrc: true });
-        let next = offset;
-        for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
-          next = b.lastOffset + 1n;
-          if (b.kind === 'v2' && b.isTransactional) {
-            if (b.isControl) {
-              const first = b.records()[Symbol.iterator]().next();
-              const settled = open.get(b.producerId) ?? [];
-              open.delete(b.producerId);
-              if (!first.done && parseControlRecordKey(first.value.key).type === 'COMMIT') yield* settled;
-              continue;
-            }
-            let pending = open.get(b.producerId);
-            if (pending === undefined) open.set(b.producerId, (pending = []));
-            for (const r of offsetsTopicRecords(b, offset, (at, e) => onUnreadable(`${OFFSETS_TOPIC}-${p} offset ${at}: ${e.message}`))) pending.push(r);
-            continue;
-          }
-          yield* offsetsTopicRecords(b, offset, (at, e) => onUnreadable(`${OFFSETS_TOPIC}-${p} offset ${at}: ${e.message}`));
-        }
-        if (next <= offset) break;
-        offset = next;
+      yield* settledOffsetsRecords(this.batches(log), log.logStartOffset, (at, e) => onUnreadable(`${OFFSETS_TOPIC}-${p} offset ${at}: ${e.message}`), onPendingTxn);
+    }
+  }
+
+  /** A partition's batches from its log start, read in chunks (CRCs checked); each is valid until the next. */
+  private *batches(log: PartitionLog): Generator<AnyRecordBatch> {
+    let offset = log.logStartOffset;
+    while (offset < log.logEndOffset) {
+      this.readBuffer ??= Buffer.allocUnsafe(LOAD_CHUNK);
+      const r = log.read(offset, { maxBytes: LOAD_CHUNK, minOneMessage: true, into: this.readBuffer });
+      if (r.records.length === 0) break;
+      const reader = readRecordBatches(r.records, { verifyCrc: true });
+      let next = offset;
+      for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
+        next = b.lastOffset + 1n;
+        yield b;
       }
-      for (const [producerId, records] of open) onPendingTxn(producerId, records);
+      if (next <= offset) break;
+      offset = next;
     }
   }
 }

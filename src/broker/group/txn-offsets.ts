@@ -4,7 +4,8 @@
  * TxnOffsetCommit writes the offsets inside a transactional batch of the producer to
  * `__consumer_offsets` and keeps them pending under the producer id, invisible to OffsetFetch;
  * the transaction's marker on that partition (WriteTxnMarkers) then makes them committed (COMMIT)
- * or drops them (ABORT). A load replays the same rule (offsets-topic.ts): offsets whose marker is
+ * or drops them (ABORT); a regular commit written after one supersedes it, a tombstone of its
+ * partition drops it. A load replays the same rules (offsets-txn-settle.ts): offsets whose marker is
  * in the log are settled, those without stay pending for the marker a restarted transaction
  * coordinator writes again.
  */
@@ -19,6 +20,12 @@ export interface PendingOffset {
   topic: string;
   partition: number;
   value: OffsetAndMetadata;
+  /**
+   * A regular commit of the same partition was written after this one: at COMMIT it is not applied
+   * (Kafka `OffsetMetadataManager.replayEndTransactionMarker` keeps the offset with the higher
+   * record offset, so a replay after compaction gives the same answer).
+   */
+  superseded?: boolean;
 }
 
 /** Pending offsets by producer id, then by group/topic/partition (the last commit per partition wins). */
@@ -43,6 +50,21 @@ export class PendingTxnOffsets {
     }
     if (m.size === 0) this.byProducer.delete(producerId);
     return out;
+  }
+
+  /** A regular commit of the partition was written: the pending offsets of it are older than it. */
+  supersede(groupId: string, topic: string, partition: number): void {
+    const k = `${groupId}\u0000${topic}\u0000${partition}`;
+    for (const m of this.byProducer.values()) {
+      const o = m.get(k);
+      if (o !== undefined) o.superseded = true;
+    }
+  }
+
+  /** A tombstone of the partition's offset was written: it removes the pending offsets too (Kafka `OffsetMetadataManager.replay`). */
+  drop(groupId: string, topic: string, partition: number): void {
+    const k = `${groupId}\u0000${topic}\u0000${partition}`;
+    for (const [producerId, m] of this.byProducer) if (m.delete(k) && m.size === 0) this.byProducer.delete(producerId);
   }
 
   /** Whether a group's partition has an offset waiting for a marker (OffsetFetch RequireStable: UNSTABLE_OFFSET_COMMIT). */
@@ -134,11 +156,11 @@ export function commitTxnOffsets(c: GroupCoordinator, req: TxnOffsetCommitReques
 /**
  * A transaction marker for `__consumer_offsets-<partition>` (Kafka `GroupCoordinator.completeTransaction`):
  * the marker is appended to the partition, then the producer's pending offsets of the partition's groups
- * become committed (COMMIT) or are dropped (ABORT). Throws the log's typed errors.
+ * become committed (COMMIT; those a later regular commit superseded excepted) or are dropped (ABORT). Throws the log's typed errors.
  */
 export function completeTxnOffsets(c: GroupCoordinator, partition: number, marker: { producerId: bigint; producerEpoch: number; commit: boolean; coordinatorEpoch: number }): void {
   c.store.appendMarker(partition, marker);
   const settled = c.txnOffsets.take(marker.producerId, (groupId) => c.store.partitionFor(groupId) === partition);
   if (!marker.commit) return;
-  for (const o of settled) c.getOrCreateGroup(o.groupId).setOffset(o.topic, o.partition, o.value);
+  for (const o of settled) if (o.superseded !== true) c.getOrCreateGroup(o.groupId).setOffset(o.topic, o.partition, o.value);
 }

@@ -25,6 +25,7 @@ import { hasPartition } from './assignment.js';
 import type { ConsumerGroupCoordinator } from './coordinator.js';
 import type { ConsumerGroup } from './group.js';
 import { ConsumerGroupMember } from './member.js';
+import { GroupSnapshot } from './snapshot.js';
 import { byTopicId, decodeSubscription, encodeAssignment, newClassicMemberId } from './migration.js';
 
 export function classicJoin(cc: ConsumerGroupCoordinator, g: ConsumerGroup, req: JoinGroupRequest): JoinGroupResult {
@@ -41,6 +42,8 @@ export function classicJoin(cc: ConsumerGroupCoordinator, g: ConsumerGroup, req:
   // KIP-394 as in a classic group: a dynamic member gets its id first
   if (req.requireKnownMemberId && isUnknown && req.groupInstanceId === null) return fail(ErrorCode.MEMBER_ID_REQUIRED, memberId);
 
+  // the join takes effect only once written (Kafka's coordinator runtime): a failed write puts the group back
+  const snapshot = new GroupSnapshot(g);
   let member: ConsumerGroupMember;
   let bump: boolean;
   if (req.groupInstanceId !== null) {
@@ -77,7 +80,10 @@ export function classicJoin(cc: ConsumerGroupCoordinator, g: ConsumerGroup, req:
   }
   cc.advance(g, member, bump, byTopicId(cc, sub.ownedPartitions));
   const code = cc.persist(g);
-  if (code !== ErrorCode.NONE) return fail(code);
+  if (code !== ErrorCode.NONE) {
+    cc.revert(g, snapshot);
+    return fail(code);
+  }
   // joined: the join deadline ends, the session restarts, and the member must sync within its rebalance timeout
   member.classicTimer?.cancel();
   cc.scheduleSessionTimeout(g, member);
@@ -185,7 +191,7 @@ export function classicLeave(cc: ConsumerGroupCoordinator, g: ConsumerGroup, mem
     const m = g.members.get(memberId);
     if (m === undefined || m.classic === null) return { ...id, errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
     cc.classic.host.logger.info(`Classic member ${memberId} leaves consumer group ${g.groupId}`);
-    return { ...id, memberId, errorCode: cc.fenceMember(g, m) };
+    return { ...id, memberId, errorCode: cc.changeOrRevert(g, () => cc.fenceMember(g, m)) };
   });
   return { errorCode: ErrorCode.NONE, members: out };
 }

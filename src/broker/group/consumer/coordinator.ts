@@ -8,7 +8,8 @@
  * of every group id (classic or consumer) so OffsetCommit/OffsetFetch stay one code path; this
  * module adds the member-epoch checks Kafka's `ConsumerGroup.validateOffsetCommit/Fetch` make.
  * Every change is written to `__consumer_offsets` in Kafka's consumer-group records (records.ts)
- * before the heartbeat is answered, and `restore` rebuilds a group from them at load.
+ * before the heartbeat is answered, and takes effect only when that write succeeds (snapshot.ts:
+ * a failed write puts the group back); `restore` rebuilds a group from them at load.
  */
 import { storeGroupError, type GroupCoordinator } from '../coordinator.js';
 import { groupMetadataKey } from '../../../internal-topics/offsets.js';
@@ -22,6 +23,8 @@ import { SERVER_ASSIGNORS, type AssignorMember } from './assignors.js';
 import { ConsumerGroup } from './group.js';
 import { ConsumerGroupMember, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH } from './member.js';
 import { reconcile } from './reconcile.js';
+import { GroupSnapshot } from './snapshot.js';
+import type { ClassicGroup } from '../group.js';
 import { downgradeAllowed, downgradeToClassic, upgradeClassicGroup } from './migration.js';
 
 export interface HeartbeatRequest {
@@ -63,6 +66,8 @@ class HeartbeatError extends Error {
 
 export class ConsumerGroupCoordinator {
   readonly groups = new Map<string, ConsumerGroup>();
+  /** The classic group the heartbeat in progress upgrades (detached once the consumer group is written). */
+  private upgrading: ClassicGroup | undefined;
 
   constructor(readonly classic: GroupCoordinator) {}
 
@@ -79,6 +84,9 @@ export class ConsumerGroupCoordinator {
   }
 
   heartbeat(req: HeartbeatRequest, ctx: HeartbeatContext): HeartbeatResult {
+    // the group as it is before the heartbeat: a heartbeat that fails (its write included) leaves it so
+    const before = this.groups.get(req.groupId);
+    const snapshot = before === undefined ? undefined : new GroupSnapshot(before);
     try {
       if (!this.classic.isActive) throw new HeartbeatError(ErrorCode.NOT_COORDINATOR, 'The coordinator is not active.');
       this.validate(req, ctx.apiVersion);
@@ -87,11 +95,55 @@ export class ConsumerGroupCoordinator {
       // Kafka answers once the heartbeat's records are written (the coordinator runtime's commit)
       const code = g === undefined ? ErrorCode.NONE : this.persist(g);
       if (code !== ErrorCode.NONE) throw new HeartbeatError(code, `Writing group ${req.groupId} to __consumer_offsets failed.`);
+      // the upgraded classic group lets go of its members once the consumer group is written
+      if (this.upgrading !== undefined) this.classic.detachForUpgrade(this.upgrading);
       return result;
     } catch (e) {
       if (!(e instanceof HeartbeatError)) throw e;
+      this.rollback(req.groupId, before, snapshot);
       return { errorCode: e.code, errorMessage: e.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+    } finally {
+      this.upgrading = undefined;
     }
+  }
+
+  /**
+   * A failed heartbeat's changes undone (Kafka's coordinator runtime reverts its timeline state to
+   * the last committed snapshot when a write fails): a group it created (or upgraded from a classic
+   * group, which keeps its members) is dropped, an existing one goes back to `snapshot`.
+   */
+  private rollback(groupId: string, before: ConsumerGroup | undefined, snapshot: GroupSnapshot | undefined): void {
+    const now = this.groups.get(groupId);
+    if (before === undefined || snapshot === undefined) {
+      if (now === undefined) return;
+      for (const m of now.members.values()) m.cancelTimers();
+      this.groups.delete(groupId);
+      return;
+    }
+    if (now !== undefined && now !== before) for (const m of now.members.values()) m.cancelTimers();
+    this.groups.set(groupId, before);
+    this.revert(before, snapshot);
+  }
+
+  /** Puts `g` back to `snapshot`, re-arming the timers of the members it holds again. */
+  revert(g: ConsumerGroup, snapshot: GroupSnapshot): void {
+    for (const m of snapshot.revert()) {
+      if (m.sessionTimer === undefined) this.scheduleSessionTimeout(g, m);
+      if (m.state === 'UNREVOKED_PARTITIONS') {
+        if (m.rebalanceTimer === undefined) this.scheduleRebalanceTimeout(g, m);
+      } else {
+        m.rebalanceTimer?.cancel();
+        m.rebalanceTimer = undefined;
+      }
+    }
+  }
+
+  /** Runs a change of `g` that ends in its write (`change` answers the write's code); on an error the group is as before. */
+  changeOrRevert(g: ConsumerGroup, change: () => number): number {
+    const snapshot = new GroupSnapshot(g);
+    const code = change();
+    if (code !== ErrorCode.NONE && this.groups.get(g.groupId) === g) this.revert(g, snapshot);
+    return code;
   }
 
   /** Kafka `throwIfConsumerGroupHeartbeatRequestIsInvalid`. */
@@ -130,6 +182,7 @@ export class ConsumerGroupCoordinator {
       // KIP-848's online upgrade: the classic members stay, speaking their protocol inside the consumer group
       const upgraded = upgradeClassicGroup(this, classic);
       if (upgraded === undefined) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
+      this.upgrading = classic;
       return upgraded;
     }
     g = new ConsumerGroup(req.groupId);
@@ -345,7 +398,8 @@ export class ConsumerGroupCoordinator {
   /** A timer fenced the member: written like a heartbeat's change. */
   fenceOnTimeout(g: ConsumerGroup, m: ConsumerGroupMember, why: string): void {
     this.classic.host.logger.info(`Member ${m.memberId} of consumer group ${g.groupId} is fenced: ${why}`);
-    const code = this.fenceMember(g, m);
+    // a failed write leaves the member in (its session timer re-armed: Kafka's timer retries the operation)
+    const code = this.changeOrRevert(g, () => this.fenceMember(g, m));
     if (code !== ErrorCode.NONE) this.classic.host.logger.warn(`writing group ${g.groupId} after fencing member ${m.memberId} failed (error ${code})`);
   }
 

@@ -112,8 +112,8 @@ export function upgradeClassicGroup(cc: ConsumerGroupCoordinator, classic: Class
     g.targets.set(m.memberId, byTopicId(cc, assigned?.value.assignedPartitions ?? []));
   }
   g.subscriptionMetadata = cc.subscriptionMetadata(g);
-  // the classic side lets go: waiting joins and syncs are told to rejoin (Kafka completes them with REBALANCE_IN_PROGRESS)
-  cc.classic.detachForUpgrade(classic);
+  // the classic side lets go (waiting joins and syncs are told to rejoin, as Kafka completes them with
+  // REBALANCE_IN_PROGRESS) once the consumer group is written: the caller calls `detachForUpgrade`
   cc.groups.set(g.groupId, g);
   for (const m of g.members.values()) cc.scheduleSessionTimeout(g, m);
   log.info(`Upgraded classic group ${g.groupId} with ${g.members.size} member(s) to a consumer group at epoch ${g.groupEpoch}`);
