@@ -1,9 +1,3 @@
-/**
- * The console's page logic, one ES module with no dependencies: a hash router, the JSON API, and
- * DOM built with textContent only (topic names, keys, values and headers are data, never markup).
- * Kept as a string so that `tsc` emits it with the rest (no bundler, no copy step).
- */
-export const APP_JS = String.raw`
 const main = document.getElementById('main');
 let info = { mode: 'bootstrap', readOnly: false };
 /** What the current page opened (event streams): closed when the page changes. */
@@ -559,4 +553,3 @@ async function start() {
 }
 
 start();
-`;
