@@ -68,7 +68,7 @@ function MessageBrowser(props: { topic: string; partitions: PartitionRow[] }): J
         <label>From<select ref={from} id="mb-from" name="from">{['beginning', 'offset', 'timestamp', 'end'].map((x) => <option value={x}>{x}</option>)}</select></label>
         <label>Offset / time<input ref={at} id="mb-at" name="at" placeholder="offset or ms / ISO time" size={22} /></label>
         <label>Order<select ref={dir} id="mb-dir" name="direction" onChange={directionChanged}><option value="forward">oldest first</option><option value="backward">newest first</option></select></label>
-        <label>Limit<input ref={limit} id="mb-limit" name="limit" type="number" min={1} max={500} value={50} size={5} /></label>
+        <label>Limit<input ref={limit} id="mb-limit" name="limit" type="number" min={1} max={500} defaultValue="50" size={5} /></label>
         <label>Key filter<input ref={fKey} id="mb-key" name="key" size={12} placeholder="contains" /></label>
         <label>Value filter<input ref={fValue} id="mb-value" name="value" size={12} placeholder="contains" /></label>
         <label>Header filter<input ref={fHeader} id="mb-header" name="header" size={12} placeholder="key or value contains" /></label>
