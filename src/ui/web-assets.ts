@@ -24,7 +24,7 @@ export function webAsset(name: string): { type: string; body: string } | undefin
     try {
       body = readFileSync(new URL(`./web/${asset.file}`, import.meta.url), 'utf8');
     } catch (e) {
-      throw new Error(`the console's front end is not built (dist/src/ui/web/${asset.file}: ${e instanceof Error ? e.message : String(e)}): run npm run build`);
+      throw new Error(`the console's front end is not built (dist/src/ui/web/${asset.file}: ${e instanceof Error ? e.message : String(e)}): run npm run build, or node scripts/build-ui.mjs after tsc`);
     }
     cache.set(name, body);
   }
