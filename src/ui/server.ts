@@ -1,6 +1,7 @@
 /**
- * The web console's HTTP server: the page (plain HTML, CSS and an ES module, served from strings in
- * src/ui/assets, no network fetch at run time) and a JSON API over two sources: a cluster reached
+ * The web console's HTTP server: the page (an HTML shell from src/ui/assets, and the front end that
+ * `npm run build` bundles from src/ui/web into one ES module and one style sheet; no network fetch
+ * at run time) and a JSON API over two sources: a cluster reached
  * through the Kafka protocol (ClusterView) and a data directory read offline (DiskView). Serve mode
  * has both (the broker's own data dir), `--bootstrap` the cluster only, `--data-dir` the disk only.
  *
@@ -9,9 +10,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { APP_JS } from './assets/app-js.js';
 import { INDEX_HTML } from './assets/index-html.js';
-import { STYLE_CSS } from './assets/style-css.js';
+import { webAsset } from './web-assets.js';
 import { ClusterError, ClusterView } from './cluster.js';
 import { DiskError, DiskView } from './disk.js';
 import { KafkaClientError } from './kafka-client.js';
@@ -180,8 +180,10 @@ export class UiServer {
     const path = url.pathname;
     try {
       if (req.method === 'GET' && (path === '/' || path === '/index.html')) return send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
-      if (req.method === 'GET' && path === '/assets/app.js') return send(res, 200, 'text/javascript; charset=utf-8', APP_JS);
-      if (req.method === 'GET' && path === '/assets/style.css') return send(res, 200, 'text/css; charset=utf-8', STYLE_CSS);
+      if (req.method === 'GET' && path.startsWith('/assets/')) {
+        const asset = webAsset(path.slice('/assets/'.length));
+        if (asset) return send(res, 200, asset.type, asset.body);
+      }
       if (path.startsWith('/api/')) {
         const segments = path.slice('/api/'.length).split('/').map((s) => decodeURIComponent(s));
         if (req.method === 'GET' && (await this.stream(req, res, segments, url.searchParams))) return;

@@ -58,7 +58,11 @@ describe('console API, serve mode', () => {
     assert.match(page.body, /<script type="module" src="\/assets\/app.js">/);
     const js = await fetch(new URL('/assets/app.js', url));
     assert.equal(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
-    assert.match(await js.text(), /function route\(\)/);
+    // the bundle esbuild built from src/ui/web (minified: names are gone, the API paths stay)
+    assert.match(await js.text(), /"\/api\/"/);
+    const css = await fetch(new URL('/assets/style.css', url));
+    assert.equal(css.headers.get('content-type'), 'text/css; charset=utf-8');
+    assert.match(await css.text(), /\.spark/);
     const info = await ok(url, '/api/info');
     assert.deepEqual(info, { bootstrap: broker.bootstrap, dataDir: broker.dataDir, mode: 'serve', readOnly: false, streams: 0, samplers: 0 });
   });

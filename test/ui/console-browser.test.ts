@@ -305,7 +305,19 @@ describe('web console in Chromium', () => {
     await page.screenshot({ path: SHOTS + 'overview-sparklines-desktop.png', fullPage: true });
     await open(page, base + '?sample=200#/group/billing');
     await page.waitForFunction(() => Number(document.querySelector('#lag-chart')?.getAttribute('data-points')) >= 3);
-    assert.equal(await page.locator('#lag-chart polyline').count(), 2, 'the total and one partition');
+    // uPlot draws on a canvas: the series it was given, and pixels of each series' colour on it
+    assert.equal(await page.getAttribute('#lag-chart', 'data-series'), '2', 'the total and one partition');
+    const drawn = await page.$eval('#lag-chart canvas', (c) => {
+      const canvas = c as HTMLCanvasElement;
+      const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+      const near = (r: number, g: number, b: number): number => {
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i]! - r) < 40 && Math.abs(d[i + 1]! - g) < 40 && Math.abs(d[i + 2]! - b) < 40 && d[i + 3]! > 128) n++;
+        return n;
+      };
+      return { total: near(0x0b, 0x5c, 0xad), partition: near(0xb3, 0x26, 0x1e) };
+    });
+    assert.ok(drawn.total > 0 && drawn.partition > 0, `lines drawn: ${JSON.stringify(drawn)}`);
     await page.screenshot({ path: SHOTS + 'group-lag-desktop.png', fullPage: true });
     await open(page, base + '#/disk');
     for (let i = 0; i < 100 && (await (await fetch(base + 'api/info')).json()).samplers !== 0; i++) await new Promise((r) => setTimeout(r, 20));

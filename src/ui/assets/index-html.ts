@@ -1,4 +1,4 @@
-/** The console's one page: a shell the ES module (app-js.ts) fills by the URL's hash. */
+/** The console's one page: a shell the ES module bundled from src/ui/web fills by the URL's hash. */
 export const INDEX_HTML = `<!doctype html>
 <html lang="en">
 <head>
