@@ -13,6 +13,10 @@
  * and the bytes the process read through read()/pread() during the request (/proc/self/io
  * `rchar`, which counts page-cache hits too, unlike read_bytes; in serve mode this includes the
  * Fetch answers crossing the loopback and the HTTP answer). A full scan would read ~10 GiB.
+ * With BENCH_UI_BROWSER=1 it also opens the console in Debian's Chromium (playwright-core, as the
+ * browser test does) in serve mode and times, BENCH_UI_ROUNDS times, the click on the topic's
+ * link in the overview until a message key shows on the page: the first page of the 10 GiB
+ * partition, rendered (it looks for no particular markup, only the keys' text).
  * The directory is removed at the end (BENCH_UI_KEEP=1 keeps it). Not part of `npm test`.
  *
  *   node dist/bench/ui.js
@@ -25,10 +29,12 @@ import { LogManager } from '../src/storage/log-manager.js';
 import { DEFAULT_LOG_CONFIG } from '../src/storage/log-config.js';
 import { startBroker } from '../src/broker/index.js';
 import { UiServer } from '../src/ui/server.js';
+import { launchChromium } from '../test/helpers/chromium.js';
 
 const GIB = Number(process.env.BENCH_UI_GIB ?? '10');
 const ROUNDS = Number(process.env.BENCH_UI_ROUNDS ?? '3');
 const KEEP = process.env.BENCH_UI_KEEP === '1';
+const BROWSER = process.env.BENCH_UI_BROWSER === '1';
 const TOPIC = 'big';
 const RECORDS_PER_BATCH = 1024;
 const VALUE_BYTES = 1000;
@@ -89,31 +95,34 @@ interface Row {
   first: string | null;
 }
 
-async function page(base: string, query: string): Promise<{ ms: number; cpu: number; read: number; body: { messages: { offset: string }[]; scanned: number } }> {
+async function page(base: string, path: string): Promise<{ ms: number; cpu: number; read: number; body: { messages?: { offset: string }[]; scanned?: number } }> {
   const r0 = rchar();
   const c0 = cpuMs();
   const t0 = performance.now();
-  const res = await fetch(`${base}api/topics/${TOPIC}/messages?${query}`);
+  const res = await fetch(`${base}api/${path}`);
   const text = await res.text();
   const ms = performance.now() - t0;
   const cpu = cpuMs() - c0;
   const read = rchar() - r0;
-  if (res.status !== 200) throw new Error(`${query}: ${res.status} ${text}`);
-  return { ms, cpu, read, body: JSON.parse(text) as { messages: { offset: string }[]; scanned: number } };
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
+  return { ms, cpu, read, body: JSON.parse(text) as { messages?: { offset: string }[]; scanned?: number } };
 }
 
 async function measure(mode: string, base: string, batches: number): Promise<Row[]> {
   const end = batches * RECORDS_PER_BATCH;
   const mid = Math.floor(end / 2) + 17;
   const midTs = BASE_TS + Math.floor(batches / 2) * STEP_MS;
+  const m = `topics/${TOPIC}/messages?`;
   const requests: [string, string][] = [
-    ['beginning', 'from=beginning&limit=50'],
-    [`offset ${mid}`, `from=offset:${mid}&limit=50`],
-    [`timestamp (middle)`, `from=timestamp:${midTs}&limit=50`],
-    ['end', 'from=end&limit=50'],
-    ['end, newest first', 'from=end&limit=50&direction=backward'],
-    [`offset ${mid}, newest first`, `from=offset:${mid}&limit=50&direction=backward`],
-    ['key "k-1000", from the middle', `from=offset:${mid}&limit=50&key=k-1000`],
+    ['overview (topic list)', 'topics'],
+    ['topic (partitions, offsets)', `topics/${TOPIC}`],
+    ['beginning', `${m}from=beginning&limit=50`],
+    [`offset ${mid}`, `${m}from=offset:${mid}&limit=50`],
+    [`timestamp (middle)`, `${m}from=timestamp:${midTs}&limit=50`],
+    ['end', `${m}from=end&limit=50`],
+    ['end, newest first', `${m}from=end&limit=50&direction=backward`],
+    [`offset ${mid}, newest first`, `${m}from=offset:${mid}&limit=50&direction=backward`],
+    ['key "k-1000", from the middle', `${m}from=offset:${mid}&limit=50&key=k-1000`],
   ];
   const rows: Row[] = requests.map(([request]) => ({ mode, request, ms: [], cpuMs: [], readBytes: [], messages: 0, scanned: 0, first: null }));
   for (let round = 0; round < ROUNDS; round++) {
@@ -123,12 +132,42 @@ async function measure(mode: string, base: string, batches: number): Promise<Row
       row.ms.push(p.ms);
       row.cpuMs.push(p.cpu);
       row.readBytes.push(p.read);
-      row.messages = p.body.messages.length;
-      row.scanned = p.body.scanned;
-      row.first = p.body.messages[0]?.offset ?? null;
+      row.messages = p.body.messages?.length ?? 0;
+      row.scanned = p.body.scanned ?? 0;
+      row.first = p.body.messages?.[0]?.offset ?? null;
     }
   }
   return rows;
+}
+
+/** The overview, then a click on the topic, until a message key (k-N) is on the page: ms per round. */
+async function firstPageInBrowser(url: string): Promise<number[]> {
+  const browser = await launchChromium();
+  const out: number[] = [];
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const page = await browser.newPage();
+      const calls: string[] = [];
+      page.on('requestfinished', (r) => {
+        const t = r.timing();
+        if (r.url().includes('/api/')) calls.push(`${r.url().slice(url.length - 1)} ${(t.responseEnd - t.requestStart).toFixed(0)} ms`);
+      });
+      await page.goto(url + '#/');
+      const link = page.locator('a', { hasText: new RegExp(`^\\s*${TOPIC}\\s*$`) }).first();
+      await link.waitFor();
+      const t0 = performance.now();
+      calls.length = 0;
+      await link.click();
+      await page.waitForFunction(() => /\bk-\d+\b/.test(document.body.innerText));
+      out.push(performance.now() - t0);
+      // the API calls the topic page made, each timed from its request to its answer's end
+      if (round === ROUNDS - 1) console.log(`browser: after the click (last round): ${calls.join('; ')}`);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  return out;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -149,12 +188,17 @@ async function main(): Promise<void> {
     const built = build(dir);
     console.log(`built ${TOPIC}-0: ${built.batches} batches, ${(built.bytes / 2 ** 30).toFixed(2)} GiB, ${built.batches * RECORDS_PER_BATCH} messages in ${built.seconds.toFixed(1)} s (${dir})`);
     const rows: Row[] = [];
+    let browserMs: number[] | undefined;
     {
       const t0 = performance.now();
       const broker = await startBroker({ dataDir: dir, ui: true });
       console.log(`serve: broker and console up in ${(performance.now() - t0).toFixed(0)} ms`);
       try {
         rows.push(...(await measure('serve', broker.uiUrl!, built.batches)));
+        if (BROWSER) {
+          browserMs = await firstPageInBrowser(broker.uiUrl!);
+          console.log(`browser (serve): first page of ${TOPIC}-0 rendered ${browserMs.map((x) => x.toFixed(0)).join(', ')} ms after the click`);
+        }
       } finally {
         await broker.close();
       }
@@ -168,7 +212,7 @@ async function main(): Promise<void> {
       }
     }
     print(rows);
-    const out = { date: new Date().toISOString(), node: process.version, gib: GIB, rounds: ROUNDS, built, rows };
+    const out = { date: new Date().toISOString(), node: process.version, gib: GIB, rounds: ROUNDS, built, rows, browserMs };
     mkdirSync('bench/results', { recursive: true });
     writeFileSync('bench/results/ui.json', JSON.stringify(out, null, 2) + '\n');
   } finally {

@@ -128,20 +128,40 @@ export class DiskView {
     return FileRecords.open(path, this.resources);
   }
 
-  /** Partitions of the directory, grouped by topic, with segment counts, bytes and offsets. */
+  /**
+   * Partitions of the directory, grouped by topic, with segment counts, bytes and offsets: from the
+   * file sizes and each partition's bounds (source().bounds: the first batch of the first segment
+   * holding one, the tail after the last offset index entry of the last), never a scan of the
+   * segments, since the overview and the topic page ask for it on every load.
+   */
   topics(): { name: string; partitions: { partition: number; segments: number; bytes: number; startOffset: string | null; endOffset: string | null }[] }[] {
     const topics = new Map<string, { partition: number; segments: number; bytes: number; startOffset: string | null; endOffset: string | null }[]>();
     for (const name of partitionDirs(this.dataDir)) {
       const dash = name.lastIndexOf('-');
       const topic = name.slice(0, dash);
       const partition = Number(name.slice(dash + 1));
-      const segs = this.segments(topic, partition);
-      const first = segs.find((s) => s.firstOffset !== null);
-      const last = [...segs].reverse().find((s) => s.nextOffset !== null);
-      const row = { partition, segments: segs.length, bytes: segs.reduce((n, s) => n + s.sizeInBytes, 0), startOffset: first?.firstOffset ?? (segs[0]?.baseOffset ?? null), endOffset: last?.nextOffset ?? null };
+      const dir = join(this.dataDir, name);
+      const bases = segmentBaseOffsets(dir);
+      const { start, end } = this.bounds(dir, bases);
+      const row = { partition, segments: bases.length, bytes: bases.reduce((n, base) => n + statSync(logFilePath(dir, base)).size, 0), startOffset: start !== undefined ? String(start) : bases[0] !== undefined ? String(bases[0]) : null, endOffset: end === undefined ? null : String(end) };
       topics.set(topic, [...(topics.get(topic) ?? []), row]);
     }
     return [...topics].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, partitions]) => ({ name, partitions: partitions.sort((a, b) => a.partition - b.partition) }));
+  }
+
+  /** The first offset of the first segment holding a batch, and the next offset after the last segment holding one. */
+  private bounds(dir: string, bases: bigint[]): { start: bigint | undefined; end: bigint | undefined } {
+    let start: bigint | undefined;
+    for (const base of bases) {
+      start = this.firstOffsetOf(dir, base);
+      if (start !== undefined) break;
+    }
+    let end: bigint | undefined;
+    for (const base of [...bases].reverse()) {
+      end = this.nextOffsetOf(dir, base);
+      if (end !== undefined) break;
+    }
+    return { start, end };
   }
 
   /** Bytes of each topic's segment files, from their sizes alone (the overview's column; no header scan). */
@@ -339,16 +359,7 @@ export class DiskView {
     const bases = segmentBaseOffsets(dir);
     return {
       bounds: async () => {
-        let start: bigint | undefined;
-        for (const base of bases) {
-          start = this.firstOffsetOf(dir, base);
-          if (start !== undefined) break;
-        }
-        let end: bigint | undefined;
-        for (const base of [...bases].reverse()) {
-          end = this.nextOffsetOf(dir, base);
-          if (end !== undefined) break;
-        }
+        const { start, end } = this.bounds(dir, bases);
         return { start: start ?? 0n, end: end ?? start ?? 0n };
       },
       offsetForTimestamp: async (timestamp, end) => this.offsetForTimestamp(dir, bases, timestamp) ?? end,
@@ -387,6 +398,9 @@ export class DiskView {
     const file = this.segmentFile(dir, base);
     try {
       for (const h of file.headers()) return h.baseOffset ?? h.lastOffset;
+      return undefined;
+    } catch {
+      // damaged from its first batch: no offset to tell (kafkalite verify names the damage)
       return undefined;
     } finally {
       file.close();
