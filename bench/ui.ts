@@ -116,6 +116,7 @@ async function measure(mode: string, base: string, batches: number): Promise<Row
   const requests: [string, string][] = [
     ['overview (topic list)', 'topics'],
     ['topic (partitions, offsets)', `topics/${TOPIC}`],
+    ...(mode === 'serve' ? [['topic configs', `topics/${TOPIC}/configs`] as [string, string]] : []),
     ['beginning', `${m}from=beginning&limit=50`],
     [`offset ${mid}`, `${m}from=offset:${mid}&limit=50`],
     [`timestamp (middle)`, `${m}from=timestamp:${midTs}&limit=50`],
@@ -141,9 +142,11 @@ async function measure(mode: string, base: string, batches: number): Promise<Row
 }
 
 /** The overview, then a click on the topic, until a message key (k-N) is on the page: ms per round. */
-async function firstPageInBrowser(url: string): Promise<number[]> {
+async function firstPageInBrowser(url: string): Promise<{ ms: number[]; serverCpuMs: number[] }> {
   const browser = await launchChromium();
   const out: number[] = [];
+  // the broker and the console run in this process: its CPU time over the click is the server's share
+  const serverCpu: number[] = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
       const page = await browser.newPage();
@@ -157,9 +160,11 @@ async function firstPageInBrowser(url: string): Promise<number[]> {
       await link.waitFor();
       const t0 = performance.now();
       calls.length = 0;
+      const c0 = cpuMs();
       await link.click();
       await page.waitForFunction(() => /\bk-\d+\b/.test(document.body.innerText));
       out.push(performance.now() - t0);
+      serverCpu.push(cpuMs() - c0);
       // the API calls the topic page made, each timed from its request to its answer's end
       if (round === ROUNDS - 1) console.log(`browser: after the click (last round): ${calls.join('; ')}`);
       await page.close();
@@ -167,7 +172,7 @@ async function firstPageInBrowser(url: string): Promise<number[]> {
   } finally {
     await browser.close();
   }
-  return out;
+  return { ms: out, serverCpuMs: serverCpu };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -188,7 +193,7 @@ async function main(): Promise<void> {
     const built = build(dir);
     console.log(`built ${TOPIC}-0: ${built.batches} batches, ${(built.bytes / 2 ** 30).toFixed(2)} GiB, ${built.batches * RECORDS_PER_BATCH} messages in ${built.seconds.toFixed(1)} s (${dir})`);
     const rows: Row[] = [];
-    let browserMs: number[] | undefined;
+    let browserMs: { ms: number[]; serverCpuMs: number[] } | undefined;
     {
       const t0 = performance.now();
       const broker = await startBroker({ dataDir: dir, ui: true });
@@ -197,7 +202,7 @@ async function main(): Promise<void> {
         rows.push(...(await measure('serve', broker.uiUrl!, built.batches)));
         if (BROWSER) {
           browserMs = await firstPageInBrowser(broker.uiUrl!);
-          console.log(`browser (serve): first page of ${TOPIC}-0 rendered ${browserMs.map((x) => x.toFixed(0)).join(', ')} ms after the click`);
+          console.log(`browser (serve): first page of ${TOPIC}-0 rendered ${browserMs.ms.map((x) => x.toFixed(0)).join(', ')} ms after the click; broker + console CPU meanwhile ${browserMs.serverCpuMs.map((x) => x.toFixed(0)).join(', ')} ms`);
         }
       } finally {
         await broker.close();
