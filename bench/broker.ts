@@ -23,7 +23,10 @@
  * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`),
  * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js, measured alongside as `kafkalite-base`),
  * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`), BENCH_BROKER_LOG_LEVEL
- * (`debug`: the broker's request metrics, queue/handle/append/write per API, every 30 s on stderr).
+ * (`debug`: the broker's request metrics, queue/handle/append/write per API, every 30 s on stderr),
+ * BENCH_CONSOLE=1 (issue 22's A/B: a second kafkalite, `kafkalite+console`, served with `--ui-port 0` and
+ * no page open, in the same rotated rounds; its throughput and CPU time are compared with kafkalite's).
+ * Each produce run also records the peer's CPU time (/proc/<pid>/stat utime+stime) over the run.
  */
 import { spawnListening, stopChild } from './child.js';
 import type { ChildProcess } from 'node:child_process';
@@ -57,6 +60,8 @@ const WARMUP_MIB = Number(process.env.BENCH_WARMUP_MIB ?? 16);
  */
 const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
 /** Extra broker properties for kafkalite (and the baseline), e.g. `log.segment.bytes=67108864` to make the logs roll. */
+/** Adds `kafkalite+console`: the same broker with the web console on (`--ui-port 0`), nobody looking. */
+const CONSOLE_AB = process.env.BENCH_CONSOLE === '1';
 const BROKER_CONFIG = (process.env.BENCH_BROKER_CONFIG ?? '').split(/[\s,]+/).filter(Boolean).flatMap((kv) => ['--config', kv]);
 const MiB = 1024 * 1024;
 const RECORD_BYTES = 1024;
@@ -179,6 +184,13 @@ function stopPeer(p: Peer): Promise<void> {
   return stopChild(p.child);
 }
 
+/** User + system CPU time of a process so far, in ms (/proc/<pid>/stat utime and stime, in clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -265,6 +277,8 @@ interface ProduceResult extends ProduceCase {
   recordsPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** The peer process's CPU time over the run (user + system). */
+  cpuMs?: number;
 }
 
 async function runProduce(peer: Peer, c: ProduceCase, topic: string, mib = RUN_MIB): Promise<ProduceResult> {
@@ -357,6 +371,12 @@ async function main(): Promise<void> {
     peers.push(await startChild('kafkalite-base', process.execPath, [BASELINE_BROKER, 'serve', '--port', '0', '--data-dir', baseDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true));
   }
 
+  if (CONSOLE_AB) {
+    const consoleDir = join(dataDir, 'console');
+    mkdirSync(consoleDir);
+    peers.push(await startChild('kafkalite+console', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--ui-port', '0', '--data-dir', consoleDir, '--log-level', BROKER_LOG_LEVEL, '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true));
+  }
+
   const rss: { t: number; mib: number }[] = [];
   const t0 = Date.now();
   const sampler = setInterval(() => rss.push({ t: (Date.now() - t0) / 1000, mib: rssMiB(kafkalite.pid) }), 250);
@@ -386,8 +406,9 @@ async function main(): Promise<void> {
       for (let round = 0; round < ROUNDS; round++) {
         for (let k = 0; k < peers.length; k++) {
           const p = peers[(k + round) % peers.length]!;
+          const cpu0 = cpuMsOf(p.pid);
           const r = await runProduce(p, c, topic);
-          produce.push({ ...r, round });
+          produce.push({ ...r, round, cpuMs: cpuMsOf(p.pid) - cpu0 });
           console.log(`produce ${c.batch} acks=${c.acks === -1 ? 'all' : 1} x${c.connections} round ${round + 1} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s ${f(r.recordsPerSec, 0).padStart(9)} rec/s  p50 ${f(r.p50Ms, 2)} ms  p99 ${f(r.p99Ms, 2)} ms`);
         }
       }
@@ -463,6 +484,16 @@ async function main(): Promise<void> {
         const vsBase = ratio(ks, bs);
         summary[summary.length - 1]!.vsBaseline = { baseline: medianRound(bs).mbPerSec, ...vsBase };
         console.log(`${''.padEnd(26)}kafkalite-base ${cell(medianRound(bs))}   kafkalite vs base ${rr(vsBase)}`);
+      }
+      if (CONSOLE_AB) {
+        const cs = rounds('kafkalite+console');
+        const vsOff = ratio(cs, ks);
+        const cpuPerMiB = (rs: ProduceResult[]) => rs.map((r) => (r.cpuMs ?? NaN) / (r.bytes / MiB)).sort((a, b) => a - b);
+        const [offCpu, onCpu] = [cpuPerMiB(ks), cpuPerMiB(cs)];
+        const cpuRatio = cs.map((r, i) => (r.cpuMs ?? NaN) / (ks[i]!.cpuMs ?? NaN)).sort((a, b) => a - b);
+        const mid = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
+        summary[summary.length - 1]!.console = { mbPerSec: medianRound(cs).mbPerSec, vsOff, cpuMsPerMiBOff: offCpu, cpuMsPerMiBOn: onCpu, cpuRatioPerRound: cpuRatio };
+        console.log(`${''.padEnd(26)}kafkalite+console ${cell(medianRound(cs))}   console on vs off ${rr(vsOff)} CPU ms/MiB off ${f(mid(offCpu), 2)} [${f(offCpu[0]!, 2)}-${f(offCpu.at(-1)!, 2)}] on ${f(mid(onCpu), 2)} [${f(onCpu[0]!, 2)}-${f(onCpu.at(-1)!, 2)}], CPU on/off ${f(mid(cpuRatio), 2)}x [${f(cpuRatio[0]!, 2)}-${f(cpuRatio.at(-1)!, 2)}]`);
       }
     }
     if (consume.length > 0) {

@@ -10,6 +10,12 @@ import type { MessageView, StartPosition } from './messages.js';
 
 /** Messages one request may read while looking for matches (the page then says where to go on). */
 export const SCAN_BUDGET = 20_000;
+/**
+ * Messages a filtered page asks for per read: a read starts at the batch holding its offset, so
+ * reads smaller than a batch would fetch a large batch (a producer's 1 MiB of 1 KB records) once
+ * per read instead of once.
+ */
+const FILTERED_READ = 2048;
 
 export interface PartitionSource {
   /** The log start offset and the end offset (high watermark). */
@@ -82,7 +88,7 @@ export async function browse(src: PartitionSource, q: BrowseQuery): Promise<Brow
   if (q.direction === 'forward') {
     let next = from;
     while (out.length < q.limit && next < end && scanned < SCAN_BUDGET) {
-      const page = await src.read(next, filtered ? Math.min(500, SCAN_BUDGET - scanned) : q.limit - out.length);
+      const page = await src.read(next, filtered ? Math.min(FILTERED_READ, SCAN_BUDGET - scanned) : q.limit - out.length);
       if (page.nextOffset <= next) break;
       for (const m of page.messages) {
         scanned++;

@@ -15,6 +15,7 @@ import { readRecordBatches, type AnyRecordBatch } from '../record/batches.js';
 import { FileRecords } from '../storage/file-records.js';
 import { logFilePath, offsetIndexPath, timeIndexPath } from '../storage/file-names.js';
 import { createLogResources, type LogResources } from '../storage/log-resources.js';
+import { IndexReader } from './index-search.js';
 import { browse, type BrowsePage, type BrowseQuery, type PartitionSource } from './browse.js';
 import { batchMeta, messagesOfBatches, type MessageView } from './messages.js';
 
@@ -127,20 +128,40 @@ export class DiskView {
     return FileRecords.open(path, this.resources);
   }
 
-  /** Partitions of the directory, grouped by topic, with segment counts, bytes and offsets. */
+  /**
+   * Partitions of the directory, grouped by topic, with segment counts, bytes and offsets: from the
+   * file sizes and each partition's bounds (source().bounds: the first batch of the first segment
+   * holding one, the tail after the last offset index entry of the last), never a scan of the
+   * segments, since the overview and the topic page ask for it on every load.
+   */
   topics(): { name: string; partitions: { partition: number; segments: number; bytes: number; startOffset: string | null; endOffset: string | null }[] }[] {
     const topics = new Map<string, { partition: number; segments: number; bytes: number; startOffset: string | null; endOffset: string | null }[]>();
     for (const name of partitionDirs(this.dataDir)) {
       const dash = name.lastIndexOf('-');
       const topic = name.slice(0, dash);
       const partition = Number(name.slice(dash + 1));
-      const segs = this.segments(topic, partition);
-      const first = segs.find((s) => s.firstOffset !== null);
-      const last = [...segs].reverse().find((s) => s.nextOffset !== null);
-      const row = { partition, segments: segs.length, bytes: segs.reduce((n, s) => n + s.sizeInBytes, 0), startOffset: first?.firstOffset ?? (segs[0]?.baseOffset ?? null), endOffset: last?.nextOffset ?? null };
+      const dir = join(this.dataDir, name);
+      const bases = segmentBaseOffsets(dir);
+      const { start, end } = this.bounds(dir, bases);
+      const row = { partition, segments: bases.length, bytes: bases.reduce((n, base) => n + statSync(logFilePath(dir, base)).size, 0), startOffset: start !== undefined ? String(start) : bases[0] !== undefined ? String(bases[0]) : null, endOffset: end === undefined ? null : String(end) };
       topics.set(topic, [...(topics.get(topic) ?? []), row]);
     }
     return [...topics].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, partitions]) => ({ name, partitions: partitions.sort((a, b) => a.partition - b.partition) }));
+  }
+
+  /** The first offset of the first segment holding a batch, and the next offset after the last segment holding one. */
+  private bounds(dir: string, bases: bigint[]): { start: bigint | undefined; end: bigint | undefined } {
+    let start: bigint | undefined;
+    for (const base of bases) {
+      start = this.firstOffsetOf(dir, base);
+      if (start !== undefined) break;
+    }
+    let end: bigint | undefined;
+    for (const base of [...bases].reverse()) {
+      end = this.nextOffsetOf(dir, base);
+      if (end !== undefined) break;
+    }
+    return { start, end };
   }
 
   /** Bytes of each topic's segment files, from their sizes alone (the overview's column; no header scan). */
@@ -338,19 +359,10 @@ export class DiskView {
     const bases = segmentBaseOffsets(dir);
     return {
       bounds: async () => {
-        let start: bigint | undefined;
-        for (const base of bases) {
-          start = this.firstOffsetOf(dir, base);
-          if (start !== undefined) break;
-        }
-        let end: bigint | undefined;
-        for (const base of [...bases].reverse()) {
-          end = this.nextOffsetOf(dir, base);
-          if (end !== undefined) break;
-        }
+        const { start, end } = this.bounds(dir, bases);
         return { start: start ?? 0n, end: end ?? start ?? 0n };
       },
-      offsetForTimestamp: async (timestamp, end) => this.offsetForTimestamp(dir, this.segments(topic, partition), timestamp) ?? end,
+      offsetForTimestamp: async (timestamp, end) => this.offsetForTimestamp(dir, bases, timestamp) ?? end,
       read: async (offset, limit) => {
         const out: MessageView[] = [];
         let next = offset;
@@ -360,8 +372,7 @@ export class DiskView {
           if (floor === undefined || base < floor) continue;
           const file = this.segmentFile(dir, base);
           try {
-            const entry = this.offsetIndex(dir, base).filter((e) => BigInt(e.offset) <= offset).pop();
-            for (const fb of file.batches(entry?.position ?? 0)) {
+            for (const fb of file.batches(this.indexedPosition(dir, base, offset))) {
               if (out.length >= limit) break;
               if (fb.batch.nextOffset <= next) continue;
               // the batch view lives until the next read: its messages are decoded now
@@ -388,6 +399,9 @@ export class DiskView {
     try {
       for (const h of file.headers()) return h.baseOffset ?? h.lastOffset;
       return undefined;
+    } catch {
+      // damaged from its first batch: no offset to tell (kafkalite verify names the damage)
+      return undefined;
     } finally {
       file.close();
     }
@@ -398,8 +412,7 @@ export class DiskView {
     let next: bigint | undefined;
     try {
       // from the last offset index entry: the scan covers at most index.interval.bytes and the tail
-      const last = this.offsetIndex(dir, base).pop();
-      for (const h of file.headers(last?.position ?? 0)) next = h.lastOffset + 1n;
+      for (const h of file.headers(this.lastIndexedPosition(dir, base))) next = h.lastOffset + 1n;
     } catch {
       // a damaged tail: what was read before it stands
     } finally {
@@ -408,15 +421,83 @@ export class DiskView {
     return next;
   }
 
-  /** The first offset of the first batch whose max timestamp reaches `ts` (Kafka's fetchOffsetByTimestamp, by batch headers). */
-  private offsetForTimestamp(dir: string, segs: SegmentView[], ts: bigint): bigint | undefined {
-    for (const s of segs) {
-      if (s.maxTimestamp === null || BigInt(s.maxTimestamp) < ts) continue;
-      const file = this.segmentFile(dir, BigInt(s.baseOffset));
+  /** Where Kafka's read path starts scanning segment `base` for `offset`: its offset index entry at or below it (OffsetIndex.lookup), else the start. */
+  private indexedPosition(dir: string, base: bigint, offset: bigint): number {
+    const index = IndexReader.open(offsetIndexPath(dir, base), 'offset', base);
+    if (index === undefined) return 0;
+    try {
+      return index.offsetFloor(offset)?.position ?? 0;
+    } finally {
+      index.close();
+    }
+  }
+
+  private lastIndexedPosition(dir: string, base: bigint): number {
+    const index = IndexReader.open(offsetIndexPath(dir, base), 'offset', base);
+    if (index === undefined) return 0;
+    try {
+      return index.lastOffsetEntry()?.position ?? 0;
+    } finally {
+      index.close();
+    }
+  }
+
+  private lastTimeEntry(dir: string, base: bigint): { timestamp: bigint; offset: bigint } | undefined {
+    const index = IndexReader.open(timeIndexPath(dir, base), 'time', base);
+    if (index === undefined) return undefined;
+    try {
+      return index.lastTimeEntry();
+    } finally {
+      index.close();
+    }
+  }
+
+  private timeFloor(dir: string, base: bigint, ts: bigint): { timestamp: bigint; offset: bigint } | undefined {
+    const index = IndexReader.open(timeIndexPath(dir, base), 'time', base);
+    if (index === undefined) return undefined;
+    try {
+      return index.timeFloor(ts);
+    } finally {
+      index.close();
+    }
+  }
+
+  /**
+   * A segment's largest timestamp as LogSegment.maxTimestampAndOffset knows it: the last time
+   * index entry (an inactive segment's last entry is its largest, written at the roll) and the
+   * batch headers after the batch that entry points into, never the whole segment.
+   */
+  private largestTimestampOf(dir: string, base: bigint): bigint | undefined {
+    const last = this.lastTimeEntry(dir, base);
+    let largest = last?.timestamp;
+    const file = this.segmentFile(dir, base);
+    try {
+      for (const h of file.headers(last === undefined ? 0 : this.indexedPosition(dir, base, last.offset))) if (largest === undefined || h.maxTimestamp > largest) largest = h.maxTimestamp;
+    } catch {
+      // a damaged tail: what was read before it stands
+    } finally {
+      file.close();
+    }
+    return largest;
+  }
+
+  /**
+   * The first offset whose timestamp is at or after `ts`, as Kafka's UnifiedLog.fetchOffsetByTimestamp
+   * finds it: the first segment whose largest timestamp reaches it, then LogSegment.findOffsetByTimestamp
+   * (the time index entry at or below `ts`, the offset index position of its offset, the batch
+   * headers from there to the first batch whose max timestamp reaches `ts`, that batch's records).
+   */
+  private offsetForTimestamp(dir: string, bases: bigint[], ts: bigint): bigint | undefined {
+    for (const base of bases) {
+      const largest = this.largestTimestampOf(dir, base);
+      if (largest === undefined || largest < ts) continue;
+      const entry = this.timeFloor(dir, base, ts);
+      const file = this.segmentFile(dir, base);
       try {
-        for (const fb of file.batches()) {
-          if (fb.batch.maxTimestamp < ts) continue;
-          for (const r of fb.batch.records()) if (r.timestamp >= ts) return r.offset;
+        for (const h of file.headers(entry === undefined ? 0 : this.indexedPosition(dir, base, entry.offset))) {
+          if (h.maxTimestamp < ts) continue;
+          const batch = readRecordBatches(Buffer.from(file.readBytes(h.position, h.sizeInBytes))).nextBatch();
+          if (batch !== null) for (const r of batch.records()) if (r.timestamp >= ts) return r.offset;
         }
       } finally {
         file.close();
