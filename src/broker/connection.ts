@@ -460,7 +460,6 @@ export class Connection {
       return undefined;
     }
     if (apiKey === ApiKey.ApiVersions) sasl?.versionsAnswered();
-    this.broker.requestMetrics.record(apiKey, PhaseIndex.queue, (startedAt - arrivedAt) * 1000);
     const handler = this.broker.handlerFor(apiKey, apiVersion);
     if (handler === undefined) {
       if (this.answerUnsupportedVersion(frame, header)) return;
@@ -471,6 +470,9 @@ export class Connection {
       this.destroy();
       return undefined;
     }
+    // only APIs the broker serves are measured: a histogram per API key a client makes up (up to
+    // 32767 of them, 8 KB each) would be memory any client could make the broker keep
+    this.broker.requestMetrics.record(apiKey, PhaseIndex.queue, (startedAt - arrivedAt) * 1000);
     let request;
     try {
       request = decodeMessage(handler.api.request, Math.min(apiVersion, handler.api.request.validVersions[1]), frame, header.bodyOffset).value;
