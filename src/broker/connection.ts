@@ -588,7 +588,7 @@ export class Connection {
 
   /** Encodes and holds a handler's response; a promise only when a pre-KIP-219 client's answer waits out its throttle. */
   private answerWith(handler: AnyApiHandler, response: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> | undefined {
-    const { apiKey, apiVersion, correlationId } = ctx;
+    const { apiKey, apiVersion } = ctx;
     if (response === NO_RESPONSE || this.closed) return;
     // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
     const responseVersion = apiVersion > handler.maxVersion ? 0 : apiVersion;
