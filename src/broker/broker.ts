@@ -154,7 +154,7 @@ export class Broker extends EventEmitter {
   private closing: Promise<void> | undefined;
   /** The self-signed TLS setup made at start (`tls: 'self-signed'`): the CA to trust, the client certificate. */
   tls: SelfSignedTls | undefined;
-    /** The web console, when started with `ui`. */
+  /** The web console, when started with `ui`. */
   private uiServer: UiServer | undefined;
 
   private constructor(

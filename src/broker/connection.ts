@@ -140,6 +140,8 @@ export class Connection {
   private readonly resumeReading = (): void => this.maybeResumeReading();
   /** Set while a quota throttle mutes the connection (quotas/throttled-channel.ts); resolves when it ends. */
   private throttled: Promise<void> | undefined;
+  /** Ends the mute before its time (the connection closes): its timer cancelled, `throttled` resolved. */
+  private endThrottle: (() => void) | undefined;
 
   constructor(
     private readonly broker: Broker,
@@ -298,7 +300,8 @@ export class Connection {
           // the throttled answer goes out now; the next request waits for the mute to end
           this.flushAnswers();
           await this.throttled;
-          if (this.closed) break;
+          // a close during the mute took the queue
+          if (this.closed || this.queue.length === 0) break;
         }
         const frame = this.queue.shift()!;
         const arrivedAt = this.queueArrivals.shift()!;
@@ -460,7 +463,6 @@ export class Connection {
       return undefined;
     }
     if (apiKey === ApiKey.ApiVersions) sasl?.versionsAnswered();
-    this.broker.requestMetrics.record(apiKey, PhaseIndex.queue, (startedAt - arrivedAt) * 1000);
     const handler = this.broker.handlerFor(apiKey, apiVersion);
     if (handler === undefined) {
       if (this.answerUnsupportedVersion(frame, header)) return;
@@ -471,6 +473,9 @@ export class Connection {
       this.destroy();
       return undefined;
     }
+    // only APIs the broker serves are measured: a histogram per API key a client makes up (up to
+    // 32767 of them, 8 KB each) would be memory any client could make the broker keep
+    this.broker.requestMetrics.record(apiKey, PhaseIndex.queue, (startedAt - arrivedAt) * 1000);
     let request;
     try {
       request = decodeMessage(handler.api.request, Math.min(apiVersion, handler.api.request.validVersions[1]), frame, header.bodyOffset).value;
@@ -586,7 +591,7 @@ export class Connection {
 
   /** Encodes and holds a handler's response; a promise only when a pre-KIP-219 client's answer waits out its throttle. */
   private answerWith(handler: AnyApiHandler, response: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> | undefined {
-    const { apiKey, apiVersion, correlationId } = ctx;
+    const { apiKey, apiVersion } = ctx;
     if (response === NO_RESPONSE || this.closed) return;
     // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
     const responseVersion = apiVersion > handler.maxVersion ? 0 : apiVersion;
@@ -634,11 +639,17 @@ export class Connection {
   private muteFor(ms: number): Promise<void> {
     this.socket.pause();
     const ended = new Promise<void>((resolve) => {
-      this.broker.timer.schedule(ms, () => {
-        if (this.throttled === ended) this.throttled = undefined;
+      const end = (): void => {
+        task.cancel();
+        if (this.throttled === ended) {
+          this.throttled = undefined;
+          this.endThrottle = undefined;
+        }
         resolve();
         this.maybeResumeReading();
-      });
+      };
+      const task = this.broker.timer.schedule(ms, end);
+      this.endThrottle = end;
     });
     this.throttled = ended;
     return ended;
@@ -763,14 +774,16 @@ export class Connection {
     this.clearQueue();
     this.countAnswerBytes();
     this.answersWritten?.();
+    this.endThrottle?.();
     this.socket.destroy();
   }
 
   /** Graceful close: finish the request in progress, then end the socket. */
   async close(): Promise<void> {
     this.clearQueue();
-    // a connection muted for answers its client never reads stops waiting
+    // a connection muted for answers its client never reads, or for a quota throttle, stops waiting
     this.answersWritten?.();
+    this.endThrottle?.();
     await this.idle;
     if (!this.closed) this.tryFlushAnswers();
     this.releaseHeld();

@@ -104,7 +104,7 @@ const KINDS: readonly ConsumerGroupRecordKind[] = ['groupEpoch', 'partitionMetad
 /** Value schema version Kafka 4.0 writes for every one of these records. */
 const VALUE_VERSION = 0;
 
-export function memberIdOf(r: ConsumerGroupRecord): string | null {
+function memberIdOf(r: ConsumerGroupRecord): string | null {
   return 'memberId' in r ? r.memberId : null;
 }
 

@@ -16,7 +16,6 @@ import { DescribeGroups, type DescribeGroupsResponse } from '../protocol/schemas
 import { Fetch, type FetchResponse } from '../protocol/schemas/fetch.js';
 import { ListGroups, type ListGroupsResponse } from '../protocol/schemas/list-groups.js';
 import { ListOffsets, type ListOffsetsRequest, type ListOffsetsResponse } from '../protocol/schemas/list-offsets.js';
-import { Metadata, type MetadataResponse } from '../protocol/schemas/metadata.js';
 import { OffsetFetch, type OffsetFetchResponse } from '../protocol/schemas/offset-fetch.js';
 import { Produce, type ProduceResponse } from '../protocol/schemas/produce.js';
 import { encodeRecordBatch } from '../record/builder.js';

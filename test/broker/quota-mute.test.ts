@@ -11,9 +11,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
+import { createLogger } from '../../src/broker/logger.js';
 import { withBroker } from '../helpers/broker.js';
 import { ManualTimer } from '../helpers/manual-timer.js';
-import { RawClient } from '../helpers/raw-client.js';
+import { decodeResponseFrame, encodeRequestFrame, RawClient } from '../helpers/raw-client.js';
 import { call } from './group/call.js';
 
 const produceBody = (value: string) => ({
@@ -75,4 +76,27 @@ describe('quota throttles mute the connection', () => {
       });
     });
   }
+
+  test('a broker closed while a connection is muted closes at once, its queued request dropped without an error', async () => {
+    const timer = new ManualTimer();
+    const errors: string[] = [];
+    const logger = createLogger('error', (line) => errors.push(line));
+    await withBroker({ timer, logger }, async (broker) => {
+      broker.topics.create('q', 1, {}, broker.logs);
+      const r = await call(broker, 49, 1, { entries: [{ entity: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'producer_byte_rate', value: 1000, remove: false }] }], validateOnly: false });
+      assert.equal(errorName(r.entries[0].errorCode), 'NONE');
+      const slow = await RawClient.connect(broker.port);
+      try {
+        // sent together: the second is queued when the first's throttle mutes the connection (the clock never ends it)
+        const answered = slow.nextFrame();
+        slow.send([encodeRequestFrame(0, 9, 1, produceBody('x'.repeat(20_000))), encodeRequestFrame(18, 3, 2, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' })]);
+        assert.equal(decodeResponseFrame(0, 9, await answered).body.throttleTimeMs, 1000);
+        const closed = broker.close();
+        assert.equal(await Promise.race([closed.then(() => true), sleep(10_000).then(() => false)]), true, 'the close does not wait for the throttle to end');
+        assert.deepEqual(errors, []);
+      } finally {
+        slow.destroy();
+      }
+    });
+  });
 });

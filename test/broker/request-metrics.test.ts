@@ -125,4 +125,27 @@ describe('a broker measures its requests', () => {
       assert.ok(s.apis.some((a) => a.name === 'Metadata' && a.count === 1));
     });
   });
+
+  test('a request with an API key the broker does not serve is not measured (no histogram a client can make)', async () => {
+    await withBroker({}, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      try {
+        // size, api key 32000, version 0, correlation id 1, null client id: the broker closes the connection
+        const frame = Buffer.alloc(14);
+        frame.writeInt32BE(10, 0);
+        frame.writeInt16BE(32000, 4);
+        frame.writeInt16BE(0, 6);
+        frame.writeInt32BE(1, 8);
+        frame.writeInt16BE(-1, 12);
+        c.send(frame);
+        assert.equal(await c.closesWithin(10_000), true);
+      } finally {
+        c.destroy();
+      }
+      assert.deepEqual(
+        broker.requestMetrics.snapshot().apis.map((a) => a.apiKey),
+        [],
+      );
+    });
+  });
 });

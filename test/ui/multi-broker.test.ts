@@ -10,13 +10,13 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode, errorName } from '../../src/protocol/error-codes.js';
+import { errorName } from '../../src/protocol/error-codes.js';
 import { Fetch, type FetchResponse } from '../../src/protocol/schemas/fetch.js';
 import { KafkaClient } from '../../src/ui/kafka-client.js';
 import { UiServer } from '../../src/ui/server.js';
 import { PY_DIR, PYTHON } from '../helpers/python-peer.js';
 import { requirePeer } from '../helpers/tier.js';
-import { call, ok, post, text, type Json } from './http.js';
+import { ok, post, text, type Json } from './http.js';
 
 interface Mock {
   brokers: Record<string, string>;

@@ -7,12 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Broker } from '../../../src/broker/broker.js';
 import { errorName } from '../../../src/protocol/error-codes.js';
 import { withBroker } from '../../helpers/broker.js';
 import { ManualTimer } from '../../helpers/manual-timer.js';
 import { API, call, joinRequest, subscription } from './call.js';
-import { count, describeGroup, disjoint, hb, ids, names, type Owned } from './consumer-calls.js';
+import { count, describeGroup, disjoint, hb } from './consumer-calls.js';
 
 const CONFIG = { 'group.initial.rebalance.delay.ms': '0', 'group.consumer.session.timeout.ms': '1000', 'group.consumer.heartbeat.interval.ms': '100' };
 
