@@ -99,9 +99,10 @@ export function compact(opts: CompactOptions, io: CliIo = PROCESS_IO): number {
     manager.close();
     return 0;
   } catch (err) {
+    // whatever failed, the directory's lock is released (the CLI also runs inside test processes)
+    manager?.closeUnclean();
     if (!(err instanceof KafkaliteError)) throw err;
     writeText(io.stderr, `Error: ${err.message}\n`);
-    manager?.closeUnclean();
     return 1;
   }
 }

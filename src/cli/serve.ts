@@ -52,6 +52,7 @@ export interface ServeOptions {
 
 export function parseServeArgs(args: string[]): ServeOptions | { help: true } | { error: string } {
   const o: ServeOptions = { port: 9092, host: '127.0.0.1', dataDir: './kafkalite-data', config: {}, logLevel: 'info' };
+  let tlsGiven = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const value = (): string | undefined => args[++i];
@@ -119,6 +120,7 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         const v = value();
         if (v !== 'self-signed') return { error: `--tls takes self-signed, got ${v ?? 'nothing'}` };
         o.tls = { ...o.tls };
+        tlsGiven = true;
         break;
       }
       case '--tls-client': {
@@ -143,7 +145,7 @@ export function parseServeArgs(args: string[]): ServeOptions | { help: true } | 
         return { error: `unknown option ${a}` };
     }
   }
-  if (o.tls !== undefined && !args.includes('--tls')) return { error: '--tls-client and --tls-dir need --tls self-signed' };
+  if (o.tls !== undefined && !tlsGiven) return { error: '--tls-client and --tls-dir need --tls self-signed' };
   return o;
 }
 

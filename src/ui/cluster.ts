@@ -84,6 +84,8 @@ export class ClusterError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** Kafka's error code when the cluster answered with one. */
+    readonly errorCode?: number,
   ) {
     super(message);
   }
@@ -298,7 +300,7 @@ export class ClusterView {
       const p = r.responses[0]?.partitions[0];
       if (!p) throw new ClusterError(`Fetch ${topic}-${partition}: no partition in the answer`, 502);
       if (STALE_LEADER.has(p.errorCode) && attempt === 0) continue;
-      if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`Fetch ${topic}-${partition}: ${errorText(p.errorCode)}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE ? 400 : 502);
+      if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`Fetch ${topic}-${partition}: ${errorText(p.errorCode)}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE ? 400 : 502, p.errorCode);
       return p.records && p.records.length > 0 ? p.records : null;
     }
   }

@@ -7,6 +7,7 @@
  */
 import type { ClusterView } from './cluster.js';
 import { ClusterError, EARLIEST, LATEST, READ_UNCOMMITTED } from './cluster.js';
+import { ErrorCode } from '../protocol/error-codes.js';
 import type { KafkaClient } from './kafka-client.js';
 import type { EventStream } from './live.js';
 import { messagesOfBatches } from './messages.js';
@@ -39,7 +40,7 @@ export async function tail(cluster: ClusterView, topic: string, partition: numbe
       records = await cluster.fetch(topic, partition, next, READ_UNCOMMITTED, TAIL_WAIT_MS, connection);
     } catch (e) {
       if (stream.isClosed) break;
-      if (e instanceof ClusterError && /OFFSET_OUT_OF_RANGE/.test(e.message)) {
+      if (e instanceof ClusterError && e.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
         next = (await cluster.listOffsets(q, EARLIEST, READ_UNCOMMITTED)).get(key) ?? 0n;
         continue;
       }

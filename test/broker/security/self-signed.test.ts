@@ -97,6 +97,8 @@ describe('self-signed TLS at start', () => {
     };
     assert.match(err('--tls', 'acme')!, /--tls takes self-signed/);
     assert.match(err('--tls-client', 'alice')!, /need --tls self-signed/);
+    // '--tls' as another option's value is not the option
+    assert.match(err('--tls-dir', '--tls')!, /need --tls self-signed/);
     assert.match(err('--tls', 'self-signed', '--tls-client', '')!, /needs a common name/);
     const ok = parseServeArgs(['--tls', 'self-signed', '--tls-client', 'alice', '--tls-dir', '/tmp/x']);
     assert.ok(!('error' in ok) && !('help' in ok));
