@@ -101,3 +101,22 @@ test('encode refuses non-default values in versions without the field unless ign
   assert.throws(() => encodeMessage(fetch, 4, { responses: null }), { code: 'INVALID_ARGUMENT' });
   assert.throws(() => encodeMessage(fetch, 99, {}), { code: 'INVALID_ARGUMENT' });
 });
+
+test('a field name that is not a plain identifier still reads and writes (the generic struct codec)', () => {
+  const odd: MessageSchema = {
+    type: 'data',
+    name: 'OddNames',
+    validVersions: [0, 1],
+    flexibleVersions: 1,
+    fields: [
+      { name: 'plain', type: 'int32', versions: '0+' },
+      { name: 'not-plain', type: 'string', versions: '0+' },
+      { name: 'onlyV1', type: 'int16', versions: '1+', default: 0 },
+    ],
+  };
+  for (const v of [0, 1]) {
+    const x = { plain: 7, 'not-plain': 'é', onlyV1: v === 1 ? 3 : 0 };
+    assert.deepStrictEqual(decodeMessage(odd, v, encodeMessageToBuffer(odd, v, x)).value, x);
+  }
+  assert.throws(() => encodeMessage(odd, 0, { plain: 1, 'not-plain': '', onlyV1: 5 }), { code: 'INVALID_ARGUMENT' });
+});
