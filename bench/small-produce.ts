@@ -61,6 +61,11 @@ function schedCpuMicros(pid: number): number {
   return ns / 1000;
 }
 
+/** One thread's on-CPU time in µs (its schedstat). */
+function threadCpuMicros(pid: number, tid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+}
+
 async function produceLoop(client: RawClient, n: number): Promise<void> {
   const records = encodeRecordBatch([{ key: null, value: Buffer.alloc(100, 7) }]);
   for (let i = 0; i < n; i++) {
@@ -88,10 +93,12 @@ async function main(): Promise<void> {
     }
     const cpu0 = cpuMicros(pid);
     const sched0 = schedCpuMicros(pid);
+    const main0 = threadCpuMicros(pid, pid);
     const t0 = process.hrtime.bigint();
     await produceLoop(client, COUNT);
     const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
     const sched = schedCpuMicros(pid) - sched0;
+    const main = threadCpuMicros(pid, pid) - main0;
     const cpu1 = cpuMicros(pid);
     const user = cpu1[0] - cpu0[0];
     const sys = cpu1[1] - cpu0[1];
@@ -100,7 +107,7 @@ async function main(): Promise<void> {
       strace.kill('SIGINT');
       await done;
     }
-    console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) one at a time: broker CPU ${(sched / COUNT).toFixed(1)} µs/request (schedstat; ticks: user ${(user / COUNT).toFixed(1)}, system ${(sys / COUNT).toFixed(1)}), round trip ${(wallUs / COUNT).toFixed(1)} µs/request`);
+    console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) one at a time: broker CPU ${(sched / COUNT).toFixed(1)} µs/request, main thread ${(main / COUNT).toFixed(1)} (schedstat; ticks: user ${(user / COUNT).toFixed(1)}, system ${(sys / COUNT).toFixed(1)}), round trip ${(wallUs / COUNT).toFixed(1)} µs/request`);
     if (strace) {
       console.log(straceOut);
       const total = /^\s*100\.00\s+\S+\s+\S+\s+(\d+)\s+(?:\d+\s+)?total$/m.exec(straceOut);
