@@ -24,6 +24,7 @@
  * out once, while every `records` value and every `bytes` value of ZERO_COPY_MIN bytes or more is
  * its own chunk, never copied, so a Fetch response can go to `socket.writev` as is.
  */
+import { readInt64BE, writeInt64BE } from '../bytes/int64.js';
 import { InvalidArgumentError, KafkaliteError } from '../errors.js';
 import { ByteReader, VarintError, sizeOfUnsignedVarint, writeUnsignedVarint } from '../bytes/varint.js';
 import { ProtocolError } from './errors.js';
@@ -65,39 +66,10 @@ function need(c: Cursor, n: number, what: string): void {
   if (n > c.end - c.pos) fail(c, `${what} needs ${n} bytes, ${c.end - c.pos} remain`);
 }
 
-const TWO_32 = 4294967296;
-const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
-const MIN_SAFE_BIG = -MAX_SAFE_BIG;
-
-/**
- * Buffer.readBigInt64BE builds the value from three BigInts; offsets, ids and timestamps fit in a
- * double, whose one conversion costs a single BigInt (a Produce answer carries three int64s).
- */
-function readBigInt64(b: Buffer, p: number): bigint {
-  const hi = b.readInt32BE(p);
-  // |hi| < 2^21: the value is within ±2^53, exact as a double
-  if (hi >= -0x200000 && hi < 0x200000) return BigInt(hi * TWO_32 + b.readUInt32BE(p + 4));
-  return b.readBigInt64BE(p);
-}
-
-/** Buffer.writeBigInt64BE splits the value with BigInt arithmetic; a value within ±2^53 is split as a double. */
+/** int64 through src/bytes/int64.ts: a double within ±2^53 (one BigInt instead of three), Buffer's beyond. */
 function writeBigInt64(b: Buffer, v: unknown, p: number): void {
-  let n: number;
-  if (typeof v === 'bigint') {
-    if (v > MAX_SAFE_BIG || v < MIN_SAFE_BIG) {
-      b.writeBigInt64BE(v, p);
-      return;
-    }
-    n = Number(v);
-  } else if (typeof v === 'number' && Number.isSafeInteger(v)) {
-    n = v;
-  } else {
-    b.writeBigInt64BE(BigInt(v as number), p);
-    return;
-  }
-  const hi = Math.floor(n / TWO_32);
-  b.writeInt32BE(hi, p);
-  b.writeUInt32BE(n - hi * TWO_32, p + 4);
+  if (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v))) writeInt64BE(b, p, v);
+  else b.writeBigInt64BE(BigInt(v as number), p);
 }
 
 /** A fixed-width big-endian read, bounds-checked first. */
@@ -116,7 +88,7 @@ const readInt16 = fixedReader(2, 'int16', (b, p) => b.readInt16BE(p));
 const readUint16 = fixedReader(2, 'uint16', (b, p) => b.readUInt16BE(p));
 const readInt32 = fixedReader(4, 'int32', (b, p) => b.readInt32BE(p));
 const readUint32 = fixedReader(4, 'uint32', (b, p) => b.readUInt32BE(p));
-const readInt64 = fixedReader(8, 'int64', readBigInt64);
+const readInt64 = fixedReader(8, 'int64', readInt64BE);
 const readFloat64 = fixedReader(8, 'float64', (b, p) => b.readDoubleBE(p));
 const readUuid: Read = (c) => {
   need(c, 16, 'uuid');
