@@ -27,10 +27,21 @@ export function checkInt(name: string, value: number, bits: 16 | 32): void {
   }
 }
 
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE_BIG = -MAX_SAFE_BIG;
+
+/**
+ * Writes an int64 (a number must be a safe integer). Buffer.writeBigInt64BE splits a bigint with
+ * BigInt arithmetic, several allocations per call; one within ±2^53 (offsets, ids, timestamps) is
+ * split as a double instead. Beyond that, and for a bigint outside int64 (RangeError), Buffer's.
+ */
 export function writeInt64BE(buf: Buffer, pos: number, value: Int64Input): void {
   if (typeof value === 'bigint') {
-    buf.writeBigInt64BE(value, pos);
-    return;
+    if (value > MAX_SAFE_BIG || value < MIN_SAFE_BIG) {
+      buf.writeBigInt64BE(value, pos);
+      return;
+    }
+    value = Number(value);
   }
   const hi = Math.floor(value / TWO_32);
   buf.writeInt32BE(hi | 0, pos);
@@ -39,4 +50,14 @@ export function writeInt64BE(buf: Buffer, pos: number, value: Int64Input): void 
 
 export function toBigInt64(value: Int64Input): bigint {
   return typeof value === 'bigint' ? value : BigInt(value);
+}
+
+/**
+ * Reads an int64 as a bigint. Buffer.readBigInt64BE builds it from three BigInts; a value within
+ * ±2^53 (|high word| < 2^21) is exact as a double, whose conversion costs one.
+ */
+export function readInt64BE(buf: Buffer, pos: number): bigint {
+  const hi = buf.readInt32BE(pos);
+  if (hi >= -0x200000 && hi < 0x200000) return BigInt(hi * TWO_32 + buf.readUInt32BE(pos + 4));
+  return buf.readBigInt64BE(pos);
 }

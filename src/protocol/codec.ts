@@ -24,6 +24,7 @@
  * out once, while every `records` value and every `bytes` value of ZERO_COPY_MIN bytes or more is
  * its own chunk, never copied, so a Fetch response can go to `socket.writev` as is.
  */
+import { readInt64BE, writeInt64BE } from '../bytes/int64.js';
 import { InvalidArgumentError, KafkaliteError } from '../errors.js';
 import { ByteReader, VarintError, sizeOfUnsignedVarint, writeUnsignedVarint } from '../bytes/varint.js';
 import { ProtocolError } from './errors.js';
@@ -65,6 +66,12 @@ function need(c: Cursor, n: number, what: string): void {
   if (n > c.end - c.pos) fail(c, `${what} needs ${n} bytes, ${c.end - c.pos} remain`);
 }
 
+/** int64 through src/bytes/int64.ts: a double within ±2^53 (one BigInt instead of three), Buffer's beyond. */
+function writeBigInt64(b: Buffer, v: unknown, p: number): void {
+  if (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v))) writeInt64BE(b, p, v);
+  else b.writeBigInt64BE(BigInt(v as number), p);
+}
+
 /** A fixed-width big-endian read, bounds-checked first. */
 function fixedReader(size: number, what: string, get: (b: Buffer, pos: number) => unknown): Read {
   return (c) => {
@@ -81,7 +88,7 @@ const readInt16 = fixedReader(2, 'int16', (b, p) => b.readInt16BE(p));
 const readUint16 = fixedReader(2, 'uint16', (b, p) => b.readUInt16BE(p));
 const readInt32 = fixedReader(4, 'int32', (b, p) => b.readInt32BE(p));
 const readUint32 = fixedReader(4, 'uint32', (b, p) => b.readUInt32BE(p));
-const readInt64 = fixedReader(8, 'int64', (b, p) => b.readBigInt64BE(p));
+const readInt64 = fixedReader(8, 'int64', readInt64BE);
 const readFloat64 = fixedReader(8, 'float64', (b, p) => b.readDoubleBE(p));
 const readUuid: Read = (c) => {
   need(c, 16, 'uuid');
@@ -205,7 +212,7 @@ const writeInt16 = fixedWriter(2, (b, v, p) => b.writeInt16BE(v, p));
 const writeUint16 = fixedWriter(2, (b, v, p) => b.writeUInt16BE(v, p));
 const writeInt32 = fixedWriter(4, (b, v, p) => b.writeInt32BE(v, p));
 const writeUint32 = fixedWriter(4, (b, v, p) => b.writeUInt32BE(v, p));
-const writeInt64 = fixedWriter(8, (b, v, p) => b.writeBigInt64BE(typeof v === 'bigint' ? v : BigInt(v), p));
+const writeInt64 = fixedWriter(8, writeBigInt64);
 const writeFloat64 = fixedWriter(8, (b, v, p) => b.writeDoubleBE(v, p));
 const writeUuid: Write = (w, v: Buffer) => {
   if (v.length !== 16) throw new InvalidArgumentError(`uuid of ${v.length} bytes`);
@@ -510,31 +517,12 @@ function compileStruct(owner: object, fields: readonly Field[], version: number,
   const taggedByTag = [...tagged.entries()].sort((a, b) => a[0] - b[0]);
   const readTags = flexible ? tagBufferReader(tagged, where) : undefined;
 
-  const read = (c: Cursor): Record<string, unknown> => {
-    const o: Record<string, unknown> = {};
-    // Every field is assigned in schema order, so decoded objects of one struct share a shape.
-    for (let i = 0; i < order.length; i++) {
-      const { plan, kind } = order[i]!;
-      o[plan.name] = kind === 0 ? plan.read(c) : plan.makeDefault();
-    }
-    if (readTags) readTags(c, o);
-    return o;
-  };
+  const read = structReader(order, readTags);
 
-  const write = (w: ChunkWriter, v: Record<string, unknown> | undefined): void => {
-    if (v === undefined || v === null) v = {};
-    for (let i = 0; i < inline.length; i++) {
-      const p = inline[i]!;
-      const fv = v[p.name];
-      p.write(w, fv === undefined ? p.makeDefault() : fv);
-    }
-    for (let i = 0; i < absent.length; i++) {
-      const p = absent[i]!;
-      if (!p.field.ignorable && !p.isDefault(v[p.name])) {
-        throw new InvalidArgumentError(`${where}.${p.name} has a non-default value but does not exist in version ${version}`);
-      }
-    }
-    if (!flexible) return;
+  const absentError = (p: FieldPlan): never => {
+    throw new InvalidArgumentError(`${where}.${p.name} has a non-default value but does not exist in version ${version}`);
+  };
+  const writeTags = (w: ChunkWriter, v: Record<string, unknown>): void => {
     let n = 0;
     for (let i = 0; i < taggedByTag.length; i++) if (!taggedByTag[i]![1].isDefault(v[taggedByTag[i]![1].name])) n++;
     w.uvarint(n);
@@ -547,10 +535,96 @@ function compileStruct(owner: object, fields: readonly Field[], version: number,
       writeSized(w, () => p.write(w, fv));
     }
   };
+  const write = structWriter(inline, absent.filter((p) => !p.field.ignorable), absentError, flexible ? writeTags : undefined);
 
   const codec: StructCodec = { read, write, minSize };
   perVersion.set(key, codec);
   return codec;
+}
+
+type StructRead = (c: Cursor) => Record<string, unknown>;
+const PLAIN_NAME = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * A struct's reader: every field in schema order (its default when absent or tagged), then the tag
+ * buffer. It is generated per struct as one object literal, `{ "name": read0(c), ... }`: V8 then
+ * allocates each object from the literal's boilerplate with its final shape, and every field store
+ * is monomorphic. One shared loop doing `o[name] = ...` made each store a megamorphic keyed store
+ * with a shape transition, a visible share of a small request's broker CPU (bench/small-produce.ts).
+ * The source holds only field names checked against PLAIN_NAME; the readers are parameters.
+ */
+function structReader(order: readonly { plan: FieldPlan; kind: 0 | 1 | 2 }[], readTags: ((c: Cursor, o: Record<string, unknown>) => void) | undefined): StructRead {
+  if (order.some(({ plan }) => !PLAIN_NAME.test(plan.name) || plan.name === '__proto__')) return genericStructReader(order, readTags);
+  const params: string[] = [];
+  const args: unknown[] = [];
+  const props = order.map(({ plan, kind }, i) => {
+    params.push(`f${i}`);
+    args.push(kind === 0 ? plan.read : plan.makeDefault);
+    return `${JSON.stringify(plan.name)}: f${i}(${kind === 0 ? 'c' : ''})`;
+  });
+  params.push('readTags');
+  args.push(readTags);
+  const body = readTags ? `const o = { ${props.join(', ')} }; readTags(c, o); return o;` : `return { ${props.join(', ')} };`;
+  const make = new Function(...params, `return function readStruct(c) { ${body} };`) as (...a: unknown[]) => StructRead;
+  return make(...args);
+}
+
+type StructWrite = (w: ChunkWriter, v: Record<string, unknown> | undefined) => void;
+
+/**
+ * A struct's writer: the inline fields in schema order (their default when undefined), a check
+ * that the fields absent from this version hold their defaults (unless ignorable), then the tag
+ * buffer. Generated per struct for the reason of structReader: each field is then a monomorphic
+ * named load (`v.name`) instead of a megamorphic keyed one shared by every struct.
+ */
+function structWriter(inline: readonly FieldPlan[], checked: readonly FieldPlan[], absentError: (p: FieldPlan) => never, writeTags: ((w: ChunkWriter, v: Record<string, unknown>) => void) | undefined): StructWrite {
+  if ([...inline, ...checked].some((p) => !PLAIN_NAME.test(p.name) || p.name === '__proto__')) return genericStructWriter(inline, checked, absentError, writeTags);
+  const params: string[] = ['absentError', 'writeTags'];
+  const args: unknown[] = [absentError, writeTags];
+  const lines: string[] = [];
+  inline.forEach((p, i) => {
+    params.push(`w${i}`, `d${i}`);
+    args.push(p.write, p.makeDefault);
+    lines.push(`x = v.${p.name}; w${i}(w, x === undefined ? d${i}() : x);`);
+  });
+  checked.forEach((p, i) => {
+    params.push(`a${i}`, `p${i}`);
+    args.push(p.isDefault, p);
+    lines.push(`if (!a${i}(v.${p.name})) absentError(p${i});`);
+  });
+  if (writeTags) lines.push('writeTags(w, v);');
+  const make = new Function(...params, `return function writeStruct(w, v) { if (v === undefined || v === null) v = {}; let x; ${lines.join(' ')} };`) as (...a: unknown[]) => StructWrite;
+  return make(...args);
+}
+
+/** The same writer as a loop, for a field name that is not a plain identifier. */
+function genericStructWriter(inline: readonly FieldPlan[], checked: readonly FieldPlan[], absentError: (p: FieldPlan) => never, writeTags: ((w: ChunkWriter, v: Record<string, unknown>) => void) | undefined): StructWrite {
+  return (w, v) => {
+    if (v === undefined || v === null) v = {};
+    for (let i = 0; i < inline.length; i++) {
+      const p = inline[i]!;
+      const fv = v[p.name];
+      p.write(w, fv === undefined ? p.makeDefault() : fv);
+    }
+    for (let i = 0; i < checked.length; i++) {
+      const p = checked[i]!;
+      if (!p.isDefault(v[p.name])) absentError(p);
+    }
+    if (writeTags) writeTags(w, v);
+  };
+}
+
+/** The same reader as a loop, for a field name a literal cannot hold as is. */
+function genericStructReader(order: readonly { plan: FieldPlan; kind: 0 | 1 | 2 }[], readTags: ((c: Cursor, o: Record<string, unknown>) => void) | undefined): StructRead {
+  return (c) => {
+    const o: Record<string, unknown> = {};
+    for (let i = 0; i < order.length; i++) {
+      const { plan, kind } = order[i]!;
+      o[plan.name] = kind === 0 ? plan.read(c) : plan.makeDefault();
+    }
+    if (readTags) readTags(c, o);
+    return o;
+  };
 }
 
 /** Writes a uvarint size followed by what `body` writes (kept contiguous so it can be measured). */

@@ -36,6 +36,7 @@ import type { Record } from './record.js';
 import { RecordLayout } from './record-layout.js';
 import { incrementSequence } from './sequence.js';
 import { ByteReader, VarintError } from '../bytes/varint.js';
+import { readInt64BE } from '../bytes/int64.js';
 
 export interface RecordReadOptions {
   /** Verify the batch CRC before reading records (default true). */
@@ -69,7 +70,7 @@ export class RecordBatch {
     return this.buf.readInt8(this.position + MAGIC_OFFSET);
   }
   get baseOffset(): bigint {
-    return this.buf.readBigInt64BE(this.position);
+    return readInt64BE(this.buf, this.position);
   }
   /** The length field: bytes after it. */
   get length(): number {
@@ -126,13 +127,13 @@ export class RecordBatch {
     return BigInt.asIntN(64, this.lastOffset + 1n);
   }
   get baseTimestamp(): bigint {
-    return this.buf.readBigInt64BE(this.position + BASE_TIMESTAMP_OFFSET);
+    return readInt64BE(this.buf, this.position + BASE_TIMESTAMP_OFFSET);
   }
   get maxTimestamp(): bigint {
-    return this.buf.readBigInt64BE(this.position + MAX_TIMESTAMP_OFFSET);
+    return readInt64BE(this.buf, this.position + MAX_TIMESTAMP_OFFSET);
   }
   get producerId(): bigint {
-    return this.buf.readBigInt64BE(this.position + PRODUCER_ID_OFFSET);
+    return readInt64BE(this.buf, this.position + PRODUCER_ID_OFFSET);
   }
   get producerEpoch(): number {
     return this.buf.readInt16BE(this.position + PRODUCER_EPOCH_OFFSET);

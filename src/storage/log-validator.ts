@@ -49,6 +49,7 @@ import {
   type TimestampType,
 } from '../record/constants.js';
 import { crc32, crc32c } from '../record/crc.js';
+import { writeInt64BE } from '../bytes/int64.js';
 import { checkLegacyCompression, checkLegacyControl, checkLegacyHeaders, checkLegacyProducerState, writeLegacyMessageSet } from '../record/convert.js';
 import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
@@ -136,9 +137,9 @@ interface ApiRecordError extends RecordError {
 /** v2: baseOffset = lastOffset - lastOffsetDelta; legacy: the entry (wrapper) offset. Not CRC-covered. */
 export function setLastOffset(batch: AnyRecordBatch, lastOffset: bigint): void {
   if (batch.kind === 'v2') {
-    batch.buf.writeBigInt64BE(BigInt.asIntN(64, lastOffset - BigInt(batch.lastOffsetDelta)), batch.position);
+    writeInt64BE(batch.buf, batch.position, BigInt.asIntN(64, lastOffset - BigInt(batch.lastOffsetDelta)));
   } else {
-    batch.buf.writeBigInt64BE(BigInt.asIntN(64, lastOffset), batch.position);
+    writeInt64BE(batch.buf, batch.position, BigInt.asIntN(64, lastOffset));
   }
 }
 
@@ -162,7 +163,7 @@ export function setMaxTimestamp(batch: AnyRecordBatch, type: TimestampType, time
     let attributes = old & (COMPRESSION_CODEC_MASK | TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK | DELETE_HORIZON_FLAG_MASK);
     if (type === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK;
     buf.writeInt16BE(attributes, pos + ATTRIBUTES_OFFSET);
-    buf.writeBigInt64BE(timestamp, pos + MAX_TIMESTAMP_OFFSET);
+    writeInt64BE(buf, pos + MAX_TIMESTAMP_OFFSET, timestamp);
     buf.writeUInt32BE(crc32c(buf, pos + ATTRIBUTES_OFFSET, pos + batch.sizeInBytes), pos + CRC_OFFSET);
     return true;
   }
@@ -170,7 +171,7 @@ export function setMaxTimestamp(batch: AnyRecordBatch, type: TimestampType, time
   if (batch.timestampType === type && batch.maxTimestamp === timestamp) return false;
   const msg = pos + LOG_OVERHEAD; // crc(4) magic(1) attributes(1) timestamp(8)
   buf[msg + 5] = (batch.compressionType & COMPRESSION_CODEC_MASK) | (type === 'LogAppendTime' ? TIMESTAMP_TYPE_MASK : 0);
-  buf.writeBigInt64BE(timestamp, msg + 6);
+  writeInt64BE(buf, msg + 6, timestamp);
   buf.writeUInt32BE(crc32(buf, msg + 4, pos + batch.sizeInBytes), msg);
   return true;
 }

@@ -103,3 +103,39 @@ test('encode refuses non-default values in versions without the field unless ign
   assert.throws(() => encodeMessage(fetch, 4, { responses: null }), { code: 'INVALID_ARGUMENT' });
   assert.throws(() => encodeMessage(fetch, 99, {}), { code: 'INVALID_ARGUMENT' });
 });
+
+test('a field name that is not a plain identifier still reads and writes (the generic struct codec)', () => {
+  const odd: MessageSchema = {
+    type: 'data',
+    name: 'OddNames',
+    validVersions: [0, 1],
+    flexibleVersions: 1,
+    fields: [
+      { name: 'plain', type: 'int32', versions: '0+' },
+      { name: 'not-plain', type: 'string', versions: '0+' },
+      { name: 'onlyV1', type: 'int16', versions: '1+', default: 0 },
+    ],
+  };
+  for (const v of [0, 1]) {
+    const x = { plain: 7, 'not-plain': 'é', onlyV1: v === 1 ? 3 : 0 };
+    assert.deepStrictEqual(decodeMessage(odd, v, encodeMessageToBuffer(odd, v, x)).value, x);
+  }
+  assert.throws(() => encodeMessage(odd, 0, { plain: 1, 'not-plain': '', onlyV1: 5 }), { code: 'INVALID_ARGUMENT' });
+});
+
+test('int64 fields: the bytes of Buffer.writeBigInt64BE and back, around ±2^32, ±2^53 and the int64 limits', () => {
+  const schema: MessageSchema = { type: 'data', name: 'Int64s', validVersions: [0, 0], flexibleVersions: null, fields: [{ name: 'v', type: 'int64', versions: '0+' }] };
+  const values: bigint[] = [0n, 1n, -1n, 255n, -256n, 2n ** 31n, -(2n ** 31n), 2n ** 32n - 1n, 2n ** 32n, -(2n ** 32n), -(2n ** 32n) - 1n];
+  for (const e of [52n, 53n, 54n, 62n]) for (const d of [-1n, 0n, 1n]) values.push(2n ** e + d, -(2n ** e) + d);
+  values.push(2n ** 63n - 1n, -(2n ** 63n), 1733100000000n, -1733100000000n);
+  for (const v of values) {
+    const expected = Buffer.alloc(8);
+    expected.writeBigInt64BE(v);
+    const bytes = encodeMessageToBuffer(schema, 0, { v });
+    assert.deepStrictEqual(bytes, expected, `encode ${v}`);
+    assert.equal(decodeMessage(schema, 0, bytes).value.v, v, `decode ${v}`);
+    if (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) assert.deepStrictEqual(encodeMessageToBuffer(schema, 0, { v: Number(v) }), expected, `encode number ${v}`);
+  }
+  assert.throws(() => encodeMessage(schema, 0, { v: 2n ** 63n }), { code: 'INVALID_ARGUMENT' });
+  assert.throws(() => encodeMessage(schema, 0, { v: 1.5 }), { code: 'INVALID_ARGUMENT' });
+});

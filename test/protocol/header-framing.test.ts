@@ -42,6 +42,16 @@ test('a null client id reads as the empty string', () => {
   assert.equal(readRequestHeader(header(3, 9, 1, null, [0])).clientId, '');
 });
 
+test('client ids of consecutive requests: each one read as sent, UTF-8 included, whatever came before', () => {
+  const utf8 = (id: string) => Buffer.concat([Buffer.from([0, 0, 0, 7, 0, 0, 0, 1]), Buffer.from([Buffer.byteLength(id) >> 8, Buffer.byteLength(id) & 0xff]), Buffer.from(id)]);
+  const long = 'x'.repeat(300);
+  for (const id of ['rdkafka', 'rdkafka', 'rdkafkb', 'rdkafka', 'prodücer-é', long, 'rdkafka', long, '', 'prodücer-é']) {
+    const h = readRequestHeader(utf8(id));
+    assert.equal(h.clientId, id);
+    assert.equal(h.bodyOffset, 10 + Buffer.byteLength(id));
+  }
+});
+
 test('header version follows the API: Produce 8 v1 / 9 v2, Fetch 11 v1 / 12 v2, Metadata 9 v2, ApiVersions 2 v1 / 3 v2', () => {
   const cases: [number, number, 1 | 2][] = [[0, 8, 1], [0, 9, 2], [1, 11, 1], [1, 12, 2], [3, 8, 1], [3, 9, 2], [18, 2, 1], [18, 3, 2], [22, 1, 1], [22, 2, 2], [17, 1, 1]];
   for (const [k, v, hv] of cases) assert.equal(requestHeaderVersion(k, v), hv, `api ${k} v${v}`);
