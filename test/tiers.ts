@@ -73,6 +73,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/legacy-kafka-python': ['python'],
   'interop/librdkafka': ['confluent-kafka'],
   'interop/librdkafka-transactions': ['confluent-kafka'],
+  'internal-topics/metadata-log': ['shared'],
   'protocol/golden-bytes': ['shared'],
   'protocol/schema-drift': ['shared'],
   'record/compression': ['python'],
