@@ -75,6 +75,7 @@ export class TopicRegistry {
       ...options,
     });
     logs.attach(metadata);
+    logs.partitionMetadataRepaired = true;
     migrateTopicsFile(logs.dir, metadata);
     return metadata;
   }
@@ -106,10 +107,19 @@ export class TopicRegistry {
       const info = this.put(t.name, t.topicId, Math.max(t.partitions, found), image.configs(t.name));
       for (let p = t.partitions; p < found; p++) adopted.push(partitionRecord(t.topicId, p, logs.nodeId, this.metadata.options.directoryId));
       for (let p = 0; p < t.partitions; p++) logs.getOrCreateLog(t.name, p, info.config);
+      if (!logs.hadCleanShutdown) for (let p = 0; p < t.partitions; p++) logs.repairPartitionMetadata(t.name, p, t.topicId);
     }
     for (const [name, n] of counts) {
       if (this.topics.has(name)) continue;
-      const info = this.put(name, logs.topicId(name), n, {});
+      let topicId: string;
+      try {
+        topicId = logs.topicId(name);
+      } catch {
+        // a torn partition.metadata (written without fsync) of a topic whose records were lost
+        topicId = randomUuid();
+        for (let p = 0; p < n; p++) logs.repairPartitionMetadata(name, p, topicId);
+      }
+      const info = this.put(name, topicId, n, {});
       adopted.push(...createTopicRecords(name, info.topicId, n, {}, logs.nodeId, this.metadata.options.directoryId));
     }
     this.metadata.append(adopted);

@@ -106,6 +106,29 @@ export class LogManager {
     return manager;
   }
 
+  /** Set by the owner of a KRaft metadata log, which restores lost `partition.metadata` files at load. */
+  partitionMetadataRepaired = false;
+
+  /**
+   * After an unclean shutdown: rewrites a partition's `partition.metadata` that is missing or
+   * unreadable (written without fsync at its creation) with the id the metadata log recorded.
+   */
+  repairPartitionMetadata(topic: string, partition: number, topicId: string): void {
+    const log = this.getLog(topic, partition);
+    if (log === undefined) return;
+    const path = join(log.dir, PARTITION_METADATA);
+    try {
+      const found = readPartitionMetadata(path).topicId;
+      // another id is a conflict for the operator (Kafka: InconsistentTopicIdException), not repaired
+      if (found !== topicId) this.options.logger?.('warn', `${path} holds topic id ${found}, the metadata log ${topicId}`);
+      return;
+    } catch {
+      // missing or torn: rewritten below
+    }
+    this.options.logger?.('warn', `Rewriting ${path} with the topic id of the metadata log (${topicId})`);
+    writePartitionMetadata(path, topicId);
+  }
+
   /** Closes `resource` with the logs (close, or closeUnclean). */
   attach(resource: { close(): void; closeUnclean(): void }): void {
     this.attached.push(resource);
@@ -179,7 +202,9 @@ export class LogManager {
     const metadataPath = join(path, PARTITION_METADATA);
     if (!existsSync(metadataPath)) {
       const topicId = this.topicId(topic);
-      writePartitionMetadata(metadataPath, topicId);
+      // not fsynced when the broker keeps a KRaft metadata log (`repairPartitionMetadata`): two
+      // fsyncs per partition were most of a creation's time (issue 21)
+      writePartitionMetadata(metadataPath, topicId, !this.partitionMetadataRepaired);
       this.topicIds.set(topic, topicId);
     }
     const log = PartitionLog.open(path, topic, partition, {
