@@ -36,6 +36,7 @@ export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22' |
 /** Test files (under test/, without `.test.ts`) that need a peer or ../shared, and what they need. */
 export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'broker/compaction': ['kcat'],
+  'broker/partitions-scale': ['python', 'confluent-kafka'],
   'broker/log-dir-failure': ['root'],
   'storage/dir-lock': ['root'],
   'broker/produce-transactional': ['kcat'],
