@@ -10,8 +10,12 @@ Starts `node bin/kafkalite.js serve` on a fresh data directory (under ulimit -n 
      is fatal;
   3. reads the broker's open descriptors (/proc/<pid>/fd) and RSS (/proc/<pid>/status VmRSS);
   4. stops the broker (SIGTERM, a clean shutdown), starts it again and times start-to-listening
-     (the first successful TCP connect), then reads one record back from the last partition.
-prints one JSON line with the figures.
+     (the first successful TCP connect), then reads one record back from the last partition;
+  5. times a Metadata request for all topics (AdminClient.list_topics) and checks the count;
+  6. kills the broker (SIGKILL), starts it again and times start-to-listening (an unclean restart:
+     recovery past each log's recovery point, the metadata log's included), and reads back again.
+prints one JSON line with the figures. KAFKALITE_BENCH_DIR: where the data directory goes
+(default the system's temp dir; /dev/shm keeps other jobs' fsyncs out of the figures).
 """
 import json
 import os
@@ -70,12 +74,24 @@ def usage(pid):
     return fds, rss
 
 
+def read_back(bootstrap, topic, partition):
+    consumer = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'bench', 'enable.auto.commit': False})
+    consumer.assign([TopicPartition(topic, partition, 0)])
+    msg = None
+    deadline = time.monotonic() + 60
+    while msg is None and time.monotonic() < deadline:
+        msg = consumer.poll(1)
+    if msg is None or msg.error() or msg.value() != f'{topic}-{partition}'.encode():
+        raise SystemExit(f'read back failed: {msg and (msg.error() or msg.value())}')
+    consumer.close()
+
+
 def main():
     topics = int(sys.argv[1])
     per = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     nofile = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] != '0' else None
     extra = sys.argv[4:]
-    data_dir = tempfile.mkdtemp(prefix='kafkalite-partitions-')
+    data_dir = tempfile.mkdtemp(prefix='kafkalite-partitions-', dir=os.environ.get('KAFKALITE_BENCH_DIR'))
     port = free_port()
     out = {'topics': topics, 'partitionsPerTopic': per, 'partitions': topics * per, 'ulimitN': nofile}
     try:
@@ -113,19 +129,24 @@ def main():
         stop(proc)
         proc, restart = start(data_dir, port, nofile, extra)
         out['restartToListenSeconds'] = round(restart, 3)
-        consumer = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'bench', 'enable.auto.commit': False})
-        last = TopicPartition(names[-1], per - 1, 0)
-        consumer.assign([last])
-        msg = None
-        deadline = time.monotonic() + 30
-        while msg is None and time.monotonic() < deadline:
-            msg = consumer.poll(1)
-        if msg is None or msg.error() or msg.value() != f'{names[-1]}-{per - 1}'.encode():
-            raise SystemExit(f'read back failed: {msg and (msg.error() or msg.value())}')
-        consumer.close()
+        read_back(bootstrap, names[-1], per - 1)
         fds, rss = usage(proc.pid)
         out['fdsAfterRestart'] = fds
         out['rssAfterRestartMiB'] = round(rss / 1048576, 1)
+        admin = AdminClient({'bootstrap.servers': bootstrap})
+        began = time.monotonic()
+        md = admin.list_topics(timeout=300)
+        out['metadataAllTopicsSeconds'] = round(time.monotonic() - began, 3)
+        if len([t for t in md.topics if t.startswith('t')]) != topics:
+            raise SystemExit(f'Metadata listed {len(md.topics)} topics')
+        del admin
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        proc, unclean = start(data_dir, port, nofile, extra)
+        out['uncleanRestartToListenSeconds'] = round(unclean, 3)
+        read_back(bootstrap, names[-1], per - 1)
+        fds, rss = usage(proc.pid)
+        out['rssAfterUncleanRestartMiB'] = round(rss / 1048576, 1)
         stop(proc)
         print(json.dumps(out))
     finally:

@@ -26,6 +26,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
 import { fsyncDirSync } from './fs-util.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import { outOfDescriptors } from './descriptor-budget.js';
 import { createLogResources, type LogResourceOptions, type LogResources } from './log-resources.js';
 import { lockDataDir, type DirLock, type DirLockAddon } from './dir-lock.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
@@ -102,7 +103,14 @@ export class LogManager {
   /** Opens (creating if needed) a data directory and loads every partition log in it. */
   static open(dir: string, options: LogManagerOptions = {}): LogManager {
     const manager = new LogManager(dir, options);
-    manager.loadLogs();
+    try {
+      manager.loadLogs();
+    } catch (e) {
+      // never a half-loaded directory: what was opened is closed and the lock released, and
+      // running out of descriptors midway is one error naming the limit (issue 21)
+      manager.closeUnclean();
+      throw outOfDescriptors(e);
+    }
     return manager;
   }
 
