@@ -318,12 +318,14 @@ export class ProducerStateManager {
    * Delete snapshots that match no segment base offset, keeping the largest stray one when it lies
    * above every segment base offset (the clean-shutdown snapshot at the log end).
    */
-  removeStraySnapshots(segmentBaseOffsets: bigint[]): void {
+  removeStraySnapshots(segmentBaseOffsets: bigint[], listedAtConstruction = false): void {
     const bases = new Set(segmentBaseOffsets);
     let maxBase: bigint | undefined;
     for (const b of segmentBaseOffsets) if (maxBase === undefined || b > maxBase) maxBase = b;
 
-    const snapshots = this.loadSnapshots();
+    // `listedAtConstruction`: the caller made this manager just now, so the constructor's listing
+    // is current (a second readdir per partition was a tenth of a clean start's time, issue 21)
+    const snapshots = listedAtConstruction ? this.snapshots : this.loadSnapshots();
     let latestStray: bigint | undefined;
     for (const offset of [...snapshots.keys()].sort(compareBigint)) {
       if (bases.has(offset)) continue;
