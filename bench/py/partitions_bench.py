@@ -54,9 +54,22 @@ def start(data_dir, port, nofile, extra):
             raise SystemExit(f'broker exited with {proc.returncode}')
         try:
             socket.create_connection(('127.0.0.1', port), timeout=0.2).close()
-            return proc, time.monotonic() - began
+            took = time.monotonic() - began
+            START_CPU[proc.pid] = cpu_seconds(proc.pid)
+            return proc, took
         except OSError:
             time.sleep(0.01)
+
+
+START_CPU = {}
+
+
+def cpu_seconds(pid):
+    """The broker's user + system CPU time (/proc/<pid>/stat): on a shared machine a steadier
+    figure than the wall clock."""
+    with open(f'/proc/{pid}/stat') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK'), 2)
 
 
 def stop(proc):
@@ -93,9 +106,11 @@ def main():
     extra = sys.argv[4:]
     data_dir = tempfile.mkdtemp(prefix='kafkalite-partitions-', dir=os.environ.get('KAFKALITE_BENCH_DIR'))
     port = free_port()
+    running = []
     out = {'topics': topics, 'partitionsPerTopic': per, 'partitions': topics * per, 'ulimitN': nofile}
     try:
         proc, first_start = start(data_dir, port, nofile, extra)
+        running.append(proc)
         out['firstStartSeconds'] = round(first_start, 3)
         bootstrap = f'127.0.0.1:{port}'
         admin = AdminClient({'bootstrap.servers': bootstrap})
@@ -108,7 +123,10 @@ def main():
         created = time.monotonic() - began
         out['createSeconds'] = round(created, 3)
         out['createPartitionsPerSec'] = round(topics * per / created)
-        producer = Producer({'bootstrap.servers': bootstrap, 'linger.ms': 5, 'queue.buffering.max.messages': 1000000})
+        # librdkafka spends far more CPU per partition than the broker here (100k partitions: minutes
+        # of client CPU): no message may time out on the way
+        producer = Producer({'bootstrap.servers': bootstrap, 'linger.ms': 100, 'queue.buffering.max.messages': 1000000,
+                             'message.timeout.ms': 1800000})
         errors = []
         def delivered(err, msg):
             if err is not None:
@@ -118,7 +136,7 @@ def main():
             for p in range(per):
                 producer.produce(n, value=f'{n}-{p}'.encode(), partition=p, on_delivery=delivered)
                 producer.poll(0)
-        left = producer.flush(300)
+        left = producer.flush(1800)
         out['produceSeconds'] = round(time.monotonic() - began, 3)
         if errors or left:
             raise SystemExit(f'produce failed: {left} undelivered, errors {errors[:3]}')
@@ -128,7 +146,9 @@ def main():
         del producer, admin  # their reconnect attempts would only fill stderr
         stop(proc)
         proc, restart = start(data_dir, port, nofile, extra)
+        running.append(proc)
         out['restartToListenSeconds'] = round(restart, 3)
+        out['restartCpuSeconds'] = START_CPU[proc.pid]
         read_back(bootstrap, names[-1], per - 1)
         fds, rss = usage(proc.pid)
         out['fdsAfterRestart'] = fds
@@ -143,13 +163,20 @@ def main():
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
         proc, unclean = start(data_dir, port, nofile, extra)
+        running.append(proc)
         out['uncleanRestartToListenSeconds'] = round(unclean, 3)
+        out['uncleanRestartCpuSeconds'] = START_CPU[proc.pid]
         read_back(bootstrap, names[-1], per - 1)
         fds, rss = usage(proc.pid)
         out['rssAfterUncleanRestartMiB'] = round(rss / 1048576, 1)
         stop(proc)
         print(json.dumps(out))
     finally:
+        # a failed run stops its broker before the directory goes
+        for p in running:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
