@@ -36,6 +36,7 @@ export type Need = 'shared' | 'python' | 'confluent-kafka' | 'kcat' | 'node22' |
 /** Test files (under test/, without `.test.ts`) that need a peer or ../shared, and what they need. */
 export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'broker/compaction': ['kcat'],
+  'broker/partitions-scale': ['python', 'confluent-kafka'],
   'broker/log-dir-failure': ['root'],
   'storage/dir-lock': ['root'],
   'broker/produce-transactional': ['kcat'],
@@ -77,6 +78,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/legacy-kafka-python': ['python'],
   'interop/librdkafka': ['confluent-kafka'],
   'interop/librdkafka-transactions': ['confluent-kafka'],
+  'internal-topics/metadata-log': ['shared'],
   'protocol/golden-bytes': ['shared'],
   'protocol/schema-drift': ['shared'],
   'record/compression': ['python'],

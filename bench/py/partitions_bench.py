@@ -10,8 +10,12 @@ Starts `node bin/kafkalite.js serve` on a fresh data directory (under ulimit -n 
      is fatal;
   3. reads the broker's open descriptors (/proc/<pid>/fd) and RSS (/proc/<pid>/status VmRSS);
   4. stops the broker (SIGTERM, a clean shutdown), starts it again and times start-to-listening
-     (the first successful TCP connect), then reads one record back from the last partition.
-prints one JSON line with the figures.
+     (the first successful TCP connect), then reads one record back from the last partition;
+  5. times a Metadata request for all topics (AdminClient.list_topics) and checks the count;
+  6. kills the broker (SIGKILL), starts it again and times start-to-listening (an unclean restart:
+     recovery past each log's recovery point, the metadata log's included), and reads back again.
+prints one JSON line with the figures. KAFKALITE_BENCH_DIR: where the data directory goes
+(default the system's temp dir; /dev/shm keeps other jobs' fsyncs out of the figures).
 """
 import json
 import os
@@ -50,9 +54,22 @@ def start(data_dir, port, nofile, extra):
             raise SystemExit(f'broker exited with {proc.returncode}')
         try:
             socket.create_connection(('127.0.0.1', port), timeout=0.2).close()
-            return proc, time.monotonic() - began
+            took = time.monotonic() - began
+            START_CPU[proc.pid] = cpu_seconds(proc.pid)
+            return proc, took
         except OSError:
             time.sleep(0.01)
+
+
+START_CPU = {}
+
+
+def cpu_seconds(pid):
+    """The broker's user + system CPU time (/proc/<pid>/stat): on a shared machine a steadier
+    figure than the wall clock."""
+    with open(f'/proc/{pid}/stat') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK'), 2)
 
 
 def stop(proc):
@@ -70,16 +87,30 @@ def usage(pid):
     return fds, rss
 
 
+def read_back(bootstrap, topic, partition):
+    consumer = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'bench', 'enable.auto.commit': False})
+    consumer.assign([TopicPartition(topic, partition, 0)])
+    msg = None
+    deadline = time.monotonic() + 60
+    while msg is None and time.monotonic() < deadline:
+        msg = consumer.poll(1)
+    if msg is None or msg.error() or msg.value() != f'{topic}-{partition}'.encode():
+        raise SystemExit(f'read back failed: {msg and (msg.error() or msg.value())}')
+    consumer.close()
+
+
 def main():
     topics = int(sys.argv[1])
     per = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     nofile = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] != '0' else None
     extra = sys.argv[4:]
-    data_dir = tempfile.mkdtemp(prefix='kafkalite-partitions-')
+    data_dir = tempfile.mkdtemp(prefix='kafkalite-partitions-', dir=os.environ.get('KAFKALITE_BENCH_DIR'))
     port = free_port()
+    running = []
     out = {'topics': topics, 'partitionsPerTopic': per, 'partitions': topics * per, 'ulimitN': nofile}
     try:
         proc, first_start = start(data_dir, port, nofile, extra)
+        running.append(proc)
         out['firstStartSeconds'] = round(first_start, 3)
         bootstrap = f'127.0.0.1:{port}'
         admin = AdminClient({'bootstrap.servers': bootstrap})
@@ -92,7 +123,10 @@ def main():
         created = time.monotonic() - began
         out['createSeconds'] = round(created, 3)
         out['createPartitionsPerSec'] = round(topics * per / created)
-        producer = Producer({'bootstrap.servers': bootstrap, 'linger.ms': 5, 'queue.buffering.max.messages': 1000000})
+        # librdkafka spends far more CPU per partition than the broker here (100k partitions: minutes
+        # of client CPU): no message may time out on the way
+        producer = Producer({'bootstrap.servers': bootstrap, 'linger.ms': 100, 'queue.buffering.max.messages': 1000000,
+                             'message.timeout.ms': 1800000})
         errors = []
         def delivered(err, msg):
             if err is not None:
@@ -102,7 +136,7 @@ def main():
             for p in range(per):
                 producer.produce(n, value=f'{n}-{p}'.encode(), partition=p, on_delivery=delivered)
                 producer.poll(0)
-        left = producer.flush(300)
+        left = producer.flush(1800)
         out['produceSeconds'] = round(time.monotonic() - began, 3)
         if errors or left:
             raise SystemExit(f'produce failed: {left} undelivered, errors {errors[:3]}')
@@ -112,23 +146,37 @@ def main():
         del producer, admin  # their reconnect attempts would only fill stderr
         stop(proc)
         proc, restart = start(data_dir, port, nofile, extra)
+        running.append(proc)
         out['restartToListenSeconds'] = round(restart, 3)
-        consumer = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'bench', 'enable.auto.commit': False})
-        last = TopicPartition(names[-1], per - 1, 0)
-        consumer.assign([last])
-        msg = None
-        deadline = time.monotonic() + 30
-        while msg is None and time.monotonic() < deadline:
-            msg = consumer.poll(1)
-        if msg is None or msg.error() or msg.value() != f'{names[-1]}-{per - 1}'.encode():
-            raise SystemExit(f'read back failed: {msg and (msg.error() or msg.value())}')
-        consumer.close()
+        out['restartCpuSeconds'] = START_CPU[proc.pid]
+        read_back(bootstrap, names[-1], per - 1)
         fds, rss = usage(proc.pid)
         out['fdsAfterRestart'] = fds
         out['rssAfterRestartMiB'] = round(rss / 1048576, 1)
+        admin = AdminClient({'bootstrap.servers': bootstrap})
+        began = time.monotonic()
+        md = admin.list_topics(timeout=300)
+        out['metadataAllTopicsSeconds'] = round(time.monotonic() - began, 3)
+        if len([t for t in md.topics if t.startswith('t')]) != topics:
+            raise SystemExit(f'Metadata listed {len(md.topics)} topics')
+        del admin
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        proc, unclean = start(data_dir, port, nofile, extra)
+        running.append(proc)
+        out['uncleanRestartToListenSeconds'] = round(unclean, 3)
+        out['uncleanRestartCpuSeconds'] = START_CPU[proc.pid]
+        read_back(bootstrap, names[-1], per - 1)
+        fds, rss = usage(proc.pid)
+        out['rssAfterUncleanRestartMiB'] = round(rss / 1048576, 1)
         stop(proc)
         print(json.dumps(out))
     finally:
+        # a failed run stops its broker before the directory goes
+        for p in running:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 

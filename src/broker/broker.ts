@@ -23,6 +23,7 @@ import { ALL_HANDLERS } from './handlers/index.js';
 import { createLogger, type Logger, type LogLevel } from './logger.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { TopicRegistry } from './topic-registry.js';
+import type { ClusterMetadataLog } from '../internal-topics/metadata-log.js';
 import { AppendNotifier } from './append-notifier.js';
 import { HeldAppends } from '../storage/held-appends.js';
 import { groupConfigFromProperties, takeGroupProperties } from './group/config.js';
@@ -189,9 +190,10 @@ export class Broker extends EventEmitter {
     for (const h of ALL_HANDLERS) this.handlers.set(h.api.apiKey, h);
     for (const [k, v] of Object.entries(options.maxVersions ?? {})) this.capApiVersion(Number(k), v);
     const logger = this.logger;
+    let metadata: ClusterMetadataLog | undefined;
     this.logs = LogManager.open(dataDir, {
       defaultConfig: this.config.logConfig,
-      topicConfigs: TopicRegistry.readStoredConfigs(dataDir, this.config.logConfig),
+      topicConfigs: (logs) => TopicRegistry.storedConfigs((metadata = TopicRegistry.openMetadataLog(logs)), this.config.logConfig),
       nodeId: this.config.nodeId,
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
       pageCacheBudgetBytes: this.config.pageCacheBudgetBytes,
@@ -210,7 +212,7 @@ export class Broker extends EventEmitter {
     const logDirFailure = this.logs.resources.logDirFailure;
     this.heldAppends = new HeldAppends(undefined, logDirFailure);
     logDirFailure.onFailure((failure) => this.halt(failure));
-    this.topics = new TopicRegistry(dataDir, () => this.config.logConfig);
+    this.topics = new TopicRegistry(metadata!, () => this.config.logConfig);
     this.topics.load(this.logs);
     let maxPid = -1n;
     for (const log of this.logs.allLogs()) {

@@ -1,20 +1,27 @@
 /**
  * The broker's topics: name, id, partition count and config overrides.
  *
- * Kafka keeps these in the KRaft metadata log; a single kafkalite node keeps them in
- * `kafkalite-topics.json` in the data directory (a file Kafka's LogManager ignores, so the
- * directory stays one Kafka can open). Topics found as partition directories without an entry
- * (a Kafka-written data dir) are adopted with the broker's default config.
+ * Kept as Kafka 4 keeps them: in the KRaft metadata log `__cluster_metadata-0`
+ * (internal-topics/metadata-log.ts), to which every change appends its records; the registry is
+ * the replayed image with each topic's LogConfig. A data directory of an earlier kafkalite, with
+ * `kafkalite-topics.json`, is migrated on first open: its topics are written to the metadata log
+ * with the ids their `partition.metadata` files hold, and the file is renamed
+ * `kafkalite-topics.json.migrated`. Topics found as partition directories without records (a crash
+ * between a topic's directories and its records) are adopted with the broker's default config.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidConfigError, InvalidTopicError } from '../errors.js';
 import { ApiError } from './api-error.js';
-import { atomicWriteFileSync } from '../storage/fs-util.js';
+import { ClusterMetadataLog, type ClusterMetadataLogOptions } from '../internal-topics/metadata-log.js';
+import { configRecord, createTopicRecords, partitionRecord, removeTopicRecord } from '../internal-topics/metadata-image.js';
+import { fsyncDirSync } from '../storage/fs-util.js';
 import { logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 import type { LogManager } from '../storage/log-manager.js';
-import { parseUuid } from '../storage/uuid.js';
-import { CLUSTER_METADATA_TOPIC, invalidTopicReason } from '../storage/topic.js';
+import { readPartitionMetadata } from '../storage/partition-metadata.js';
+import { PARTITION_METADATA_FILE } from '../storage/file-names.js';
+import { parseUuid, randomUuid, uuidToString, ZERO_UUID } from '../storage/uuid.js';
+import { CLUSTER_METADATA_TOPIC, invalidTopicReason, partitionDirName } from '../storage/topic.js';
 
 export const TOPICS_FILE = 'kafkalite-topics.json';
 /** Most partitions one topic may have on this single node. */
@@ -43,40 +50,96 @@ function collisionKey(name: string): string {
 
 export class TopicRegistry {
   private readonly topics = new Map<string, TopicInfo>();
+  /** Topics by id (base64url): Fetch and Metadata look topics up by id per request. */
+  private readonly byIdString = new Map<string, TopicInfo>();
+  /** Topics by {@link collisionKey}: a creation checks for a collision without a walk over every topic. */
+  private readonly collisionKeys = new Map<string, string>();
 
   constructor(
-    private readonly dataDir: string,
+    readonly metadata: ClusterMetadataLog,
     private readonly defaults: () => LogConfig,
   ) {}
 
-  /** The stored topics' configs, for opening the LogManager before the logs load. */
-  static readStoredConfigs(dataDir: string, defaults: LogConfig): Map<string, LogConfig> {
+  /**
+   * Opens the data directory's metadata log (LogManager's `topicConfigs` hook: locked, logs not yet
+   * loaded), migrating `kafkalite-topics.json` into it; the log closes with the manager.
+   */
+  static openMetadataLog(logs: LogManager, options: Partial<ClusterMetadataLogOptions> = {}): ClusterMetadataLog {
+    const metadata = ClusterMetadataLog.open({
+      dataDir: logs.dir,
+      nodeId: logs.nodeId,
+      // KIP-858's DirectoryId.UNASSIGNED for a directory formatted before directory ids
+      directoryId: logs.directoryId ?? ZERO_UUID,
+      hadCleanShutdown: logs.hadCleanShutdown,
+      resources: logs.resources,
+      ...options,
+    });
+    logs.attach(metadata);
+    logs.partitionMetadataRepaired = true;
+    migrateTopicsFile(logs.dir, metadata);
+    return metadata;
+  }
+
+  /** Each topic's config from the metadata image, for opening the LogManager's logs. */
+  static storedConfigs(metadata: ClusterMetadataLog, defaults: LogConfig): Map<string, LogConfig> {
     const out = new Map<string, LogConfig>();
-    for (const [name, t] of Object.entries(readStored(dataDir))) out.set(name, logConfigFromProperties(t.configs, defaults));
+    for (const t of metadata.image.topics()) {
+      const configs = metadata.image.configs(t.name);
+      if (Object.keys(configs).length > 0) out.set(t.name, logConfigFromProperties(configs, defaults));
+    }
     return out;
   }
 
-  /** Loads the stored topics and adopts partition directories that have no entry. */
+  /**
+   * Takes the image's topics, creates the logs of partitions whose directories are missing, and
+   * adopts partition directories without records (appending the records they lack).
+   */
   load(logs: LogManager): void {
-    const stored = readStored(this.dataDir);
+    const image = this.metadata.image;
     const counts = new Map<string, number>();
     for (const log of logs.allLogs()) counts.set(log.topic, Math.max(counts.get(log.topic) ?? 0, log.partition + 1));
-    for (const [name, t] of Object.entries(stored)) {
-      // an entry an older kafkalite let CreateTopics write: the directory is the KRaft metadata log's
-      if (name === CLUSTER_METADATA_TOPIC) continue;
-      this.put(name, Math.max(t.partitions, counts.get(name) ?? 0), t.configs, logs);
-      for (let p = 0; p < t.partitions; p++) logs.getOrCreateLog(name, p, this.topics.get(name)!.config);
+    const adopted: Buffer[] = [];
+    for (const t of [...image.topics()]) {
+      // no partition: a creation cut short; the KRaft metadata log is never a topic
+      if (t.partitions === 0 || t.name === CLUSTER_METADATA_TOPIC) continue;
+      logs.assignTopicId(t.name, t.topicId);
+      const found = counts.get(t.name) ?? 0;
+      const info = this.put(t.name, t.topicId, Math.max(t.partitions, found), image.configs(t.name));
+      for (let p = t.partitions; p < found; p++) adopted.push(partitionRecord(t.topicId, p, logs.nodeId, this.metadata.options.directoryId));
+      for (let p = 0; p < t.partitions; p++) logs.getOrCreateLog(t.name, p, info.config);
+      if (!logs.hadCleanShutdown) for (let p = 0; p < t.partitions; p++) logs.repairPartitionMetadata(t.name, p, t.topicId);
     }
-    for (const [name, n] of counts) if (!this.topics.has(name)) this.put(name, n, {}, logs);
-    this.persist(logs);
+    for (const [name, n] of counts) {
+      if (this.topics.has(name)) continue;
+      let topicId: string;
+      try {
+        topicId = logs.topicId(name);
+      } catch {
+        // a torn partition.metadata (written without fsync) of a topic whose records were lost
+        topicId = randomUuid();
+        for (let p = 0; p < n; p++) logs.repairPartitionMetadata(name, p, topicId);
+      }
+      const info = this.put(name, topicId, n, {});
+      adopted.push(...createTopicRecords(name, info.topicId, n, {}, logs.nodeId, this.metadata.options.directoryId));
+    }
+    this.metadata.append(adopted);
   }
 
-  private put(name: string, partitions: number, overrides: Record<string, string>, logs: LogManager): TopicInfo {
+  private put(name: string, topicId: string, partitions: number, overrides: Record<string, string>): TopicInfo {
     const config = logConfigFromProperties(overrides, this.defaults());
-    const topicId = logs.topicId(name);
-    const info: TopicInfo = { name, topicId, topicIdBytes: parseUuid(topicId), partitions, overrides: { ...overrides }, config };
-    this.topics.set(name, info);
+    return this.set({ name, topicId, topicIdBytes: parseUuid(topicId), partitions, overrides: { ...overrides }, config });
+  }
+
+  private set(info: TopicInfo): TopicInfo {
+    this.topics.set(info.name, info);
+    this.byIdString.set(info.topicId, info);
+    this.collisionKeys.set(collisionKey(info.name), info.name);
     return info;
+  }
+
+  /** Runs `fn` (a request's changes) with one fsync of the metadata log at its end. */
+  batch<T>(fn: () => T): T {
+    return this.metadata.deferFlush(fn);
   }
 
   get(name: string): TopicInfo | undefined {
@@ -84,8 +147,7 @@ export class TopicRegistry {
   }
 
   byId(id: Buffer): TopicInfo | undefined {
-    for (const t of this.topics.values()) if (t.topicIdBytes.equals(id)) return t;
-    return undefined;
+    return id.length === 16 ? this.byIdString.get(uuidToString(id)) : undefined;
   }
 
   all(): TopicInfo[] {
@@ -105,12 +167,8 @@ export class TopicRegistry {
     // ReplicationControlManager.validateNewTopicNames answers Topic.validate's message
     if (reason !== undefined) throw new InvalidTopicError(`Topic name is invalid: ${reason}`);
     if (this.topics.has(name)) throw new ApiError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`);
-    const key = collisionKey(name);
-    for (const other of this.topics.keys()) {
-      if (collisionKey(other) === key) {
-        throw new InvalidTopicError(`Topic '${name}' collides with existing topic: ${other}`);
-      }
-    }
+    const other = this.collisionKeys.get(collisionKey(name));
+    if (other !== undefined) throw new InvalidTopicError(`Topic '${name}' collides with existing topic: ${other}`);
     if (partitions < 1 && partitions !== -1) throw new ApiError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.');
     if (partitions > MAX_PARTITIONS) throw new ApiError('INVALID_PARTITIONS', `Number of partitions ${partitions} is above this broker's limit of ${MAX_PARTITIONS}.`);
     if (replicationFactor !== -1 && replicationFactor !== 1) {
@@ -125,8 +183,8 @@ export class TopicRegistry {
     // an offline log directory takes no change (KAFKA_STORAGE_ERROR), and a failure midway takes it offline
     logs.checkOnline();
     for (let p = 0; p < partitions; p++) logs.getOrCreateLog(name, p, config);
-    const info = this.put(name, partitions, configs, logs);
-    this.persist(logs);
+    const info = this.put(name, logs.topicId(name), partitions, configs);
+    this.metadata.append(createTopicRecords(name, info.topicId, partitions, configs, logs.nodeId, this.metadata.options.directoryId));
     return info;
   }
 
@@ -138,9 +196,10 @@ export class TopicRegistry {
   addPartitions(name: string, count: number, logs: LogManager): TopicInfo {
     const info = this.validatePartitionIncrease(name, count);
     for (let p = info.partitions; p < count; p++) logs.getOrCreateLog(name, p, info.config);
-    const next: TopicInfo = { ...info, partitions: count };
-    this.topics.set(name, next);
-    this.persist(logs);
+    const next = this.set({ ...info, partitions: count });
+    const records: Buffer[] = [];
+    for (let p = info.partitions; p < count; p++) records.push(partitionRecord(info.topicId, p, logs.nodeId, this.metadata.options.directoryId));
+    this.metadata.append(records);
     return next;
   }
 
@@ -179,9 +238,12 @@ export class TopicRegistry {
       const log = logs.getLog(name, p);
       if (log !== undefined) log.config = config;
     }
-    const next: TopicInfo = { ...info, overrides: { ...overrides }, config };
-    this.topics.set(name, next);
-    this.persist(logs);
+    const next = this.set({ ...info, overrides: { ...overrides }, config });
+    // one ConfigRecord per key set, changed or removed (ConfigurationControlManager.incrementalAlterConfig)
+    const records: Buffer[] = [];
+    for (const [k, v] of Object.entries(overrides)) if (info.overrides[k] !== v) records.push(configRecord(name, k, v));
+    for (const k of Object.keys(info.overrides)) if (!(k in overrides)) records.push(configRecord(name, k, null));
+    this.metadata.append(records);
     return next;
   }
 
@@ -197,7 +259,7 @@ export class TopicRegistry {
         const log = logs.getLog(info.name, p);
         if (log !== undefined) log.config = config;
       }
-      this.topics.set(info.name, { ...info, config });
+      this.set({ ...info, config });
     }
   }
 
@@ -206,22 +268,54 @@ export class TopicRegistry {
     if (info === undefined) return false;
     logs.checkOnline();
     this.topics.delete(name);
-    this.persist(logs);
+    this.byIdString.delete(info.topicId);
+    this.collisionKeys.delete(collisionKey(name));
+    this.metadata.append([removeTopicRecord(info.topicId)]);
     for (let p = 0; p < info.partitions; p++) logs.deleteLog(name, p);
     return true;
   }
-
-  private persist(logs: LogManager): void {
-    const out: Record<string, StoredTopic> = {};
-    for (const t of this.all()) out[t.name] = { partitions: t.partitions, configs: { ...t.overrides } };
-    const path = join(this.dataDir, TOPICS_FILE);
-    logs.resources.logDirFailure.guard(path, () => atomicWriteFileSync(path, `${JSON.stringify({ version: 1, topics: out }, null, 1)}\n`));
-  }
 }
 
-function readStored(dataDir: string): Record<string, StoredTopic> {
+/**
+ * Writes the topics of `kafkalite-topics.json` (an earlier kafkalite's format) into the metadata
+ * log, then renames the file. Each topic keeps the id its `partition.metadata` files hold. Run
+ * again after a crash midway, it appends only what the log still lacks.
+ */
+function migrateTopicsFile(dataDir: string, metadata: ClusterMetadataLog): void {
   const path = join(dataDir, TOPICS_FILE);
-  if (!existsSync(path)) return {};
+  if (!existsSync(path)) return;
+  const stored = readStored(path);
+  const image = metadata.image;
+  const { nodeId, directoryId } = metadata.options;
+  metadata.deferFlush(() => {
+    for (const [name, t] of Object.entries(stored)) {
+      if (name === CLUSTER_METADATA_TOPIC) continue; // an entry an older kafkalite let CreateTopics write
+      const known = image.topic(name);
+      if (known === undefined) {
+        metadata.append(createTopicRecords(name, storedTopicId(dataDir, name, t.partitions), t.partitions, t.configs, nodeId, directoryId));
+        continue;
+      }
+      const records: Buffer[] = [];
+      for (let p = known.partitions; p < t.partitions; p++) records.push(partitionRecord(known.topicId, p, nodeId, directoryId));
+      const configs = image.configs(name);
+      for (const [k, v] of Object.entries(t.configs)) if (configs[k] !== v) records.push(configRecord(name, k, v));
+      metadata.append(records);
+    }
+  });
+  renameSync(path, `${path}.migrated`);
+  fsyncDirSync(dataDir);
+}
+
+/** The id a topic's partition directories recorded (the first one found), or a new one. */
+function storedTopicId(dataDir: string, name: string, partitions: number): string {
+  for (let p = 0; p < partitions; p++) {
+    const path = join(dataDir, partitionDirName(name, p), PARTITION_METADATA_FILE);
+    if (existsSync(path)) return readPartitionMetadata(path).topicId;
+  }
+  return randomUuid();
+}
+
+function readStored(path: string): Record<string, StoredTopic> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));

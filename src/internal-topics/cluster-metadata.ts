@@ -5,9 +5,9 @@
  * records (SnapshotHeader, SnapshotFooter, KRaftVersion, KRaftVoters) carry their message at the
  * schema's current version (`ControlRecordUtils`).
  */
-import { KafkaliteError } from '../errors.js';
-import { ByteReader, VarintError } from '../bytes/varint.js';
-import { decodeMessage } from '../protocol/codec.js';
+import { InvalidArgumentError, KafkaliteError } from '../errors.js';
+import { ByteReader, VarintError, sizeOfUnsignedVarint, writeUnsignedVarint } from '../bytes/varint.js';
+import { decodeMessage, encodeMessage } from '../protocol/codec.js';
 import type { MessageSchema } from '../protocol/schema.js';
 import { METADATA_RECORD_SCHEMAS } from '../protocol/schemas/internal/metadata.js';
 import { KRaftVersionRecord, SnapshotFooterRecord, SnapshotHeaderRecord, VotersRecord } from '../protocol/schemas/internal/raft.js';
@@ -49,6 +49,21 @@ export function decodeMetadataRecord(value: Buffer): DecodedMessage {
   } catch (e) {
     return undecodable(`__cluster_metadata ${schema.name} v${version}`, e);
   }
+}
+
+/**
+ * A `__cluster_metadata` data record's value (Kafka `MetadataRecordSerde.write`): the frame
+ * (version 1, the record type, the record version) then the record at that version.
+ */
+export function encodeMetadataRecord(schema: MessageSchema, version: number, value: object): Buffer {
+  const apiKey = schema.apiKey;
+  if (apiKey === undefined || METADATA_RECORD_SCHEMAS.get(apiKey) !== schema) throw new InvalidArgumentError(`${schema.name} is not a metadata record`);
+  const body = encodeMessage(schema, version, value);
+  const frame = Buffer.allocUnsafe(sizeOfUnsignedVarint(FRAME_VERSION) + sizeOfUnsignedVarint(apiKey) + sizeOfUnsignedVarint(version));
+  let pos = writeUnsignedVarint(frame, 0, FRAME_VERSION);
+  pos = writeUnsignedVarint(frame, pos, apiKey);
+  writeUnsignedVarint(frame, pos, version);
+  return Buffer.concat([frame, ...body]);
 }
 
 /** The control record types with a schema, and the names DumpLogSegments prints before their JSON. */

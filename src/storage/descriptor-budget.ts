@@ -180,7 +180,11 @@ function isOutOfDescriptors(e: unknown): boolean {
   return false;
 }
 
-function outOfDescriptors(e: unknown): unknown {
+/**
+ * `e` as one StorageError naming the process's descriptor limit and the budget when it (or its
+ * cause) is EMFILE/ENFILE; otherwise `e` itself.
+ */
+export function outOfDescriptors(e: unknown): unknown {
   if (!isOutOfDescriptors(e)) return e;
   const limit = processOpenFileLimit();
   return new StorageError(

@@ -16,8 +16,12 @@ import { StorageError } from '../errors.js';
 /** Suffix of the temporary file Kafka writes before the atomic move (`CheckpointFile.tempPath`). */
 export const TMP_SUFFIX = '.tmp';
 
-/** Write `data` to `path` atomically and durably (see the module comment). */
-export function atomicWriteFileSync(path: string, data: string | Buffer): void {
+/**
+ * Write `data` to `path` atomically and durably (see the module comment). `durable: false` keeps
+ * the atomic rename but skips both fsyncs: for files another durable record can restore (a new
+ * partition's `partition.metadata`, whose topic id the fsynced KRaft metadata log holds).
+ */
+export function atomicWriteFileSync(path: string, data: string | Buffer, durable = true): void {
   const tmp = path + TMP_SUFFIX;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   try {
@@ -25,7 +29,7 @@ export function atomicWriteFileSync(path: string, data: string | Buffer): void {
     try {
       let done = 0;
       while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-      fsyncSync(fd);
+      if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -36,7 +40,7 @@ export function atomicWriteFileSync(path: string, data: string | Buffer): void {
     rmSync(tmp, { force: true });
     throw new StorageError(`failed to write ${path}: ${(e as Error).message}`, { cause: e });
   }
-  fsyncDirSync(dirname(path));
+  if (durable) fsyncDirSync(dirname(path));
 }
 
 /**

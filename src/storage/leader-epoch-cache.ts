@@ -40,14 +40,17 @@ export class LeaderEpochFileCache {
    * with a negative epoch or offset is a StorageError.
    */
   constructor(readonly checkpointPath: string) {
-    if (!existsSync(checkpointPath)) {
+    // read first: a missing file reads as empty, and only then is the existence checked (a log's
+    // start made a stat and an open per partition before the read, issue 21)
+    const entries = readLeaderEpochCheckpoint(checkpointPath);
+    if (entries.length === 0 && !existsSync(checkpointPath)) {
       try {
         closeSync(openSync(checkpointPath, 'a'));
       } catch (e) {
         throw new StorageError(`failed to create ${checkpointPath}: ${(e as Error).message}`, { cause: e });
       }
     }
-    for (const entry of readLeaderEpochCheckpoint(checkpointPath)) {
+    for (const entry of entries) {
       try {
         this.assignEntry(entry.epoch, entry.startOffset);
       } catch (e) {

@@ -133,7 +133,9 @@ export class LogLoader {
     active.timeIndex.growOnFirstAppend(this.config.segmentIndexBytes);
     this.leaderEpochCache.truncateFromEnd(logEndOffset);
     this.leaderEpochCache.truncateFromStart(logStartOffset);
-    const producerStateManager = rebuildProducerState(this.dir, this.segments, logStartOffset, logEndOffset, this.config, clean, psmOptions);
+    // nothing recovered: the listing above still holds the directory's snapshots
+    const listed = recoveryState === undefined ? { ...psmOptions, listing: names } : psmOptions;
+    const producerStateManager = rebuildProducerState(this.dir, this.segments, logStartOffset, logEndOffset, this.config, clean, listed);
     return {
       segments: this.segments,
       logStartOffset,

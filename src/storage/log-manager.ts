@@ -26,6 +26,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
 import { fsyncDirSync } from './fs-util.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import { outOfDescriptors } from './descriptor-budget.js';
 import { createLogResources, type LogResourceOptions, type LogResources } from './log-resources.js';
 import { lockDataDir, type DirLock, type DirLockAddon } from './dir-lock.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
@@ -42,8 +43,11 @@ const PARTITION_METADATA = PARTITION_METADATA_FILE;
 export interface LogManagerOptions extends LogResourceOptions {
   /** Config for logs without their own (Kafka's broker-level defaults). */
   defaultConfig?: LogConfig;
-  /** Per-topic overrides. */
-  topicConfigs?: Map<string, LogConfig>;
+  /**
+   * Per-topic overrides; or a function giving them once the directory is locked and before any log
+   * loads (the broker reads them from the KRaft metadata log, which it opens there).
+   */
+  topicConfigs?: Map<string, LogConfig> | ((manager: LogManager) => Map<string, LogConfig>);
   nodeId?: number;
   time?: () => number;
   logger?: LogSink;
@@ -65,6 +69,12 @@ export class LogManager {
   private readonly dirLock: DirLock;
   readonly hadCleanShutdown: boolean;
   readonly clusterId: string;
+  /** meta.properties' directory.id (KIP-858); undefined in a directory written before it. */
+  readonly directoryId: string | undefined;
+  readonly nodeId: number;
+  /** Files kept beside the logs (the KRaft metadata log): closed with them, before the clean-shutdown marker. */
+  private readonly attached: { close(): void; closeUnclean(): void }[] = [];
+  private topicConfigs: Map<string, LogConfig> | undefined;
   /** What this manager's logs share: budgets, scratch, flush mode (log-resources.ts). */
   readonly resources: LogResources;
 
@@ -77,11 +87,15 @@ export class LogManager {
     const warn = (message: string) => options.logger?.('warn', message);
     this.dirLock = lockDataDir(dir, 'lockAddon' in options ? { addon: options.lockAddon, warn } : { warn });
     const metaPath = join(dir, META_PROPERTIES);
+    this.nodeId = options.nodeId ?? 1;
     if (existsSync(metaPath)) {
-      this.clusterId = readMetaProperties(metaPath).clusterId ?? '';
+      const meta = readMetaProperties(metaPath);
+      this.clusterId = meta.clusterId ?? '';
+      this.directoryId = meta.directoryId;
     } else {
       this.clusterId = randomUuid();
-      writeMetaProperties(metaPath, { clusterId: this.clusterId, nodeId: options.nodeId ?? 1, directoryId: randomUuid() });
+      this.directoryId = randomUuid();
+      writeMetaProperties(metaPath, { clusterId: this.clusterId, nodeId: this.nodeId, directoryId: this.directoryId });
     }
     this.hadCleanShutdown = consumeCleanShutdownFile(dir);
   }
@@ -89,12 +103,47 @@ export class LogManager {
   /** Opens (creating if needed) a data directory and loads every partition log in it. */
   static open(dir: string, options: LogManagerOptions = {}): LogManager {
     const manager = new LogManager(dir, options);
-    manager.loadLogs();
+    try {
+      manager.loadLogs();
+    } catch (e) {
+      // never a half-loaded directory: what was opened is closed and the lock released, and
+      // running out of descriptors midway is one error naming the limit (issue 21)
+      manager.closeUnclean();
+      throw outOfDescriptors(e);
+    }
     return manager;
   }
 
+  /** Set by the owner of a KRaft metadata log, which restores lost `partition.metadata` files at load. */
+  partitionMetadataRepaired = false;
+
+  /**
+   * After an unclean shutdown: rewrites a partition's `partition.metadata` that is missing or
+   * unreadable (written without fsync at its creation) with the id the metadata log recorded.
+   */
+  repairPartitionMetadata(topic: string, partition: number, topicId: string): void {
+    const log = this.getLog(topic, partition);
+    if (log === undefined) return;
+    const path = join(log.dir, PARTITION_METADATA);
+    try {
+      const found = readPartitionMetadata(path).topicId;
+      // another id is a conflict for the operator (Kafka: InconsistentTopicIdException), not repaired
+      if (found !== topicId) this.options.logger?.('warn', `${path} holds topic id ${found}, the metadata log ${topicId}`);
+      return;
+    } catch {
+      // missing or torn: rewritten below
+    }
+    this.options.logger?.('warn', `Rewriting ${path} with the topic id of the metadata log (${topicId})`);
+    writePartitionMetadata(path, topicId);
+  }
+
+  /** Closes `resource` with the logs (close, or closeUnclean). */
+  attach(resource: { close(): void; closeUnclean(): void }): void {
+    this.attached.push(resource);
+  }
+
   private configFor(topic: string): LogConfig {
-    return this.options.topicConfigs?.get(topic) ?? this.options.defaultConfig ?? DEFAULT_LOG_CONFIG;
+    return this.topicConfigs?.get(topic) ?? this.options.defaultConfig ?? DEFAULT_LOG_CONFIG;
   }
 
   private checkpointMap(name: string): Map<string, bigint> {
@@ -108,6 +157,8 @@ export class LogManager {
   }
 
   private loadLogs(): void {
+    const configs = this.options.topicConfigs;
+    this.topicConfigs = typeof configs === 'function' ? configs(this) : configs;
     const recoveryPoints = this.checkpointMap(RECOVERY_POINT_CHECKPOINT);
     const logStarts = this.checkpointMap(LOG_START_OFFSET_CHECKPOINT);
     for (const name of readdirSync(this.dir)) {
@@ -159,7 +210,9 @@ export class LogManager {
     const metadataPath = join(path, PARTITION_METADATA);
     if (!existsSync(metadataPath)) {
       const topicId = this.topicId(topic);
-      writePartitionMetadata(metadataPath, topicId);
+      // not fsynced when the broker keeps a KRaft metadata log (`repairPartitionMetadata`): two
+      // fsyncs per partition were most of a creation's time (issue 21)
+      writePartitionMetadata(metadataPath, topicId, !this.partitionMetadataRepaired);
       this.topicIds.set(topic, topicId);
     }
     const log = PartitionLog.open(path, topic, partition, {
@@ -187,6 +240,14 @@ export class LogManager {
       this.topicLogs.delete(log.topic);
       this.topicIds.delete(log.topic); // a topic created again under this name gets a new id
     }
+  }
+
+  /**
+   * Fixes the id a topic's logs are created with when none of them is loaded (the KRaft metadata
+   * log knows the topic, its directories are missing): they must carry the id it recorded.
+   */
+  assignTopicId(topic: string, topicId: string): void {
+    if (!this.topicIds.has(topic) && (this.topicLogs.get(topic)?.size ?? 0) === 0) this.topicIds.set(topic, topicId);
   }
 
   /** The topic's id: the one its existing partitions recorded, or a new random one. */
@@ -288,6 +349,7 @@ export class LogManager {
 
   /** Clean shutdown: flush and close every log, write the checkpoints, then the marker. */
   close(brokerEpoch = 0n): void {
+    for (const a of this.attached) a.close();
     for (const log of this.allLogs()) {
       log.flush();
       log.close();
@@ -299,6 +361,13 @@ export class LogManager {
 
   /** Closes files without the clean-shutdown marker, as a crash would leave things (tests; a broker whose held write failed). */
   closeUnclean(): void {
+    for (const a of this.attached) {
+      try {
+        a.closeUnclean();
+      } catch (e) {
+        this.options.logger?.('warn', `Closing after the log directory failed: ${(e as Error).message}`);
+      }
+    }
     for (const log of this.allLogs()) {
       try {
         log.close();

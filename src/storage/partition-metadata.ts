@@ -34,9 +34,12 @@ export function encodePartitionMetadata(topicId: string): string {
   return `version: ${PARTITION_METADATA_VERSION}\ntopic_id: ${id}`;
 }
 
-/** Write the file via `.tmp` + fsync + atomic rename (PartitionMetadataFile.maybeFlush). */
-export function writePartitionMetadata(path: string, topicId: string): void {
-  atomicWriteFileSync(path, encodePartitionMetadata(topicId));
+/**
+ * Write the file via `.tmp` + fsync + atomic rename (PartitionMetadataFile.maybeFlush); without the
+ * fsyncs when `durable` is false (see atomicWriteFileSync).
+ */
+export function writePartitionMetadata(path: string, topicId: string, durable = true): void {
+  atomicWriteFileSync(path, encodePartitionMetadata(topicId), durable);
 }
 
 /** Read and validate `path`; a missing file is a StorageError too (callers check existence first). */

@@ -106,7 +106,10 @@ export function rebuildProducerState(
   options: ProducerStateManagerOptions & { time: () => number },
 ): ProducerStateManager {
   const state = new ProducerStateManager(dir, options);
-  state.removeStraySnapshots(segments.map((s) => s.baseOffset));
+  state.removeStraySnapshots(
+    segments.map((s) => s.baseOffset),
+    true,
+  );
   const n = segments.length;
   const snapshotAt = [segments[n - 2]?.baseOffset, segments[n - 1]!.baseOffset, logEndOffset].filter((o): o is bigint => o !== undefined);
   if (messageFormatMagic(config) < 2 || (state.latestSnapshotOffset() === undefined && hadCleanShutdown)) {

@@ -13,9 +13,10 @@
  * for an aborted one's `.txnindex` entry and then calls `completeTxn`.
  */
 import { renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { InvalidArgumentError, StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
-import { DELETED_SUFFIX, snapshotPath } from './file-names.js';
+import { DELETED_SUFFIX, offsetFromFileName, SNAPSHOT_SUFFIX, snapshotPath } from './file-names.js';
 import { ProducerAppendInfo, type AppendOrigin, type CompletedTxn, type ProducerStateLogger, type TxnMetadata } from './producer-append-info.js';
 import {
   entryFromSnapshot,
@@ -51,6 +52,11 @@ export interface ProducerStateManagerOptions {
   time?: () => number;
   /** Where the warnings Kafka logs for replicated appends go (fencing it does not enforce there). */
   logger?: ProducerStateLogger;
+  /**
+   * The directory's entry names when the caller has just listed it and changed nothing since (a
+   * log's loading): the snapshots are taken from them instead of listing the directory again.
+   */
+  listing?: readonly string[];
 }
 
 function minByFirstOffset(txns: Iterable<TxnMetadata>, skipProducer?: bigint): TxnMetadata | undefined {
@@ -88,7 +94,7 @@ export class ProducerStateManager {
     this.maxTransactionTimeoutMs = options.maxTransactionTimeoutMs ?? DEFAULT_MAX_TRANSACTION_TIMEOUT_MS;
     this.time = options.time ?? Date.now;
     this.logger = options.logger;
-    this.snapshots = this.loadSnapshots();
+    this.snapshots = options.listing !== undefined ? snapshotsFromNames(dir, options.listing) : this.loadSnapshots();
   }
 
   // ---- queries -------------------------------------------------------------------------------
@@ -318,12 +324,14 @@ export class ProducerStateManager {
    * Delete snapshots that match no segment base offset, keeping the largest stray one when it lies
    * above every segment base offset (the clean-shutdown snapshot at the log end).
    */
-  removeStraySnapshots(segmentBaseOffsets: bigint[]): void {
+  removeStraySnapshots(segmentBaseOffsets: bigint[], listedAtConstruction = false): void {
     const bases = new Set(segmentBaseOffsets);
     let maxBase: bigint | undefined;
     for (const b of segmentBaseOffsets) if (maxBase === undefined || b > maxBase) maxBase = b;
 
-    const snapshots = this.loadSnapshots();
+    // `listedAtConstruction`: the caller made this manager just now, so the constructor's listing
+    // is current (a second readdir per partition was a tenth of a clean start's time, issue 21)
+    const snapshots = listedAtConstruction ? this.snapshots : this.loadSnapshots();
     let latestStray: bigint | undefined;
     for (const offset of [...snapshots.keys()].sort(compareBigint)) {
       if (bases.has(offset)) continue;
@@ -442,6 +450,20 @@ export class ProducerStateManager {
     for (const { offset, path } of listSnapshotFiles(this.dir)) out.set(offset, path);
     return out;
   }
+}
+
+/** `listSnapshotFiles` from a listing already made: the `<offset>.snapshot` names. */
+function snapshotsFromNames(dir: string, names: readonly string[]): Map<bigint, string> {
+  const found: [bigint, string][] = [];
+  for (const name of names) {
+    if (!name.endsWith(SNAPSHOT_SUFFIX)) continue;
+    try {
+      found.push([offsetFromFileName(name), join(dir, name)]);
+    } catch {
+      // not `<digits>.snapshot`: not ours, as listSnapshotFiles skips it
+    }
+  }
+  return new Map(found.sort((a, b) => compareBigint(a[0], b[0])));
 }
 
 function compareBigint(a: bigint, b: bigint): number {

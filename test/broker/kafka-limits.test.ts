@@ -17,7 +17,7 @@
  *   naming it stays encodable (no string field over 32,767 bytes) on every version.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
@@ -146,7 +146,9 @@ describe('Produce to internal topics', () => {
       const m = await c.request(3, 9, { topics: [{ name: '__cluster_metadata' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
       assert.equal(errorName(m.topics[0].errorCode), 'INVALID_REQUEST');
       assert.equal(broker.topics.get('__cluster_metadata'), undefined);
-      assert.equal(existsSync(join(broker.dataDir, '__cluster_metadata-0')), false, 'no log dir where the KRaft metadata log lives');
+      // the directory is the KRaft metadata log's (the metadata topic's id), never a topic's log
+      assert.equal(broker.logs.getLog('__cluster_metadata', 0), undefined);
+      assert.match(readFileSync(join(broker.dataDir, '__cluster_metadata-0', 'partition.metadata'), 'utf8'), /topic_id: AAAAAAAAAAAAAAAAAAAAAQ/);
     });
   });
 });

@@ -6,14 +6,16 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../src/broker/api-error.js';
 import { TopicRegistry, TOPICS_FILE } from '../../src/broker/topic-registry.js';
+import type { ClusterMetadataLog } from '../../src/internal-topics/metadata-log.js';
 import { InvalidConfigError, InvalidTopicError } from '../../src/errors.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { CORPORA } from '../helpers/paths.js';
 
 function open(dir: string): { logs: LogManager; topics: TopicRegistry } {
-  const logs = LogManager.open(dir, { topicConfigs: TopicRegistry.readStoredConfigs(dir, DEFAULT_LOG_CONFIG) });
-  const topics = new TopicRegistry(dir, () => DEFAULT_LOG_CONFIG);
+  let metadata: ClusterMetadataLog | undefined;
+  const logs = LogManager.open(dir, { topicConfigs: (m) => TopicRegistry.storedConfigs((metadata = TopicRegistry.openMetadataLog(m)), DEFAULT_LOG_CONFIG) });
+  const topics = new TopicRegistry(metadata!, () => DEFAULT_LOG_CONFIG);
   topics.load(logs);
   return { logs, topics };
 }
@@ -48,7 +50,9 @@ describe('TopicRegistry', () => {
       topics.create('gone', 1, {}, logs);
       assert.ok(topics.delete('gone', logs));
       logs.close();
-      assert.ok(existsSync(join(dir, TOPICS_FILE)));
+      // kept in the KRaft metadata log, not in the previous format's file
+      assert.ok(existsSync(join(dir, '__cluster_metadata-0', '00000000000000000000.log')));
+      assert.ok(!existsSync(join(dir, TOPICS_FILE)));
       ({ logs, topics } = open(dir));
       const t = topics.get('kept')!;
       assert.equal(t.partitions, 3);
@@ -78,7 +82,7 @@ describe('TopicRegistry', () => {
     }
   });
 
-  test('__cluster_metadata is never a topic: creation refused (INVALID_REQUEST), a stored entry ignored and its log left alone', () => {
+  test('__cluster_metadata is never a topic: creation refused (INVALID_REQUEST), a stored entry of the previous format ignored and the log left alone', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kl-topics-'));
     try {
       cpSync(join(CORPORA, 'kafka-tester/@e856b9a/internal/test_helpers/pass_all/kraft-combined-logs'), dir, { recursive: true });
@@ -87,15 +91,13 @@ describe('TopicRegistry', () => {
       let { logs, topics } = open(dir);
       assert.throws(() => topics.validateCreate('__cluster_metadata', 1, 1, {}), (e: unknown) => code(42)(e) && /Creation of internal topic __cluster_metadata is prohibited\./.test((e as Error).message));
       logs.close();
-      // the entry an older kafkalite's CreateTopics could store
-      const stored = JSON.parse(readFileSync(join(dir, TOPICS_FILE), 'utf8')) as { topics: Record<string, unknown> };
-      stored.topics['__cluster_metadata'] = { partitions: 1, configs: {} };
-      writeFileSync(join(dir, TOPICS_FILE), JSON.stringify(stored));
+      // the entry an older kafkalite's CreateTopics could store, migrated from its file
+      writeFileSync(join(dir, TOPICS_FILE), JSON.stringify({ version: 1, topics: { __cluster_metadata: { partitions: 1, configs: {} } } }));
       ({ logs, topics } = open(dir));
       assert.equal(topics.get('__cluster_metadata'), undefined);
       assert.equal(logs.getLog('__cluster_metadata', 0), undefined);
       logs.close();
-      assert.ok(readFileSync(metaLog).equals(before), 'the KRaft metadata log is untouched');
+      assert.ok(readFileSync(metaLog).equals(before), "Kafka's metadata log is untouched: it already holds every topic");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -44,27 +44,30 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
   minVersion: 0,
   maxVersion: 3,
   handle(request, ctx) {
-    const broker = ctx.broker;
-    const counts = new Map<string, number>();
-    for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const results: CreatePartitionsTopicResult[] = [];
-    for (const t of request.topics) {
-      const out: CreatePartitionsTopicResult = { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
-      results.push(out);
-      try {
-        if (counts.get(t.name)! > 1) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
-        requireTopic(ctx, AclOperation.ALTER, t.name);
-        const info = broker.topics.validatePartitionIncrease(t.name, t.count);
-        validateAssignments(broker, t, t.count - info.partitions);
-        if (!request.validateOnly) {
-          broker.topics.addPartitions(t.name, t.count, broker.logs);
-          broker.logger.info(`topic ${t.name}: partitions raised from ${info.partitions} to ${t.count}`);
+    // the request's metadata records share one fsync of the metadata log
+    return ctx.broker.topics.batch(() => {
+      const broker = ctx.broker;
+      const counts = new Map<string, number>();
+      for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+      const results: CreatePartitionsTopicResult[] = [];
+      for (const t of request.topics) {
+        const out: CreatePartitionsTopicResult = { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
+        results.push(out);
+        try {
+          if (counts.get(t.name)! > 1) throw new ApiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
+          requireTopic(ctx, AclOperation.ALTER, t.name);
+          const info = broker.topics.validatePartitionIncrease(t.name, t.count);
+          validateAssignments(broker, t, t.count - info.partitions);
+          if (!request.validateOnly) {
+            broker.topics.addPartitions(t.name, t.count, broker.logs);
+            broker.logger.info(`topic ${t.name}: partitions raised from ${info.partitions} to ${t.count}`);
+          }
+        } catch (e) {
+          out.errorCode = errorCodeOf(e);
+          out.errorMessage = errorMessageOf(e);
         }
-      } catch (e) {
-        out.errorCode = errorCodeOf(e);
-        out.errorMessage = errorMessageOf(e);
       }
-    }
-    return { throttleTimeMs: 0, results };
+      return { throttleTimeMs: 0, results };
+    });
   },
 };

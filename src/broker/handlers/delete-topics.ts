@@ -15,37 +15,40 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
   minVersion: 0,
   maxVersion: 6,
   handle(request, ctx) {
-    const broker = ctx.broker;
-    const wanted: { name: string | null; topicId: Buffer }[] =
-      ctx.apiVersion >= 6
-        ? (request.topics ?? []).map((t) => ({ name: t.name, topicId: t.topicId }))
-        : (request.topicNames ?? []).map((name) => ({ name, topicId: ZERO_ID }));
-    const responses: DeletableTopicResult[] = [];
-    for (const w of wanted) {
-      const byId = w.name === null;
-      const t = w.name === null ? broker.topics.byId(w.topicId) : broker.topics.get(w.name);
-      const out: DeletableTopicResult = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
-      responses.push(out);
-      out.errorCode = deleteTopicError(ctx, t?.name ?? w.name, t !== undefined);
-      if (out.errorCode !== ErrorCode.NONE) {
-        if (byId) out.name = null; // topic ids are not secret, names are
-        continue;
+    // the request's metadata records share one fsync of the metadata log
+    return ctx.broker.topics.batch(() => {
+      const broker = ctx.broker;
+      const wanted: { name: string | null; topicId: Buffer }[] =
+        ctx.apiVersion >= 6
+          ? (request.topics ?? []).map((t) => ({ name: t.name, topicId: t.topicId }))
+          : (request.topicNames ?? []).map((name) => ({ name, topicId: ZERO_ID }));
+      const responses: DeletableTopicResult[] = [];
+      for (const w of wanted) {
+        const byId = w.name === null;
+        const t = w.name === null ? broker.topics.byId(w.topicId) : broker.topics.get(w.name);
+        const out: DeletableTopicResult = { name: t?.name ?? w.name, topicId: t?.topicIdBytes ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
+        responses.push(out);
+        out.errorCode = deleteTopicError(ctx, t?.name ?? w.name, t !== undefined);
+        if (out.errorCode !== ErrorCode.NONE) {
+          if (byId) out.name = null; // topic ids are not secret, names are
+          continue;
+        }
+        if (t === undefined) {
+          out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          continue;
+        }
+        try {
+          broker.topics.delete(t.name, broker.logs);
+        } catch (e) {
+          // an offline log directory (KAFKA_STORAGE_ERROR): the answer says so
+          out.errorCode = errorCodeOf(e);
+          out.errorMessage = errorMessageOf(e);
+          continue;
+        }
+        broker.appends.notify();
+        broker.logger.info(`deleted topic ${t.name}`);
       }
-      if (t === undefined) {
-        out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        continue;
-      }
-      try {
-        broker.topics.delete(t.name, broker.logs);
-      } catch (e) {
-        // an offline log directory (KAFKA_STORAGE_ERROR): the answer says so
-        out.errorCode = errorCodeOf(e);
-        out.errorMessage = errorMessageOf(e);
-        continue;
-      }
-      broker.appends.notify();
-      broker.logger.info(`deleted topic ${t.name}`);
-    }
-    return { throttleTimeMs: 0, responses };
+      return { throttleTimeMs: 0, responses };
+    });
   },
 };
