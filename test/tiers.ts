@@ -62,6 +62,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/security-kcat': ['kcat', 'openssl'],
   'interop/broker/self-signed-kcat': ['kcat'],
   'interop/broker/security-kafkajs': ['openssl'],
+  'interop/broker/security-platformatic': ['openssl', 'node22'],
   'interop/broker/security-python': ['python', 'confluent-kafka', 'openssl'],
   'interop/broker/admin-platformatic': ['node22'],
   'interop/broker/single-node-apis-platformatic': ['node22'],
