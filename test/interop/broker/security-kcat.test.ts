@@ -1,7 +1,8 @@
 /**
  * kcat 1.7.1 (librdkafka 2.0.2) over every security protocol of a broker with five listeners
  * (security/config.ts): SSL, mutual TLS (`ssl.client.auth=required`), SASL_PLAINTEXT with PLAIN
- * (JAAS `user_<name>`), SCRAM-SHA-256 and -512 (credentials from the store) and SASL_SSL. Each one
+ * (JAAS `user_<name>`), SCRAM-SHA-256 and -512 (credentials from the store), OAUTHBEARER (librdkafka's
+ * unsecured JWT builder) and SASL_SSL with each. Each one
  * produces, consumes and consumes in a group with a commit; the failures get librdkafka's own
  * error with Kafka's message (wrong password, unknown user, untrusted client certificate,
  * plaintext to a TLS port), and the broker keeps serving.
@@ -45,7 +46,15 @@ describe('kcat (librdkafka 2.0.2) over TLS and SASL listeners', () => {
     { name: 'SASL_PLAINTEXT SCRAM-SHA-512', listener: 'SASL_PLAINTEXT', args: () => sasl('SASL_PLAINTEXT', 'SCRAM-SHA-512', 'alice', 'alice-secret') },
     { name: 'SASL_SSL PLAIN', listener: 'SASL_SSL', args: (c) => [...sasl('SASL_SSL', 'PLAIN', 'alice', 'alice-secret'), '-X', `ssl.ca.location=${c.caFile}`] },
     { name: 'SASL_SSL SCRAM-SHA-256', listener: 'SASL_SSL', args: (c) => [...sasl('SASL_SSL', 'SCRAM-SHA-256', 'alice', 'alice-secret'), '-X', `ssl.ca.location=${c.caFile}`] },
+    { name: 'SASL_SSL SCRAM-SHA-512', listener: 'SASL_SSL', args: (c) => [...sasl('SASL_SSL', 'SCRAM-SHA-512', 'alice', 'alice-secret'), '-X', `ssl.ca.location=${c.caFile}`] },
+    // librdkafka's built-in unsecured JWT builder (KIP-255): alg none, sub = principal
+    { name: 'SASL_PLAINTEXT OAUTHBEARER', listener: 'SASL_PLAINTEXT', args: () => oauth('SASL_PLAINTEXT', 'carol') },
+    { name: 'SASL_SSL OAUTHBEARER', listener: 'SASL_SSL', args: (c) => [...oauth('SASL_SSL', 'dave'), '-X', `ssl.ca.location=${c.caFile}`] },
   ];
+
+  function oauth(protocol: string, principal: string): string[] {
+    return ['-X', `security.protocol=${protocol}`, '-X', 'sasl.mechanisms=OAUTHBEARER', '-X', `sasl.oauthbearer.config=principal=${principal}`, '-X', 'enable.sasl.oauthbearer.unsecure.jwt=true'];
+  }
 
   function sasl(protocol: string, mechanism: string, user: string, password: string): string[] {
     return ['-X', `security.protocol=${protocol}`, '-X', `sasl.mechanisms=${mechanism}`, '-X', `sasl.username=${user}`, '-X', `sasl.password=${password}`];
@@ -54,7 +63,9 @@ describe('kcat (librdkafka 2.0.2) over TLS and SASL listeners', () => {
   test('produce, consume, and consume in a group with a commit, over each protocol and mechanism', async () => {
     const debug: string[] = [];
     const logger = { level: 'debug' as const, debug: (m: string) => void debug.push(m), info() {}, warn() {}, error() {}, warnThrottled() {} };
-    await withBroker({ config: securedBrokerConfig(certs), users: { alice: 'alice-secret' }, logger }, async (broker: Broker) => {
+    // OAUTHBEARER on the SASL_SSL listener too (the failure test below keeps it off there)
+    const config = securedBrokerConfig(certs, { 'listener.name.sasl_ssl.sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER' });
+    await withBroker({ config, users: { alice: 'alice-secret' }, logger }, async (broker: Broker) => {
       for (const c of cases) {
         const b = broker.listenerBootstrap(c.listener);
         const topic = `sec-${c.name.replace(/[^a-zA-Z0-9]/g, '-')}`;
@@ -72,6 +83,7 @@ describe('kcat (librdkafka 2.0.2) over TLS and SASL listeners', () => {
       assert.ok(debug.some((m) => m.includes(`on listener MTLS as User:${certs.clientDn}`)), 'MTLS principal');
       assert.ok(debug.some((m) => m.includes('authenticated as User:bob')), 'PLAIN principal');
       assert.ok(debug.some((m) => m.includes('authenticated as User:alice')), 'SCRAM principal');
+      assert.ok(debug.some((m) => m.includes('authenticated as User:carol')) && debug.some((m) => m.includes('authenticated as User:dave')), 'OAUTHBEARER principals');
     });
   });
 
