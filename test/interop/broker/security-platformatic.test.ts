@@ -8,13 +8,22 @@
  * signed, and plaintext to a TLS port; the broker serves a good client afterwards and `verify` is
  * clean (withBroker).
  *
- * The client × protocol × mechanism matrix of issue 20 (test file: cell names):
- *                    SSL          mTLS         SASL_PLAINTEXT P/256/512/OAUTH     SASL_SSL P/256/512/OAUTH
- *  kcat              security-kcat: SSL, mutual TLS, SASL_PLAINTEXT *, SASL_SSL *; OAUTHBEARER in sasl-oauth-librdkafka
- *  confluent-kafka   security-python: ck-*; OAUTHBEARER (both protocols) in sasl-oauth-librdkafka
- *  kafka-python      security-python: kp-* (OAUTHBEARER through sasl_oauth_token_provider)
- *  kafkajs           security-kafkajs: kj-*
- *  platformatic 1/2  this file: every cell for both major versions
+ * Issue 20's client × protocol × mechanism matrix: test file, then the cell names (P PLAIN, 256/512
+ * SCRAM-SHA-256/512, O OAUTHBEARER); every client offers every cell, so none is missing.
+ *   client            SSL / mTLS              SASL_PLAINTEXT P 256 512 O                  SASL_SSL P 256 512 O
+ *   kcat              security-kcat: 'SSL', 'mutual TLS', 'SASL_PLAINTEXT PLAIN (JAAS user)' / 'SCRAM-SHA-256' /
+ *                     'SCRAM-SHA-512' / 'OAUTHBEARER', 'SASL_SSL PLAIN' / 'SCRAM-SHA-256' / 'SCRAM-SHA-512' / 'OAUTHBEARER'
+ *   kafka-python      security-python: kp-ssl, kp-mtls, kp-plain, kp-scram256, kp-scram512, kp-oauth,
+ *                     kp-sasl-ssl (PLAIN), kp-sasl-ssl-scram-sha-256/-512, kp-sasl-ssl-oauth
+ *   confluent-kafka   security-python: ck-ssl, ck-mtls, ck-plain, ck-scram256, ck-scram512, ck-oauth,
+ *                     ck-sasl-ssl-plain, ck-sasl-ssl (SCRAM-SHA-256), ck-sasl-ssl-scram-sha-512, ck-sasl-ssl-oauth
+ *   kafkajs           security-kafkajs: kj-ssl, kj-mtls, kj-plain, kj-scram256, kj-scram512, kj-oauth,
+ *                     kj-sasl-ssl-plain, kj-sasl-ssl-scram256, kj-sasl-ssl (SCRAM-SHA-512), kj-sasl-ssl-oauth
+ *   platformatic 1/2  this file: pf1x-* / pf2x-* ssl, mtls, sasl-plaintext-{plain,scram256,scram512,oauth},
+ *                     sasl-ssl-{plain,scram256,scram512,oauth}
+ * Failures (wrong password, unknown user, rogue certificate, plaintext to TLS; served after): the
+ * second kcat test, the kp-/ck- bad cells, the kafkajs test's tail, the bad cells here. ACLs:
+ * acls-scenarios-kafkajs. Hostile SASL frames: test/fuzz/sasl-frames and broker/security/sasl-broker.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
