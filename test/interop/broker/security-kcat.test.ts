@@ -3,12 +3,13 @@
  * (security/config.ts): SSL, mutual TLS (`ssl.client.auth=required`), SASL_PLAINTEXT with PLAIN
  * (JAAS `user_<name>`), SCRAM-SHA-256 and -512 (credentials from the store), OAUTHBEARER (librdkafka's
  * unsecured JWT builder) and SASL_SSL with each. Each one
- * produces, consumes and consumes in a group with a commit; the failures get librdkafka's own
+ * produces, consumes and consumes in a group with a commit (read back); the failures get librdkafka's own
  * error with Kafka's message (wrong password, unknown user, untrusted client certificate,
  * plaintext to a TLS port), and the broker keeps serving.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Kafka, logLevel } from 'kafkajs';
 import type { Broker } from '../../../src/broker/broker.js';
 import { withBroker } from '../../helpers/broker.js';
 import { makeTestCerts, securedBrokerConfig, type TestCerts } from '../../helpers/certs.js';
@@ -76,6 +77,12 @@ describe('kcat (librdkafka 2.0.2) over TLS and SASL listeners', () => {
         // a balanced consumer commits its offsets; the Metadata it got named only this listener's port
         const grouped = await kcatOk(['-b', b, '-G', `g-${topic}`, '-o', 'beginning', '-e', '-q', '-X', 'enable.auto.commit=true', '-X', 'auto.commit.interval.ms=100', ...c.args(certs), topic]);
         assert.deepEqual(grouped.trim().split('\n'), lines, `${c.name} (group)`);
+        // librdkafka commits the consumed offsets (auto commit, and again on close): read them back
+        const admin = new Kafka({ brokers: [broker.listenerBootstrap('PLAINTEXT')], logLevel: logLevel.NOTHING }).admin();
+        await admin.connect();
+        const committed = await admin.fetchOffsets({ groupId: `g-${topic}`, topics: [topic] });
+        await admin.disconnect();
+        assert.equal(committed[0]!.partitions[0]!.offset, String(lines.length), `${c.name}: committed offset`);
         const meta = await kcatOk(['-b', b, '-L', '-t', topic, ...c.args(certs)]);
         assert.match(meta, new RegExp(`broker 1 at ${b.replace(/\./g, '\\.')}`), `${c.name}: Metadata advertises the listener's own endpoint`);
       }
