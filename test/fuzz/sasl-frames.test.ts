@@ -79,7 +79,10 @@ function otherRequest(rng: Rng, correlationId: number): Buffer {
   if (rng.bool(0.4)) {
     const createTopics = schemaForApi(ApiKey.CreateTopics)!;
     const body = randomMessage(createTopics.request, 4, rng) as Msg;
+    // a request that would create the sentinel, were it handled
     body.topics = [{ name: SENTINEL, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }];
+    body.validateOnly = false;
+    body.timeoutMs = 5000;
     return encodeRequestFrame(ApiKey.CreateTopics, 4, correlationId, body);
   }
   const keys = Object.values(ApiKey).filter((k) => k !== ApiKey.ApiVersions && k !== ApiKey.SaslHandshake && k !== ApiKey.SaslAuthenticate && schemaForApi(k) !== undefined);
