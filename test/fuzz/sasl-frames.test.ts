@@ -14,11 +14,13 @@
  * level), and afterwards the sentinel topic does not exist, a good SCRAM login still works, and
  * `verify` is clean (withBroker).
  *
+ * The same cases run over a SASL_SSL listener (startBroker's self-signed TLS), and Kafka frames or
+ * random bytes sent to that port without TLS are closed.
+ *
  * Seed: KAFKALITE_FUZZ_SEED; cases: KAFKALITE_SASL_FUZZ_CASES.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Broker } from '../../src/broker/broker.js';
 import { ApiKey } from '../../src/protocol/api-keys.js';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { SaslAuthenticate } from '../../src/protocol/schemas/sasl-authenticate.js';
@@ -99,8 +101,20 @@ interface CaseOutcome {
   strayFrames: number;
 }
 
-async function runCase(broker: Broker, rng: Rng): Promise<CaseOutcome> {
-  const c = await RawClient.connect(broker.advertisedEndpoint('SASL_PLAINTEXT').port);
+/** One case, bounded: a broker that neither answers nor closes within the guard is a hang (closed: false). */
+async function runCase(connect: () => Promise<RawClient>, rng: Rng): Promise<CaseOutcome> {
+  const c = await connect();
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<CaseOutcome>((resolve) => (timer = setTimeout(() => resolve({ kind: 'hang guard', closed: false, strayFrames: 0 }), 30_000)));
+  try {
+    return await Promise.race([playCase(c, rng), hang]);
+  } finally {
+    clearTimeout(timer);
+    c.destroy();
+  }
+}
+
+async function playCase(c: RawClient, rng: Rng): Promise<CaseOutcome> {
   const sent = new Set<number>();
   let bare = false;
   const id = (): number => {
@@ -154,8 +168,8 @@ async function runCase(broker: Broker, rng: Rng): Promise<CaseOutcome> {
     const closed = await c.closesWithin(20_000);
     const strayFrames = bare ? 0 : c.unclaimed.filter((f) => f.length < 4 || !sent.has(f.readInt32BE(0))).length;
     return { kind, closed, strayFrames };
-  } finally {
-    c.destroy();
+  } catch (e) {
+    return { kind: `${kind}: ${String(e)}`, closed: c.isClosed, strayFrames: 0 };
   }
 }
 
@@ -168,7 +182,8 @@ test(`hostile SASL frames: ${CASES} cases get Kafka's answer or a closed connect
     const PARALLEL = 16;
     for (let done = 0; done < CASES; done += PARALLEL) {
       const batch = Array.from({ length: Math.min(PARALLEL, CASES - done) }, () => new Rng(rng.int(0x7fffffff)));
-      for (const o of await Promise.all(batch.map((r) => runCase(broker, r)))) {
+      const connect = (): Promise<RawClient> => RawClient.connect(broker.advertisedEndpoint('SASL_PLAINTEXT').port);
+      for (const o of await Promise.all(batch.map((r) => runCase(connect, r)))) {
         kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);
         assert.ok(o.closed, `${o.kind}: the broker left the connection open`);
         assert.equal(o.strayFrames, 0, `${o.kind}: a frame with a correlation id the case never sent`);
@@ -183,6 +198,51 @@ test(`hostile SASL frames: ${CASES} cases get Kafka's answer or a closed connect
       assert.equal(errorName((await ok.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from('\0alice\0alice-secret') })).errorCode), 'NONE');
       const md = await ok.request(ApiKey.Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
       assert.deepEqual((md.topics as Msg[]).map((t) => t.name).filter((n) => n === SENTINEL), [], 'the sentinel topic exists: a request reached a handler before authentication');
+    } finally {
+      ok.destroy();
+    }
+  });
+});
+
+const TLS_CASES = Number(process.env.KAFKALITE_SASL_FUZZ_CASES ?? tierCount(600, 100));
+
+test(`hostile SASL frames over SASL_SSL: ${TLS_CASES} cases; plaintext bytes to the TLS port close it (seed ${SEED})`, { timeout: 600_000 }, async () => {
+  const errors: string[] = [];
+  const logger = { level: 'warn' as const, debug() {}, info() {}, warn() {}, error: (m: string) => void errors.push(m), warnThrottled() {} };
+  const config = { ...CONFIG, listeners: 'SASL_SSL://127.0.0.1:0', 'listener.security.protocol.map': 'SASL_SSL:SASL_SSL' };
+  await withBroker({ config, tls: 'self-signed', users: { alice: 'alice-secret' }, logger }, async (broker) => {
+    const port = broker.advertisedEndpoint('SASL_SSL').port;
+    const connect = (): Promise<RawClient> => RawClient.connectTls(port, { ca: broker.tls!.caPem, servername: 'localhost' });
+    const rng = new Rng(SEED ^ 0x7151);
+    const PARALLEL = 8;
+    for (let done = 0; done < TLS_CASES; done += PARALLEL) {
+      const batch = Array.from({ length: Math.min(PARALLEL, TLS_CASES - done) }, () => new Rng(rng.int(0x7fffffff)));
+      for (const o of await Promise.all(batch.map((r) => runCase(connect, r)))) {
+        assert.ok(o.closed, `${o.kind}: the broker left the connection open`);
+        assert.equal(o.strayFrames, 0, `${o.kind}: a frame with a correlation id the case never sent`);
+      }
+    }
+    // Kafka frames and random bytes without TLS: the TLS server answers with an alert at most, and closes
+    for (let i = 0; i < 20; i++) {
+      const c = await RawClient.connect(port);
+      const garbage = rng.bytes(5 + rng.int(300)); // at least a record header
+      // a first byte below 20, no TLS record type: a TLS server rightly waits for the rest of a
+      // record whose header starts with 20-24, or of an SSLv2 hello (high bit set), until its
+      // handshake timeout; every Kafka frame starts with 0 (its size's high byte)
+      garbage[0] = rng.int(20);
+      c.send(i % 2 === 0 ? encodeRequestFrame(ApiKey.SaslHandshake, 1, 1, { mechanism: 'PLAIN' }) : garbage);
+      try {
+        assert.ok(await c.closesWithin(20_000), 'plaintext to the TLS port left open');
+      } finally {
+        c.destroy();
+      }
+    }
+    assert.deepEqual(errors, [], 'a handler failed (logged at error level)');
+    const ok = await connect();
+    try {
+      assert.equal(errorName((await ok.request(ApiKey.SaslHandshake, 1, { mechanism: 'SCRAM-SHA-256' })).errorCode), 'NONE');
+      const first = await ok.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from('n,,n=alice,r=fuzzafter') });
+      assert.equal(errorName(first.errorCode), 'NONE', 'SCRAM still starts after the storm');
     } finally {
       ok.destroy();
     }
