@@ -63,6 +63,8 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/security-kcat': ['kcat', 'openssl'],
   'interop/broker/self-signed-kcat': ['kcat'],
   'interop/broker/security-kafkajs': ['openssl'],
+  'interop/broker/security-platformatic': ['openssl', 'node22'],
+  'interop/broker/acls-scenarios-kcat': ['kcat'],
   'interop/broker/security-python': ['python', 'confluent-kafka', 'openssl'],
   'interop/broker/admin-platformatic': ['node22'],
   'interop/broker/single-node-apis-platformatic': ['node22'],

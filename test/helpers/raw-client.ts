@@ -6,6 +6,7 @@
  * correlation id of each answer is checked by the caller, not assumed.
  */
 import { connect, type Socket } from 'node:net';
+import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { decodeMessage, encodeMessage } from '../../src/protocol/codec.js';
 import { FrameDecoder } from '../../src/protocol/framing.js';
 import { requestHeaderVersion, responseHeaderVersion } from '../../src/protocol/header.js';
@@ -92,6 +93,17 @@ export class RawClient {
   static connect(port: number, host = '127.0.0.1'): Promise<RawClient> {
     return new Promise((resolve, reject) => {
       const s = connect({ port, host }, () => {
+        s.off('error', reject);
+        resolve(new RawClient(s));
+      });
+      s.once('error', reject);
+    });
+  }
+
+  /** The same client over TLS (an SSL or SASL_SSL listener); resolves once the handshake is done. */
+  static connectTls(port: number, options: ConnectionOptions, host = '127.0.0.1'): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const s = connectTls({ ...options, port, host }, () => {
         s.off('error', reject);
         resolve(new RawClient(s));
       });

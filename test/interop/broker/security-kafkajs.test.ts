@@ -1,9 +1,11 @@
 /**
  * kafkajs 2.2.4 (SaslHandshake v1 + SaslAuthenticate v1) and @platformatic/kafka 1.x (in this
- * process) over the secured listeners: kafkajs with SASL PLAIN, SCRAM-SHA-256/512, OAUTHBEARER
- * (an unsecured JWS, its `sub` the principal), SSL, mutual TLS and SASL_SSL; platformatic with
- * SASL PLAIN and SCRAM-SHA-256. Each produces, consumes in a group and commits. A wrong password
- * fails with the client's error carrying Kafka's message.
+ * process) over the secured listeners: kafkajs with SSL, mutual TLS, and SASL_PLAINTEXT and SASL_SSL
+ * each with PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER (an unsecured JWS, its `sub` the principal);
+ * platformatic with SASL PLAIN and SCRAM-SHA-256 (its full matrix, 1.x and 2.x, is in
+ * security-platformatic.test.ts). Each produces, consumes in a group and commits. A wrong password
+ * and an unknown user fail with the client's error carrying Kafka's answer; a certificate another
+ * CA signed and plaintext to a TLS port fail with kafkajs's connection errors; the broker serves after.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -67,8 +69,11 @@ describe('kafkajs and @platformatic/kafka over TLS and SASL listeners', () => {
   test('kafkajs: SASL PLAIN, SCRAM-SHA-256/512, OAUTHBEARER, SSL, mutual TLS, SASL_SSL; a bad password fails', async () => {
     const debug: string[] = [];
     const logger = { level: 'debug' as const, debug: (m: string) => void debug.push(m), info() {}, warn() {}, error() {}, warnThrottled() {} };
-    await withBroker({ config: securedBrokerConfig(certs), users: { alice: 'alice-secret' }, logger }, async (broker: Broker) => {
+    const config = securedBrokerConfig(certs, { 'listener.name.sasl_ssl.sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER' });
+    await withBroker({ config, users: { alice: 'alice-secret' }, logger }, async (broker: Broker) => {
       const ssl = { ca: [certs.caPem] };
+      const saslSsl = [broker.listenerBootstrap('SASL_SSL')];
+      const oauthBearerProvider = async (): Promise<{ value: string }> => ({ value: unsecuredJws({ sub: 'carol', exp: Date.now() / 1000 + 3600, iat: Date.now() / 1000 }) });
       const sp = [broker.listenerBootstrap('SASL_PLAINTEXT')];
       const cases: [string, KafkaConfig][] = [
         ['kj-plain', { brokers: sp, sasl: { mechanism: 'plain', username: 'bob', password: 'bob-secret' } }],
@@ -80,7 +85,10 @@ describe('kafkajs and @platformatic/kafka over TLS and SASL listeners', () => {
         ],
         ['kj-ssl', { brokers: [broker.listenerBootstrap('SSL')], ssl }],
         ['kj-mtls', { brokers: [broker.listenerBootstrap('MTLS')], ssl: { ...ssl, cert: readFileSync(certs.clientCertFile), key: readFileSync(certs.clientKeyFile) } }],
-        ['kj-sasl-ssl', { brokers: [broker.listenerBootstrap('SASL_SSL')], ssl, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' } }],
+        ['kj-sasl-ssl', { brokers: saslSsl, ssl, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' } }],
+        ['kj-sasl-ssl-plain', { brokers: saslSsl, ssl, sasl: { mechanism: 'plain', username: 'alice', password: 'alice-secret' } }],
+        ['kj-sasl-ssl-scram256', { brokers: saslSsl, ssl, sasl: { mechanism: 'scram-sha-256', username: 'alice', password: 'alice-secret' } }],
+        ['kj-sasl-ssl-oauth', { brokers: saslSsl, ssl, sasl: { mechanism: 'oauthbearer', oauthBearerProvider } }],
       ];
       for (const [topic, config] of cases) {
         assert.deepEqual(await kafkajsRoundTrip(config, topic), Array.from({ length: 10 }, (_, i) => `${topic}-${i}`), topic);
@@ -103,6 +111,29 @@ describe('kafkajs and @platformatic/kafka over TLS and SASL listeners', () => {
         await expired.send({ topic: 'kj-plain', messages: [{ value: 'x' }] });
       });
       await expired.disconnect();
+      const unknown = new Kafka({ brokers: sp, logLevel: logLevel.NOTHING, retry: { retries: 0 }, sasl: { mechanism: 'scram-sha-256', username: 'nobody', password: 'x' } }).producer();
+      await assert.rejects(unknown.connect(), (e: Error) => {
+        assert.equal(e.name, 'KafkaJSSASLAuthenticationError');
+        assert.match(e.message, /SASL_AUTHENTICATION_FAILED|invalid credentials/);
+        return true;
+      });
+      const rogue = new Kafka({
+        brokers: [broker.listenerBootstrap('MTLS')], logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 5000, requestTimeout: 5000,
+        ssl: { ...ssl, cert: readFileSync(certs.rogueCertFile), key: readFileSync(certs.rogueKeyFile) },
+      }).producer();
+      // TLS 1.3: the server refuses the certificate after the client's Finished, so kafkajs sees its first request's connection closed
+      await assert.rejects(rogue.connect(), (e: Error) => {
+        assert.equal(e.message, 'Closed connection');
+        return true;
+      });
+      const plaintext = new Kafka({ brokers: [broker.listenerBootstrap('SSL')], logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 5000, requestTimeout: 5000 }).producer();
+      await assert.rejects(plaintext.connect(), (e: Error) => {
+        // the TLS server answers the plaintext ApiVersions with an alert and closes
+        assert.equal(e.message, 'Closed connection');
+        return true;
+      });
+      // after the failures the broker still serves
+      assert.deepEqual(await kafkajsRoundTrip({ brokers: sp, sasl: { mechanism: 'scram-sha-256', username: 'alice', password: 'alice-secret' } }, 'kj-after'), Array.from({ length: 10 }, (_, i) => `kj-after-${i}`));
     });
   });
 

@@ -1,13 +1,15 @@
 /**
  * kcat 1.7.1 (librdkafka 2.0.2) over every security protocol of a broker with five listeners
  * (security/config.ts): SSL, mutual TLS (`ssl.client.auth=required`), SASL_PLAINTEXT with PLAIN
- * (JAAS `user_<name>`), SCRAM-SHA-256 and -512 (credentials from the store) and SASL_SSL. Each one
- * produces, consumes and consumes in a group with a commit; the failures get librdkafka's own
+ * (JAAS `user_<name>`), SCRAM-SHA-256 and -512 (credentials from the store), OAUTHBEARER (librdkafka's
+ * unsecured JWT builder) and SASL_SSL with each. Each one
+ * produces, consumes and consumes in a group with a commit (read back); the failures get librdkafka's own
  * error with Kafka's message (wrong password, unknown user, untrusted client certificate,
  * plaintext to a TLS port), and the broker keeps serving.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Kafka, logLevel } from 'kafkajs';
 import type { Broker } from '../../../src/broker/broker.js';
 import { withBroker } from '../../helpers/broker.js';
 import { makeTestCerts, securedBrokerConfig, type TestCerts } from '../../helpers/certs.js';
@@ -45,7 +47,15 @@ describe('kcat (librdkafka 2.0.2) over TLS and SASL listeners', () => {
     { name: 'SASL_PLAINTEXT SCRAM-SHA-512', listener: 'SASL_PLAINTEXT', args: () => sasl('SASL_PLAINTEXT', 'SCRAM-SHA-512', 'alice', 'alice-secret') },
     { name: 'SASL_SSL PLAIN', listener: 'SASL_SSL', args: (c) => [...sasl('SASL_SSL', 'PLAIN', 'alice', 'alice-secret'), '-X', `ssl.ca.location=${c.caFile}`] },
     { name: 'SASL_SSL SCRAM-SHA-256', listener: 'SASL_SSL', args: (c) => [...sasl('SASL_SSL', 'SCRAM-SHA-256', 'alice', 'alice-secret'), '-X', `ssl.ca.location=${c.caFile}`] },
+    { name: 'SASL_SSL SCRAM-SHA-512', listener: 'SASL_SSL', args: (c) => [...sasl('SASL_SSL', 'SCRAM-SHA-512', 'alice', 'alice-secret'), '-X', `ssl.ca.location=${c.caFile}`] },
+    // librdkafka's built-in unsecured JWT builder (KIP-255): alg none, sub = principal
+    { name: 'SASL_PLAINTEXT OAUTHBEARER', listener: 'SASL_PLAINTEXT', args: () => oauth('SASL_PLAINTEXT', 'carol') },
+    { name: 'SASL_SSL OAUTHBEARER', listener: 'SASL_SSL', args: (c) => [...oauth('SASL_SSL', 'dave'), '-X', `ssl.ca.location=${c.caFile}`] },
   ];
+
+  function oauth(protocol: string, principal: string): string[] {
+    return ['-X', `security.protocol=${protocol}`, '-X', 'sasl.mechanisms=OAUTHBEARER', '-X', `sasl.oauthbearer.config=principal=${principal}`, '-X', 'enable.sasl.oauthbearer.unsecure.jwt=true'];
+  }
 
   function sasl(protocol: string, mechanism: string, user: string, password: string): string[] {
     return ['-X', `security.protocol=${protocol}`, '-X', `sasl.mechanisms=${mechanism}`, '-X', `sasl.username=${user}`, '-X', `sasl.password=${password}`];
@@ -54,7 +64,9 @@ describe('kcat (librdkafka 2.0.2) over TLS and SASL listeners', () => {
   test('produce, consume, and consume in a group with a commit, over each protocol and mechanism', async () => {
     const debug: string[] = [];
     const logger = { level: 'debug' as const, debug: (m: string) => void debug.push(m), info() {}, warn() {}, error() {}, warnThrottled() {} };
-    await withBroker({ config: securedBrokerConfig(certs), users: { alice: 'alice-secret' }, logger }, async (broker: Broker) => {
+    // OAUTHBEARER on the SASL_SSL listener too (the failure test below keeps it off there)
+    const config = securedBrokerConfig(certs, { 'listener.name.sasl_ssl.sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER' });
+    await withBroker({ config, users: { alice: 'alice-secret' }, logger }, async (broker: Broker) => {
       for (const c of cases) {
         const b = broker.listenerBootstrap(c.listener);
         const topic = `sec-${c.name.replace(/[^a-zA-Z0-9]/g, '-')}`;
@@ -65,6 +77,12 @@ describe('kcat (librdkafka 2.0.2) over TLS and SASL listeners', () => {
         // a balanced consumer commits its offsets; the Metadata it got named only this listener's port
         const grouped = await kcatOk(['-b', b, '-G', `g-${topic}`, '-o', 'beginning', '-e', '-q', '-X', 'enable.auto.commit=true', '-X', 'auto.commit.interval.ms=100', ...c.args(certs), topic]);
         assert.deepEqual(grouped.trim().split('\n'), lines, `${c.name} (group)`);
+        // librdkafka commits the consumed offsets (auto commit, and again on close): read them back
+        const admin = new Kafka({ brokers: [broker.listenerBootstrap('PLAINTEXT')], logLevel: logLevel.NOTHING }).admin();
+        await admin.connect();
+        const committed = await admin.fetchOffsets({ groupId: `g-${topic}`, topics: [topic] });
+        await admin.disconnect();
+        assert.equal(committed[0]!.partitions[0]!.offset, String(lines.length), `${c.name}: committed offset`);
         const meta = await kcatOk(['-b', b, '-L', '-t', topic, ...c.args(certs)]);
         assert.match(meta, new RegExp(`broker 1 at ${b.replace(/\./g, '\\.')}`), `${c.name}: Metadata advertises the listener's own endpoint`);
       }
@@ -72,6 +90,7 @@ describe('kcat (librdkafka 2.0.2) over TLS and SASL listeners', () => {
       assert.ok(debug.some((m) => m.includes(`on listener MTLS as User:${certs.clientDn}`)), 'MTLS principal');
       assert.ok(debug.some((m) => m.includes('authenticated as User:bob')), 'PLAIN principal');
       assert.ok(debug.some((m) => m.includes('authenticated as User:alice')), 'SCRAM principal');
+      assert.ok(debug.some((m) => m.includes('authenticated as User:carol')) && debug.some((m) => m.includes('authenticated as User:dave')), 'OAUTHBEARER principals');
     });
   });
 
