@@ -71,7 +71,8 @@ export async function filledBroker(): Promise<Broker> {
 /** A kafkajs consumer that joined `groupId` and read a message (state Stable while it runs); `stop` leaves the group. */
 export async function activeConsumer(broker: Broker, groupId: string, topic: string): Promise<{ stop(): Promise<void>; received: string[] }> {
   const kafka = new Kafka({ clientId: 'ui-consumer', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5 } });
-  const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 500 });
+  // 100 ms Fetch waits: stop() (disconnect) waits for the Fetch in flight, 5 s with kafkajs' default
+  const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 });
   const received: string[] = [];
   await consumer.connect();
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));

@@ -65,7 +65,8 @@ describe('self-signed TLS at start', () => {
   });
 
   test("startBroker({ tls: 'self-signed' }): an SSL listener; kafkajs trusting the handed-back CA produces and consumes, one that does not fails", async () => {
-    await withBroker({ tls: 'self-signed' }, async (broker) => {
+    // no initial rebalance delay, as startBroker() defaults (withBroker keeps Kafka's 3 s)
+    await withBroker({ tls: 'self-signed', config: { 'group.initial.rebalance.delay.ms': '0' } }, async (broker) => {
       assert.deepEqual(broker.security.listeners.map((l) => l.spec.protocol), ['SSL']);
       const ca = broker.tls!.caPem;
       assert.deepEqual(await roundTrip(broker, { ssl: { ca: [ca] } }, 'SSL', 'over-ssl'), ['one', 'two']);
@@ -80,6 +81,7 @@ describe('self-signed TLS at start', () => {
       'listener.name.mtls.ssl.client.auth': 'required',
       'authorizer.class.name': STANDARD_AUTHORIZER_CLASS,
       'super.users': 'User:CN=alice;User:bob',
+      'group.initial.rebalance.delay.ms': '0',
     };
     await withBroker({ tls: { mode: 'self-signed', clientCommonName: 'alice' }, users: { bob: 'bob-secret' }, config }, async (broker) => {
       const tls = broker.tls!;
