@@ -3,7 +3,7 @@ import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc, send, type Config, type Message, type MessagePage, type PartitionRow, type Topic } from '../api.js';
 import { fmtTime, startSpec } from '../format.js';
-import { Bytes, Crumbs, ErrorBox, Headers, session, Table, type Format } from '../ui.js';
+import { AfterFirstPaint, Bytes, Crumbs, ErrorBox, Headers, session, Table, type Format } from '../ui.js';
 import { ConfigSection } from './configs.js';
 
 /** The message browser's form as it first shows: the first partition from its beginning, oldest first, no filters. */
@@ -49,9 +49,13 @@ export async function topicPage(name: string): Promise<JSX.Element> {
         rows={t.partitions.map((p) => [p.partition, p.leader, p.startOffset, p.endOffset, p.lastStableOffset ?? '', p.messages, dataDir ? <a href={'#/disk/' + enc(name) + '/' + p.partition}>segments</a> : ''])} />
       <h2>Messages</h2>
       <MessageBrowser topic={name} partitions={t.partitions} first={firstPage} />
-      {!readOnly && <><h2>Live tail</h2><LiveTail topic={name} partitions={t.partitions} /></>}
-      {!readOnly && <><h2>Produce a message</h2><ProduceForm topic={name} partitions={t.partitions} /></>}
-      {!readOnly && <><h2>Configs</h2><ConfigSection path={'topics/' + enc(name) + '/configs'} initial={configs} /></>}
+      {!readOnly && (
+        <AfterFirstPaint>
+          <h2>Live tail</h2><LiveTail topic={name} partitions={t.partitions} />
+          <h2>Produce a message</h2><ProduceForm topic={name} partitions={t.partitions} />
+          <h2>Configs</h2><ConfigSection path={'topics/' + enc(name) + '/configs'} initial={configs} />
+        </AfterFirstPaint>
+      )}
     </>
   );
 }
