@@ -35,11 +35,14 @@ export async function topicPage(name: string): Promise<JSX.Element> {
   // waits for another's answer and its rendering. A topic's partitions are numbered from 0 (Kafka
   // creates 0..n-1), so the first page asks for partition 0, the form's first choice; should the
   // topic say otherwise, that answer is dropped and the browser asks for its first partition.
-  const first = loadMessages(name, messagesQuery('0', FIRST_FORM.from, FIRST_FORM.limit, FIRST_FORM.direction));
+  // The page shows once the topic is in: the messages with it when they are in too, else in the
+  // frame after (the page around them laid out while they come).
+  let firstIn: Loaded | null = null;
+  const first = loadMessages(name, messagesQuery('0', FIRST_FORM.from, FIRST_FORM.limit, FIRST_FORM.direction)).then((r) => (firstIn = r));
   const configs = readOnly ? null : api<Config[]>('topics/' + enc(name) + '/configs');
   configs?.catch(() => undefined); // the section shows the error; the topic's own may come first
   const t = await api<Topic>('topics/' + enc(name));
-  const firstPage = t.partitions[0]?.partition === 0 ? await first : null;
+  const firstPage = t.partitions[0]?.partition !== 0 ? null : (firstIn ?? first);
   return (
     <>
       <Crumbs links={[['Topics', '#/']]} here={name} />
@@ -70,7 +73,7 @@ function batchText(m: Message): string {
 }
 
 /** Messages from the beginning, an offset, a timestamp or the end, either way, filtered by key, value or header. */
-function MessageBrowser(props: { topic: string; partitions: PartitionRow[]; first: Loaded | null }): JSX.Element {
+function MessageBrowser(props: { topic: string; partitions: PartitionRow[]; first: Loaded | Promise<Loaded> | null }): JSX.Element {
   const part = useRef<HTMLSelectElement>(null);
   const from = useRef<HTMLSelectElement>(null);
   const at = useRef<HTMLInputElement>(null);
@@ -80,13 +83,17 @@ function MessageBrowser(props: { topic: string; partitions: PartitionRow[]; firs
   const fValue = useRef<HTMLInputElement>(null);
   const fHeader = useRef<HTMLInputElement>(null);
   const [format, setFormat] = useState<Format>('text');
-  const [page, setPage] = useState<Loaded | null>(props.first);
+  const [page, setPage] = useState<Loaded | null>(props.first instanceof Promise ? null : props.first);
   const load = async (spec?: string): Promise<void> => {
     const start = spec ?? startSpec(from.current!.value, at.current!.value);
     const filters: [string, string][] = [['key', fKey.current!.value], ['value', fValue.current!.value], ['header', fHeader.current!.value]];
     setPage(await loadMessages(props.topic, messagesQuery(part.current!.value, start, limit.current!.value, dir.current!.value, filters)));
   };
-  useEffect(() => { if (!props.first) void load(); }, []);
+  useEffect(() => {
+    // a page the form loaded meanwhile stays
+    if (props.first instanceof Promise) void props.first.then((r) => setPage((shown) => shown ?? r));
+    else if (!props.first) void load();
+  }, []);
   // newest first from the beginning would show nothing: it starts at the end
   const directionChanged = (): void => { if (dir.current!.value === 'backward' && from.current!.value === 'beginning') from.current!.value = 'end'; };
   return (
