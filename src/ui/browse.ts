@@ -24,6 +24,13 @@ export interface PartitionSource {
   offsetForTimestamp(timestamp: bigint, end: bigint): Promise<bigint>;
   /** Up to `max` messages at or after `offset`; `nextOffset` is where reading goes on (past gaps and control batches). */
   read(offset: bigint, max: number): Promise<{ messages: MessageView[]; nextOffset: bigint }>;
+  /**
+   * The log start offset this source last learnt, if it remembers one. A page from the beginning is
+   * then read from there while the bounds are asked for, one round trip instead of two in a row;
+   * the read is used only when the bounds name the same start (records deleted since move it, a
+   * topic deleted and made again starts it afresh).
+   */
+  startHint?(): bigint | undefined;
 }
 
 export interface MessageFilter {
@@ -74,9 +81,14 @@ export function hasFilter(f: MessageFilter): boolean {
 }
 
 export async function browse(src: PartitionSource, q: BrowseQuery): Promise<BrowsePage> {
-  const { start, end } = await src.bounds();
   const limit = BigInt(q.limit);
   const filtered = hasFilter(q.filter);
+  const readSize = (scanned: number, found: number): number => (filtered ? Math.min(FILTERED_READ, SCAN_BUDGET - scanned) : q.limit - found);
+  const hint = q.direction === 'forward' && q.from.kind === 'beginning' ? src.startHint?.() : undefined;
+  // a wrong guess (the start moved: OFFSET_OUT_OF_RANGE) is only a wasted read
+  let early = hint === undefined ? undefined : src.read(hint, readSize(0, 0)).catch(() => undefined);
+  const { start, end } = await src.bounds();
+  if (hint !== start) early = undefined;
   let from: bigint;
   if (q.from.kind === 'beginning') from = start;
   else if (q.from.kind === 'end') from = q.direction === 'backward' ? end : end - limit > start ? end - limit : start;
@@ -88,7 +100,8 @@ export async function browse(src: PartitionSource, q: BrowseQuery): Promise<Brow
   if (q.direction === 'forward') {
     let next = from;
     while (out.length < q.limit && next < end && scanned < SCAN_BUDGET) {
-      const page = await src.read(next, filtered ? Math.min(FILTERED_READ, SCAN_BUDGET - scanned) : q.limit - out.length);
+      const page = (early !== undefined && next === start ? await early : undefined) ?? (await src.read(next, readSize(scanned, out.length)));
+      early = undefined;
       if (page.nextOffset <= next) break;
       for (const m of page.messages) {
         scanned++;

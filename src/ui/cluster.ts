@@ -100,6 +100,9 @@ export function errorText(code: number): string {
 
 
 export class ClusterView {
+  /** Each partition's log start offset as the last ListOffsets EARLIEST said (`topic\0partition`): the message browser's start hint. */
+  private readonly knownStart = new Map<string, bigint>();
+
   constructor(readonly router: ClusterRouter) {}
 
   /** Connects to the first broker of a `host:port[,host:port...]` list that answers, as bootstrap.servers is tried. */
@@ -204,6 +207,7 @@ export class ClusterView {
               }
               if (p.errorCode !== ErrorCode.NONE) throw new ClusterError(`ListOffsets ${t.name}-${p.partitionIndex}: ${errorText(p.errorCode)}`, p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : 502);
               out.set(`${t.name}\0${p.partitionIndex}`, p.offset ?? -1n);
+              if (timestamp === EARLIEST && p.offset !== undefined && p.offset >= 0n) this.knownStart.set(`${t.name}\0${p.partitionIndex}`, p.offset);
             }
           }
         }),
@@ -267,6 +271,7 @@ export class ClusterView {
         if (records === null) return { messages: [], nextOffset: offset };
         return messagesOfBatches(records, partition, offset, max);
       },
+      startHint: () => this.knownStart.get(key),
     };
   }
 

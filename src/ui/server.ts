@@ -176,6 +176,7 @@ export class UiServer {
       res.end('password required\n');
       return;
     }
+    const started = performance.now();
     const url = new URL(req.url ?? '/', 'http://console.invalid');
     const path = url.pathname;
     try {
@@ -187,8 +188,10 @@ export class UiServer {
       if (path.startsWith('/api/')) {
         const segments = path.slice('/api/'.length).split('/').map((s) => decodeURIComponent(s));
         if (req.method === 'GET' && (await this.stream(req, res, segments, url.searchParams))) return;
-        const body = await this.api(req, segments, url.searchParams);
-        return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
+        const json = JSON.stringify(await this.api(req, segments, url.searchParams));
+        // the server's share of the answer's time, which the browser's resource timing shows (W3C Server Timing)
+        res.setHeader('Server-Timing', `api;dur=${(performance.now() - started).toFixed(1)}`);
+        return send(res, 200, 'application/json; charset=utf-8', json);
       }
       throw new UiError(`no page ${path}`, 404);
     } catch (e) {

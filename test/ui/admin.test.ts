@@ -11,6 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import type { Broker } from '../../src/broker/broker.js';
 import { activeConsumer, filledBroker, LATER_TS, openTransaction } from './fixture.js';
 import { call, events, ok, post, text, type Json } from './http.js';
+import { createRequire } from 'node:module';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const { Kafka, logLevel } = createRequire(import.meta.url)('kafkajs') as { Kafka: new (o: unknown) => any; logLevel: { NOTHING: number } };
 
 describe('console admin API', () => {
   let broker: Broker;
@@ -133,6 +137,37 @@ describe('console admin API', () => {
     const again = await call(url, '/api/groups/fresh', { method: 'DELETE' });
     assert.equal(again.status, 404);
     assert.match(again.body.error, /GROUP_ID_NOT_FOUND/);
+  });
+
+  test('the first page from the beginning starts at the log start after records were deleted (DeleteRecords) and after the topic was made again', async () => {
+    const kafka = new Kafka({ clientId: 'ui-trim', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic: 'trimmed', numPartitions: 1 }] });
+      for (const value of ['t-0', 't-1', 't-2', 't-3']) await ok(url, '/api/topics/trimmed/messages', post({ value }));
+      const before = await ok(url, '/api/topics/trimmed/messages?partition=0&from=beginning');
+      assert.deepEqual(before.messages.map((m: Json) => m.offset), ['0', '1', '2', '3']);
+      // the console remembers the start it saw (0) and reads from there while it asks again: the answer must not come from 0 now
+      await admin.fetchTopicMetadata({ topics: ['trimmed'] }); // kafkajs' deleteTopicRecords needs the topic's leaders known
+      await admin.deleteTopicRecords({ topic: 'trimmed', partitions: [{ partition: 0, offset: '2' }] });
+      for (const limit of ['50', '1']) {
+        const after = await ok(url, `/api/topics/trimmed/messages?partition=0&from=beginning&limit=${limit}`);
+        assert.equal(after.startOffset, '2');
+        assert.deepEqual(after.messages.map((m: Json) => [m.offset, text(m.value)]), [['2', 't-2'], ['3', 't-3']].slice(0, Number(limit)));
+      }
+      const filtered = await ok(url, '/api/topics/trimmed/messages?partition=0&from=beginning&value=t-3');
+      assert.deepEqual(filtered.messages.map((m: Json) => m.offset), ['3']);
+      // deleted and made again under the same name: the remembered start (2) is readable there, but the log starts at 0
+      await admin.deleteTopics({ topics: ['trimmed'] });
+      assert.equal(await admin.createTopics({ topics: [{ topic: 'trimmed', numPartitions: 1 }] }), true);
+      for (const value of ['n-0', 'n-1', 'n-2']) await ok(url, '/api/topics/trimmed/messages', post({ value }));
+      const again = await ok(url, '/api/topics/trimmed/messages?partition=0&from=beginning');
+      assert.equal(again.startOffset, '0');
+      assert.deepEqual(again.messages.map((m: Json) => [m.offset, text(m.value)]), [['0', 'n-0'], ['1', 'n-1'], ['2', 'n-2']]);
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   test('message filters (key, value, header) and newest-first paging', async () => {

@@ -31,6 +31,16 @@ export function Table(props: { headers: ComponentChildren[]; rows: ComponentChil
   );
 }
 
+/**
+ * Children rendered only after the page's first paint (Preact runs effects after it): what lies
+ * below the fold then adds nothing to the layout and painting of the frame that first shows the page.
+ */
+export function AfterFirstPaint(props: { children: ComponentChildren }): JSX.Element | null {
+  const [shown, setShown] = useState(false);
+  useEffect(() => setShown(true), []);
+  return shown ? <>{props.children}</> : null;
+}
+
 export function ErrorBox(props: { error: unknown }): JSX.Element {
   const e = props.error;
   return <div class="error" role="alert">{e instanceof Error ? e.message : String(e)}</div>;

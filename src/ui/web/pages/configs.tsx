@@ -4,15 +4,19 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, send, type Config } from '../api.js';
 import { ErrorBox, Table } from '../ui.js';
 
-export function ConfigSection(props: { path: string; initial: Config[] | null }): JSX.Element {
-  const [configs, setConfigs] = useState<Config[] | null>(props.initial);
+/**
+ * `initial` is the configs already read (the broker page's answer holds them), or a request for them
+ * the page started alongside its own (the topic page), or null: the section asks for them itself.
+ */
+export function ConfigSection(props: { path: string; initial: Config[] | Promise<Config[]> | null }): JSX.Element {
+  const [configs, setConfigs] = useState<Config[] | null>(Array.isArray(props.initial) ? props.initial : null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [status, setStatus] = useState<{ good: string } | { error: unknown } | null>(null);
   const name = useRef<HTMLInputElement>(null);
   const value = useRef<HTMLInputElement>(null);
   const validate = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    if (!props.initial) api<Config[]>(props.path).then(setConfigs, setLoadError);
+    if (!Array.isArray(props.initial)) (props.initial ?? api<Config[]>(props.path)).then(setConfigs, setLoadError);
   }, [props.path]);
   const change = async (remove: boolean): Promise<void> => {
     const n = name.current!.value.trim();

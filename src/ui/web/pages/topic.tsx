@@ -1,14 +1,48 @@
 /** A topic: partitions with their offsets, the message browser, a live tail, a produce form and its configs. */
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, enc, send, type Message, type MessagePage, type PartitionRow, type Topic } from '../api.js';
+import { api, enc, send, type Config, type Message, type MessagePage, type PartitionRow, type Topic } from '../api.js';
 import { fmtTime, startSpec } from '../format.js';
-import { Bytes, Crumbs, ErrorBox, Headers, session, Table, type Format } from '../ui.js';
+import { AfterFirstPaint, Bytes, Crumbs, ErrorBox, Headers, session, Table, type Format } from '../ui.js';
 import { ConfigSection } from './configs.js';
 
+/** The message browser's form as it first shows: the first partition from its beginning, oldest first, no filters. */
+const FIRST_FORM = { from: 'beginning', limit: '50', direction: 'forward' } as const;
+
+type Loaded = { page: MessagePage; ms: number } | { error: unknown };
+
+/** The messages API's query for the browser form's fields (the filters only when given). */
+function messagesQuery(partition: string, start: string, limit: string, direction: string, filters: [string, string][] = []): string {
+  let query = 'partition=' + enc(partition) + '&from=' + enc(start) + '&limit=' + enc(limit) + '&direction=' + direction;
+  for (const [k, v] of filters) if (v !== '') query += '&' + k + '=' + enc(v);
+  return query;
+}
+
+/** A page of messages with the time its request took (the summary line shows it); an error as its outcome. */
+async function loadMessages(topic: string, query: string): Promise<Loaded> {
+  const t0 = performance.now();
+  try {
+    const page = await api<MessagePage>('topics/' + enc(topic) + '/messages?' + query);
+    return { page, ms: Math.round(performance.now() - t0) };
+  } catch (error) {
+    return { error };
+  }
+}
+
 export async function topicPage(name: string): Promise<JSX.Element> {
-  const t = await api<Topic>('topics/' + enc(name));
   const { dataDir, readOnly } = session.info;
+  // The topic, the first page of its messages and its configs are asked for at once, so no request
+  // waits for another's answer and its rendering. A topic's partitions are numbered from 0 (Kafka
+  // creates 0..n-1), so the first page asks for partition 0, the form's first choice; should the
+  // topic say otherwise, that answer is dropped and the browser asks for its first partition.
+  // The page shows once the topic is in: the messages with it when they are in too, else in the
+  // frame after (the page around them laid out while they come).
+  let firstIn: Loaded | null = null;
+  const first = loadMessages(name, messagesQuery('0', FIRST_FORM.from, FIRST_FORM.limit, FIRST_FORM.direction)).then((r) => (firstIn = r));
+  const configs = readOnly ? null : api<Config[]>('topics/' + enc(name) + '/configs');
+  configs?.catch(() => undefined); // the section shows the error; the topic's own may come first
+  const t = await api<Topic>('topics/' + enc(name));
+  const firstPage = t.partitions[0]?.partition !== 0 ? null : (firstIn ?? first);
   return (
     <>
       <Crumbs links={[['Topics', '#/']]} here={name} />
@@ -17,10 +51,14 @@ export async function topicPage(name: string): Promise<JSX.Element> {
       <Table headers={['Partition', 'Leader', 'Start offset', 'End offset', 'Last stable offset', 'Messages', dataDir ? 'Log on disk' : '']} numeric={[0, 1, 2, 3, 4, 5]}
         rows={t.partitions.map((p) => [p.partition, p.leader, p.startOffset, p.endOffset, p.lastStableOffset ?? '', p.messages, dataDir ? <a href={'#/disk/' + enc(name) + '/' + p.partition}>segments</a> : ''])} />
       <h2>Messages</h2>
-      <MessageBrowser topic={name} partitions={t.partitions} />
-      {!readOnly && <><h2>Live tail</h2><LiveTail topic={name} partitions={t.partitions} /></>}
-      {!readOnly && <><h2>Produce a message</h2><ProduceForm topic={name} partitions={t.partitions} /></>}
-      {!readOnly && <><h2>Configs</h2><ConfigSection path={'topics/' + enc(name) + '/configs'} initial={null} /></>}
+      <MessageBrowser topic={name} partitions={t.partitions} first={firstPage} />
+      {!readOnly && (
+        <AfterFirstPaint>
+          <h2>Live tail</h2><LiveTail topic={name} partitions={t.partitions} />
+          <h2>Produce a message</h2><ProduceForm topic={name} partitions={t.partitions} />
+          <h2>Configs</h2><ConfigSection path={'topics/' + enc(name) + '/configs'} initial={configs} />
+        </AfterFirstPaint>
+      )}
     </>
   );
 }
@@ -35,7 +73,7 @@ function batchText(m: Message): string {
 }
 
 /** Messages from the beginning, an offset, a timestamp or the end, either way, filtered by key, value or header. */
-function MessageBrowser(props: { topic: string; partitions: PartitionRow[] }): JSX.Element {
+function MessageBrowser(props: { topic: string; partitions: PartitionRow[]; first: Loaded | Promise<Loaded> | null }): JSX.Element {
   const part = useRef<HTMLSelectElement>(null);
   const from = useRef<HTMLSelectElement>(null);
   const at = useRef<HTMLInputElement>(null);
@@ -45,20 +83,17 @@ function MessageBrowser(props: { topic: string; partitions: PartitionRow[] }): J
   const fValue = useRef<HTMLInputElement>(null);
   const fHeader = useRef<HTMLInputElement>(null);
   const [format, setFormat] = useState<Format>('text');
-  const [page, setPage] = useState<{ page: MessagePage; ms: number } | { error: unknown } | null>(null);
+  const [page, setPage] = useState<Loaded | null>(props.first instanceof Promise ? null : props.first);
   const load = async (spec?: string): Promise<void> => {
     const start = spec ?? startSpec(from.current!.value, at.current!.value);
-    let query = 'partition=' + enc(part.current!.value) + '&from=' + enc(start) + '&limit=' + enc(limit.current!.value) + '&direction=' + dir.current!.value;
-    for (const [k, input] of [['key', fKey], ['value', fValue], ['header', fHeader]] as const) if (input.current!.value !== '') query += '&' + k + '=' + enc(input.current!.value);
-    const t0 = performance.now();
-    try {
-      const r = await api<MessagePage>('topics/' + enc(props.topic) + '/messages?' + query);
-      setPage({ page: r, ms: Math.round(performance.now() - t0) });
-    } catch (error) {
-      setPage({ error });
-    }
+    const filters: [string, string][] = [['key', fKey.current!.value], ['value', fValue.current!.value], ['header', fHeader.current!.value]];
+    setPage(await loadMessages(props.topic, messagesQuery(part.current!.value, start, limit.current!.value, dir.current!.value, filters)));
   };
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    // a page the form loaded meanwhile stays
+    if (props.first instanceof Promise) void props.first.then((r) => setPage((shown) => shown ?? r));
+    else if (!props.first) void load();
+  }, []);
   // newest first from the beginning would show nothing: it starts at the end
   const directionChanged = (): void => { if (dir.current!.value === 'backward' && from.current!.value === 'beginning') from.current!.value = 'end'; };
   return (
@@ -68,7 +103,7 @@ function MessageBrowser(props: { topic: string; partitions: PartitionRow[] }): J
         <label>From<select ref={from} id="mb-from" name="from">{['beginning', 'offset', 'timestamp', 'end'].map((x) => <option value={x}>{x}</option>)}</select></label>
         <label>Offset / time<input ref={at} id="mb-at" name="at" placeholder="offset or ms / ISO time" size={22} /></label>
         <label>Order<select ref={dir} id="mb-dir" name="direction" onChange={directionChanged}><option value="forward">oldest first</option><option value="backward">newest first</option></select></label>
-        <label>Limit<input ref={limit} id="mb-limit" name="limit" type="number" min={1} max={500} defaultValue="50" size={5} /></label>
+        <label>Limit<input ref={limit} id="mb-limit" name="limit" type="number" min={1} max={500} defaultValue={FIRST_FORM.limit} size={5} /></label>
         <label>Key filter<input ref={fKey} id="mb-key" name="key" size={12} placeholder="contains" /></label>
         <label>Value filter<input ref={fValue} id="mb-value" name="value" size={12} placeholder="contains" /></label>
         <label>Header filter<input ref={fHeader} id="mb-header" name="header" size={12} placeholder="key or value contains" /></label>
