@@ -23,6 +23,7 @@ import { CONSUMER_PROTOCOL_TYPE, decodeConsumerProtocol } from '../internal-topi
 import { replayOffsetsRecords, type ReplayedGroup } from '../internal-topics/offsets-replay.js';
 import { settledOffsetsRecords, type PendingTxnOffsetRecord } from '../internal-topics/offsets-txn-settle.js';
 import type { AnyRecordBatch } from '../record/batches.js';
+import { checkedBatches, segmentFiles } from './segment-batches.js';
 import { OFFSETS_TOPIC, type OffsetsTopicRecord } from '../internal-topics/offsets.js';
 import type { StoredConsumerGroup, StoredTopicPartitions } from '../internal-topics/consumer-group-records.js';
 import { uuidToString } from '../storage/uuid.js';
@@ -68,18 +69,6 @@ export function parseGroupsArgs(argv: string[]): GroupsOptions | { help: true } 
   return { dir: parsed.positionals[0]!, groups: parsed.values.group ?? [], json: parsed.values.json === true };
 }
 
-/** The `.log` segment files of a partition directory, by base offset. */
-function segmentFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((n) => n.endsWith('.log'))
-    .sort((a, b) => {
-      const x = offsetFromFileName(a);
-      const y = offsetFromFileName(b);
-      return x < y ? -1 : x > y ? 1 : 0;
-    })
-    .map((n) => join(dir, n));
-}
-
 /**
  * Every record of every `__consumer_offsets` partition in the directory, per partition in the order
  * it takes effect, CRCs checked: transactional offsets where their COMMIT marker is, none of an
@@ -95,21 +84,8 @@ function* storedOffsetsRecords(dataDir: string, warn: (what: string) => void, on
   for (const { partition } of partitions) {
     let path = '';
     const batches = function* (): Generator<AnyRecordBatch> {
-      for (path of segmentFiles(join(dataDir, partitionDirName(OFFSETS_TOPIC, partition)))) {
-        const file = FileRecords.open(path);
-        try {
-          for (const { batch, position } of file.batches()) {
-            // the broker's load reads with CRC checks; a damaged batch is reported, not trusted
-            if (batch.kind === 'v2' && !batch.isValid()) {
-              warn(`${path}: batch at position ${position} fails its CRC check, skipped`);
-              continue;
-            }
-            yield batch;
-          }
-        } finally {
-          file.close();
-        }
-      }
+      // the broker's load reads with CRC checks; a damaged batch is reported, not trusted
+      for (path of segmentFiles(join(dataDir, partitionDirName(OFFSETS_TOPIC, partition)))) yield* checkedBatches(path, warn);
     };
     yield* settledOffsetsRecords(batches(), -1n, (at, e) => warn(`${path}: record at offset ${at}: ${e.message}`), onPending);
   }

@@ -6,28 +6,12 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { KafkaliteError } from '../errors.js';
 import { replayTransactionLog, TRANSACTION_STATE_TOPIC, transactionLogRecords, type StoredTransactionMetadata, type TransactionLogRecord } from '../internal-topics/transaction-log-replay.js';
-import { FileRecords } from '../storage/file-records.js';
-import { CLEAN_SHUTDOWN_FILE, LOG_SUFFIX, offsetFromFileName } from '../storage/file-names.js';
+import { checkedBatches, segmentFiles } from './segment-batches.js';
+import { CLEAN_SHUTDOWN_FILE } from '../storage/file-names.js';
 import { readProducerStateView } from '../storage/producer-state-view.js';
 import { CLUSTER_METADATA_TOPIC, parseTopicPartitionName, partitionDirName } from '../storage/topic.js';
 import { openTransactions, type OpenTransaction } from '../storage/transaction-abort.js';
-
-/** The `.log` segment files of a partition directory, by base offset. */
-function segmentFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((n) => n.endsWith(LOG_SUFFIX))
-    .flatMap((n) => {
-      try {
-        return [{ n, o: offsetFromFileName(n) }];
-      } catch {
-        return [];
-      }
-    })
-    .sort((a, b) => (a.o < b.o ? -1 : a.o > b.o ? 1 : 0))
-    .map(({ n }) => join(dir, n));
-}
 
 /** The live partition logs of the directory (no -delete/-future/-stray, no KRaft metadata log), by topic and partition. */
 function partitionLogs(dataDir: string): { topic: string; partition: number; dir: string }[] {
@@ -49,22 +33,8 @@ function* storedTransactionLogRecords(dataDir: string, warn: (what: string) => v
   for (const { topic, dir } of partitionLogs(dataDir)) {
     if (topic !== TRANSACTION_STATE_TOPIC) continue;
     for (const path of segmentFiles(dir)) {
-      const file = FileRecords.open(path);
-      try {
-        for (const { batch, position } of file.batches()) {
-          // the coordinator's load reads with CRC checks; a damaged batch is reported, not trusted
-          if (batch.kind === 'v2' && !batch.isValid()) {
-            warn(`${path}: batch at position ${position} fails its CRC check, skipped`);
-            continue;
-          }
-          yield* transactionLogRecords(batch, (at, e) => warn(`${path}: record at offset ${at}: ${e.message}`));
-        }
-      } catch (e) {
-        if (!(e instanceof KafkaliteError)) throw e;
-        warn(`${path}: ${e.message}; the rest of the file is not read`);
-      } finally {
-        file.close();
-      }
+      // the coordinator's load reads with CRC checks; a damaged batch is reported, not trusted
+      for (const batch of checkedBatches(path, warn)) yield* transactionLogRecords(batch, (at, e) => warn(`${path}: record at offset ${at}: ${e.message}`));
     }
   }
 }
