@@ -20,7 +20,7 @@ import { tierCount } from '../helpers/tier.js';
 const SEED = Number(process.env.KAFKALITE_FUZZ_SEED ?? 0x6b61666b);
 const ONLY_CASE = Number(process.env.KAFKALITE_FUZZ_CASE ?? -1);
 /** The unit tier runs 8% of the cases (test/tiers.ts), one truncated batch instead of thirty. */
-const PLAIN_CASES = tierCount(100_000, 8_000);
+const PLAIN_CASES = tierCount(100_000, 5_000);
 /** No case finishing for this long = a hang (one case takes milliseconds, even on a loaded machine). */
 const STALL_MS = 30_000;
 

@@ -34,7 +34,7 @@ import { caseSeed } from './harness.js';
 import { tierCount } from '../helpers/tier.js';
 
 const SEED = Number(process.env.KAFKALITE_FUZZ_SEED ?? 0x6b61666b);
-const CASES = Number(process.env.KAFKALITE_BROKER_FUZZ_CASES ?? tierCount(30_000, 1_500));
+const CASES = Number(process.env.KAFKALITE_BROKER_FUZZ_CASES ?? tierCount(30_000, 1_000));
 const SALT = 0x62726b72;
 const MAX_REQUEST_BYTES = 64 * 1024;
 /** Fuzz frames written per burst (each followed by its probe). */
