@@ -28,44 +28,21 @@ import {
   ConsumerGroupTargetAssignmentMemberValue,
   ConsumerGroupTargetAssignmentMetadataKey,
   ConsumerGroupTargetAssignmentMetadataValue,
+  type TopicMetadata,
+  type TopicPartitions,
 } from '../protocol/schemas/internal/group-coordinator.js';
 import type { MessageSchema } from '../protocol/schema.js';
 import { encodeVersionPrefixed } from './version-prefixed.js';
 
+// The records' values are the generated message types (Kafka's JSON); these names are the ones the
+// coordinator uses for them.
 /** Topic id (16 bytes) and partitions, the shape every assignment field of these records uses. */
-export interface StoredTopicPartitions {
-  topicId: Buffer;
-  partitions: number[];
-}
-
-export interface StoredTopicMetadata {
-  topicId: Buffer;
-  topicName: string;
-  numPartitions: number;
-  partitionMetadata: { partition: number; racks: string[] }[];
-}
-
-export interface StoredMemberMetadata {
-  instanceId: string | null;
-  rackId: string | null;
-  clientId: string;
-  clientHost: string;
-  subscribedTopicNames: string[];
-  subscribedTopicRegex: string | null;
-  rebalanceTimeoutMs: number;
-  serverAssignor: string | null;
-  /** Present for a classic member of a consumer group (its session timeout and JoinGroup protocols). */
-  classicMemberMetadata?: { sessionTimeoutMs: number; supportedProtocols: { name: string; metadata: Buffer }[] } | null;
-}
-
-export interface StoredCurrentAssignment {
-  memberEpoch: number;
-  previousMemberEpoch: number;
-  /** Kafka `MemberState.value()`: 0 STABLE, 1 UNREVOKED_PARTITIONS, 2 UNRELEASED_PARTITIONS, 127 UNKNOWN. */
-  state: number;
-  assignedPartitions: StoredTopicPartitions[];
-  partitionsPendingRevocation: StoredTopicPartitions[];
-}
+export type StoredTopicPartitions = TopicPartitions;
+export type StoredTopicMetadata = TopicMetadata;
+/** `classicMemberMetadata` is present for a classic member of a consumer group (its session timeout and JoinGroup protocols). */
+export type StoredMemberMetadata = ConsumerGroupMemberMetadataValue;
+/** `state` is Kafka's `MemberState.value()`: 0 STABLE, 1 UNREVOKED_PARTITIONS, 2 UNRELEASED_PARTITIONS, 127 UNKNOWN. */
+export type StoredCurrentAssignment = ConsumerGroupCurrentMemberAssignmentValue;
 
 /** One consumer-group record of a group; `value` null is its tombstone. */
 export type ConsumerGroupRecord =
