@@ -9,7 +9,6 @@
  * limit is not the broker's to meet: Node's module loader alone opened more than 128 files at once).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +16,8 @@ import { describe, test } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { readRecordBatches } from '../../src/record/batches.js';
-import { REPO_ROOT } from '../helpers/paths.js';
 import { RawClient } from '../helpers/raw-client.js';
+import { serveUnderLimit, type Served } from '../helpers/serve-under-limit.js';
 import { tierCount } from '../helpers/tier.js';
 
 const NOFILE = 256;
@@ -28,33 +27,9 @@ const PARTITIONS = 10;
 const topicName = (t: number) => `many-${String(t).padStart(3, '0')}`;
 const valueOf = (t: number, p: number) => `${topicName(t)}/${p}`;
 
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  port: number;
-  exited: Promise<number | null>;
-  stderr: () => string;
-}
-
-/** `kafkalite serve` with RLIMIT_NOFILE lowered for the child only. */
-async function serve(dataDir: string): Promise<Served> {
-  const child = spawn(
-    'bash',
-    ['-c', `ulimit -n ${NOFILE} && exec "$0" "$@"`, process.execPath, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /listening on [^:]+:(\d+)/.exec(stdout);
-      if (m) resolve(Number(m[1]));
-    });
-    void exited.then((code) => reject(new Error(`serve exited ${code} before listening: ${stderr}`)));
-  });
-  return { child, port, exited, stderr: () => stderr };
+/** `kafkalite serve` under this file's `ulimit -n`. */
+function serve(dataDir: string): Promise<Served> {
+  return serveUnderLimit(dataDir, NOFILE);
 }
 
 async function readAll(port: number): Promise<void> {

@@ -13,16 +13,15 @@
  * machine's disk would make the run's length depend on other jobs' fsyncs.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { readRecordBatches } from '../../src/record/batches.js';
-import { REPO_ROOT } from '../helpers/paths.js';
 import { runPythonAsync } from '../helpers/python-peer.js';
 import { RawClient } from '../helpers/raw-client.js';
+import { serveUnderLimit, type Served } from '../helpers/serve-under-limit.js';
 
 const NOFILE = 4096;
 const PARTITIONS = 25;
@@ -31,33 +30,9 @@ const MORE_TOPICS = 100; // 2,500 more
 const PREFIX = 'scale-';
 const topicName = (t: number) => `${PREFIX}${String(t).padStart(5, '0')}`;
 
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  port: number;
-  exited: Promise<number | null>;
-  stderr: () => string;
-}
-
-/** `kafkalite serve` with RLIMIT_NOFILE set for the child only; rejects with its stderr when it exits before listening. */
-async function serve(dataDir: string, nofile = NOFILE, extra: string[] = []): Promise<Served> {
-  const child = spawn(
-    'bash',
-    ['-c', `ulimit -n ${nofile} && exec "$0" "$@"`, process.execPath, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, ...extra],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /listening on [^:]+:(\d+)/.exec(stdout);
-      if (m) resolve(Number(m[1]));
-    });
-    void exited.then((code) => reject(Object.assign(new Error(`serve exited ${code} before listening`), { code, stderr, stdout })));
-  });
-  return { child, port, exited, stderr: () => stderr };
+/** `kafkalite serve` under this file's `ulimit -n`. */
+function serve(dataDir: string, nofile = NOFILE, extra: string[] = []): Promise<Served> {
+  return serveUnderLimit(dataDir, nofile, extra);
 }
 
 async function stop(s: Served, signal: NodeJS.Signals): Promise<void> {
