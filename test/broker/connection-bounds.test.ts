@@ -202,16 +202,24 @@ describe('answers nobody reads', () => {
     });
   });
 
-  test('queued.max.request.bytes: requests of stalled clients fill it; a client that reads is still served, pipelining', async () => {
+  test('queued.max.request.bytes: requests queued behind long polls fill it; a client that reads is still served, pipelining', async () => {
     const bound = 16 * 1024;
-    const config = { 'queued.max.request.bytes': String(bound), 'kafkalite.queued.max.response.bytes.per.connection': '0' };
+    const config = { 'queued.max.request.bytes': String(bound) };
     await withBroker({ config }, async (broker) => {
       const topics = Array.from({ length: 40 }, (_, i) => `queued-topic-with-a-longish-name-${i}`);
       await createTopics(broker, topics);
+      // A connection handles one request at a time (Kafka's muted channel), so the Metadata frames
+      // behind a Fetch that long-polls an empty partition wait in the broker's request queue: the
+      // queue fills whatever the kernel's socket buffers hold, which a stalled reader would not.
+      const longPoll = encodeRequestFrame(1, 11, 1, {
+        replicaId: -1, maxWaitMs: 60_000, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+        topics: [{ topic: topics[0], partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+        forgottenTopicsData: [], rackId: '',
+      });
+      const behind = metadataFrames(200, topics);
       const hogs = await Promise.all([0, 1, 2, 3].map(() => neverReading(broker.port)));
-      const frames = metadataFrames(20_000, topics);
-      for (const hog of hogs) hog.write(frames);
-      await until(() => broker.queuedBytes.requestBytes >= bound, 'the stalled clients filling queued.max.request.bytes');
+      for (const hog of hogs) hog.write(Buffer.concat([longPoll, behind]));
+      await until(() => broker.queuedBytes.requestBytes >= bound, 'the requests behind long polls filling queued.max.request.bytes');
       await settled(() => `${broker.queuedBytes.requestBytes}`, 'the hogs');
       assert.ok(broker.queuedBytes.requestBytes >= bound);
       // each connection reads at most one socket read (64 KiB) past the bound
@@ -225,7 +233,14 @@ describe('answers nobody reads', () => {
       }
       assert.ok(broker.queuedBytes.requestBytes >= bound, 'the hogs were let go: the test proves nothing');
       for (const h of hogs) h.destroy();
+      // a muted connection reads nothing, so it sees its client's close when it next writes (as
+      // Kafka's muted channel): a record ends the long polls, and their answers find the sockets closed
+      const records = encodeRecordBatch([{ value: Buffer.from('wake') }]);
+      const r = await c.request(0, 8, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: topics[0], partitionData: [{ index: 0, records }] }] });
+      assert.equal(errorName(r.responses[0].partitionResponses[0].errorCode), 'NONE');
       c.destroy();
+      await settled(() => `${broker.queuedBytes.requestBytes}`, 'closing the hogs', 3);
+      assert.equal(broker.queuedBytes.requestBytes, 0, 'closed connections still counted');
     });
   });
 
