@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidRecordError } from '../../src/errors.js';
 import { decodeTransactionLogKey, decodeTransactionLogValue, transactionLogKey, transactionLogValue } from '../../src/internal-topics/transaction-log.js';
+import { encodeVersionPrefixed } from '../../src/internal-topics/version-prefixed.js';
+import { TransactionLogValue } from '../../src/protocol/schemas/internal/transaction-coordinator.js';
 import { cat, i16, i32, i64, i8, str } from '../helpers/classic-encoding.js';
 
 const value = (status: number) =>
@@ -63,5 +65,46 @@ describe('__transaction_state records', () => {
     assert.equal(empty[2 + 8 + 2 + 4 + 1], 0);
     const complete = transactionLogValue({ producerId: 9n, producerEpoch: 3, timeoutMs: 60000, stateId: 4, partitions: [], lastUpdateTimestampMs: 1, startTimestampMs: 5 });
     assert.equal(complete[2 + 8 + 2 + 4 + 1], 1);
+  });
+
+  test('the hand-written value encoder writes what the schema codec writes, for every shape of value', () => {
+    let seed = 7;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const ids = [-1n, 0n, 9n, 2n ** 53n + 1n, 2n ** 63n - 1n];
+    const topics = ['t', 'orders.v2', 'ü-topic', 'x'.repeat(200)];
+    for (let i = 0; i < 400; i++) {
+      const partitions =
+        rand(4) === 0
+          ? null
+          : Array.from({ length: rand(3) }, (_, t) => ({ topic: topics[(t + i) % topics.length]!, partitionIds: Array.from({ length: rand(3) === 0 ? 70 : rand(4) }, () => rand(5000)) }));
+      const v = {
+        producerId: ids[rand(ids.length)]!,
+        producerEpoch: [0, 3, 32766, -1][rand(4)]!,
+        timeoutMs: [1, 60000, 2147483647][rand(3)]!,
+        stateId: rand(8),
+        partitions,
+        lastUpdateTimestampMs: [0, 1733100000000, -1][rand(3)]!,
+        startTimestampMs: [-1, 1733100000000][rand(2)]!,
+        previousProducerId: ids[rand(ids.length)]!,
+        nextProducerId: ids[rand(ids.length)]!,
+        clientTransactionVersion: [0, 2][rand(2)]!,
+      };
+      const viaCodec = encodeVersionPrefixed(TransactionLogValue, 1, {
+        producerId: v.producerId,
+        producerEpoch: v.producerEpoch,
+        transactionTimeoutMs: v.timeoutMs,
+        transactionStatus: v.stateId,
+        transactionPartitions: v.partitions,
+        transactionLastUpdateTimestampMs: BigInt(v.lastUpdateTimestampMs),
+        transactionStartTimestampMs: BigInt(v.startTimestampMs),
+        previousProducerId: v.previousProducerId,
+        nextProducerId: v.nextProducerId,
+        clientTransactionVersion: v.clientTransactionVersion,
+      });
+      assert.deepEqual(transactionLogValue(v), viaCodec, `value ${i}`);
+    }
   });
 });

@@ -24,7 +24,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { OFFSETS_TOPIC } from '../../internal-topics/offsets.js';
-import { transactionLogKey, transactionLogValue } from '../../internal-topics/transaction-log.js';
+import { transactionLogKey, type TransactionLogValueInput } from '../../internal-topics/transaction-log.js';
 import { SYSTEM_TIMER, type Timer, type TimerTask } from '../timer.js';
 import type { TransactionConfig } from './config.js';
 import { writeMarkers, type MarkerHost, type TxnMarker } from './marker-writer.js';
@@ -157,7 +157,7 @@ export class TransactionCoordinator {
   /** Appends the target to `__transaction_state`; Kafka's error code on failure. */
   private append(txn: TransactionMetadata, t: TxnTransit): number {
     const partitions = t.state === 'Empty' ? null : t.state === 'CompleteCommit' || t.state === 'CompleteAbort' ? [] : partitionsByTopic(t.partitions);
-    const value = transactionLogValue({
+    const value: TransactionLogValueInput = {
       producerId: t.producerId,
       producerEpoch: t.producerEpoch,
       timeoutMs: t.txnTimeoutMs,
@@ -168,9 +168,9 @@ export class TransactionCoordinator {
       previousProducerId: t.prevProducerId,
       nextProducerId: t.nextProducerId,
       clientTransactionVersion: t.clientTransactionVersion,
-    });
+    };
     try {
-      this.store.append(txn.transactionalId, txn.logKey, value, this.timer.now());
+      this.store.appendState(txn.transactionalId, txn.logKey, value, this.timer.now());
       return ErrorCode.NONE;
     } catch (e) {
       const code = errorCodeOf(e);

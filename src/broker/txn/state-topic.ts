@@ -6,7 +6,9 @@
  * until the topic exists, then the topic's own, as in Kafka.
  */
 import { readRecordBatches } from '../../record/batches.js';
-import { encodeRecordBatch } from '../../record/builder.js';
+import { encodeRecordBatch, writeHeader } from '../../record/builder.js';
+import { RECORD_BATCH_OVERHEAD } from '../../record/constants.js';
+import { sizeOfVarint, writeVarint } from '../../bytes/varint.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { partitionForGroup } from '../../internal-topics/offsets.js';
@@ -14,6 +16,9 @@ import {
   TRANSACTION_STATE_TOPIC,
   decodeTransactionLogKey,
   decodeTransactionLogValue,
+  transactionLogValueSize,
+  writeTransactionLogValue,
+  type TransactionLogValueInput,
   type TransactionMetadataValue,
 } from '../../internal-topics/transaction-log.js';
 import { KafkaliteError } from '../../errors.js';
@@ -61,6 +66,45 @@ export class TransactionStateTopic {
     this.ensureTopic();
     const batch = encodeRecordBatch([{ key, value, timestamp: now }]);
     // the batch is this call's own: the log assigns its offset in place instead of in a copy
+    this.log(this.partitionFor(transactionalId)).append(batch, { origin: 'coordinator', mutateInput: true });
+    this.onAppend();
+  }
+
+  /**
+   * A state change of the id: its value written straight into a one-record batch, the batch
+   * `encodeRecordBatch` would build for `[{ key, value: transactionLogValue(value), timestamp: now }]`
+   * (test/broker/txn-state-topic.test.ts compares them), without the value's own buffer and the
+   * batch's copy: the coordinator writes three per transaction.
+   */
+  appendState(transactionalId: string, key: Buffer, value: TransactionLogValueInput, now: number): void {
+    this.ensureTopic();
+    const valueBytes = transactionLogValueSize(value);
+    // attributes, timestamp delta 0, offset delta 0, key, value, no headers (DefaultRecord.writeTo)
+    const body = 3 + sizeOfVarint(key.length) + key.length + sizeOfVarint(valueBytes) + valueBytes + 1;
+    const size = RECORD_BATCH_OVERHEAD + sizeOfVarint(body) + body;
+    const batch = Buffer.allocUnsafe(size);
+    let pos = writeVarint(batch, RECORD_BATCH_OVERHEAD, body);
+    batch[pos] = 0;
+    batch[pos + 1] = 0;
+    batch[pos + 2] = 0;
+    pos = writeVarint(batch, pos + 3, key.length);
+    pos += key.copy(batch, pos);
+    pos = writeVarint(batch, pos, valueBytes);
+    pos = writeTransactionLogValue(batch, pos, value);
+    batch[pos] = 0;
+    writeHeader(batch, {
+      baseOffset: 0,
+      size,
+      partitionLeaderEpoch: -1,
+      attributes: 0,
+      lastOffsetDelta: 0,
+      baseTimestamp: now,
+      maxTimestamp: now,
+      producerId: -1,
+      producerEpoch: -1,
+      baseSequence: -1,
+      count: 1,
+    });
     this.log(this.partitionFor(transactionalId)).append(batch, { origin: 'coordinator', mutateInput: true });
     this.onAppend();
   }
