@@ -22,7 +22,10 @@
  * fresh broker spent ~2 ms of CPU per transaction for its first 600, ~0.5 ms from its third
  * thousand on, when V8 has stopped compiling); the mock is C and needs none.
  * Environment: BENCH_TXN_ROUNDS (5), BENCH_TXN_SMALL (1000 transactions), BENCH_TXN_LARGE (100),
- * BENCH_TXN_VALUE_BYTES (100), BENCH_TXN_WARMUP (3000; 0: none).
+ * BENCH_TXN_VALUE_BYTES (100), BENCH_TXN_WARMUP (3000; 0: none), BENCH_TXN_BEFORE (unset: the path of
+ * another build's checkout, e.g. a copy of main with its bin/ and dist/; it runs as a third peer,
+ * `kafkalite-before`, in the same turns, so that a change is measured against the build before it
+ * under the same load).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +40,7 @@ const SMALL = Number(process.env.BENCH_TXN_SMALL ?? 1000);
 const LARGE = Number(process.env.BENCH_TXN_LARGE ?? 100);
 const VALUE_BYTES = Number(process.env.BENCH_TXN_VALUE_BYTES ?? 100);
 const WARMUP = Number(process.env.BENCH_TXN_WARMUP ?? 3000);
+const BEFORE = process.env.BENCH_TXN_BEFORE;
 
 interface Peer {
   name: string;
@@ -121,17 +125,24 @@ const f = (x: number, d = 1): string => x.toFixed(d);
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-bench-txn-'));
   process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
-  const kafkalite = await startPeer(
-    'kafkalite',
-    process.execPath,
-    [join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--config', 'auto.create.topics.enable=true'],
-    /listening on [^:]+:(\d+)/,
-  );
+  const serve = (name: string, root: string, dir: string): Promise<Peer> =>
+    startPeer(
+      name,
+      process.execPath,
+      [join(root, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dir, '--log-level', 'warn', '--config', 'auto.create.topics.enable=true'],
+      /listening on [^:]+:(\d+)/,
+    );
+  const kafkalite = await serve('kafkalite', REPO_ROOT, dataDir);
   const mock = await startPeer('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/);
   const peers = [kafkalite, mock];
+  if (BEFORE !== undefined) {
+    const beforeDir = join(dataDir, 'before');
+    mkdirSync(beforeDir);
+    peers.push(await serve('kafkalite-before', BEFORE, beforeDir));
+  }
   const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
   console.log(`load average at start: ${load()} (2 cores)`);
-  const results: Record<string, RoundResult[]> = { kafkalite: [], 'librdkafka-mock': [] };
+  const results: Record<string, RoundResult[]> = Object.fromEntries(peers.map((p) => [p.name, []]));
   try {
     if (WARMUP > 0) {
       const w = await round(peers, 'txn-bench-warmup', WARMUP, Math.ceil(WARMUP / 100));
@@ -174,7 +185,19 @@ async function main(): Promise<void> {
   console.log(`load average at end: ${load()}`);
   const k = summary.kafkalite!;
   const m = summary['librdkafka-mock']!;
-  console.log(`kafkalite vs mock: ${f(k.txnsPerSecMedian / m.txnsPerSecMedian, 2)}x the transactions per second; large transactions at ${f(k.largeOverIdempotentMedian * 100, 0)}% of idempotent throughput (mock ${f(m.largeOverIdempotentMedian * 100, 0)}%)`);
+  // the ratio to the mock as the README reports it: the median of the per-round ratios
+  const vsMock = (name: string): string => {
+    const ratios = results[name]!.map((x, i) => x.small.txnsPerSec / results['librdkafka-mock']![i]!.small.txnsPerSec);
+    return `${f(median(ratios), 2)}x [${f(Math.min(...ratios), 2)}-${f(Math.max(...ratios), 2)}]`;
+  };
+  console.log(`kafkalite vs mock: ${vsMock('kafkalite')} the transactions per second; large transactions at ${f(k.largeOverIdempotentMedian * 100, 0)}% of idempotent throughput (mock ${f(m.largeOverIdempotentMedian * 100, 0)}%)`);
+  const b = summary['kafkalite-before'];
+  if (b !== undefined) {
+    console.log(
+      `kafkalite-before (${BEFORE}) vs mock: ${vsMock('kafkalite-before')}; large at ${f(b.largeOverIdempotentMedian * 100, 0)}% of idempotent; ` +
+        `server CPU per 10-record txn ${f(b.serverCpuUsPerSmallTxnMedian, 0)} us, per 1000-record txn ${f(b.serverCpuUsPerLargeTxnMedian, 0)} us vs ${f(b.serverCpuUsPerIdempotentBatchMedian, 0)} us per idempotent 1000`,
+    );
+  }
   console.log(
     `server CPU per 10-record txn: kafkalite ${f(k.serverCpuUsPerSmallTxnMedian, 0)} us, mock ${f(m.serverCpuUsPerSmallTxnMedian, 0)} us (client ${f(k.clientCpuUsPerSmallTxnMedian, 0)} / ${f(m.clientCpuUsPerSmallTxnMedian, 0)} us); ` +
       `kafkalite per 1000-record txn ${f(k.serverCpuUsPerLargeTxnMedian, 0)} us vs ${f(k.serverCpuUsPerIdempotentBatchMedian, 0)} us per idempotent 1000`,
@@ -182,7 +205,7 @@ async function main(): Promise<void> {
   mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(
     join(REPO_ROOT, 'bench', 'results', 'transactions.json'),
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: ROUNDS, small: SMALL, large: LARGE, valueBytes: VALUE_BYTES, warmup: WARMUP, loadavg: loadavg(), results, summary }, null, 2) + '\n',
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, before: BEFORE ?? null, rounds: ROUNDS, small: SMALL, large: LARGE, valueBytes: VALUE_BYTES, warmup: WARMUP, loadavg: loadavg(), results, summary }, null, 2) + '\n',
   );
 }
 

@@ -18,7 +18,6 @@ import type { Broker } from '../broker.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { OFFSETS_TOPIC } from '../../internal-topics/offsets.js';
 import { TRANSACTION_STATE_TOPIC } from '../../internal-topics/transaction-log.js';
-import { partitionExists } from '../group/topic-partitions.js';
 import { fencedForVersion } from './txn-errors.js';
 import { AclOperation, ResourceType } from '../auth/acl.js';
 import { authorized, transactionalIdError } from '../auth/checks.js';
@@ -32,17 +31,29 @@ interface TxnAdd {
   topics: AddPartitionsToTxnTopic[];
 }
 
+/**
+ * The checks before the coordinator, per partition in Kafka's order: the transactional id's ACL,
+ * the topic's ACL, an internal topic, the partition's existence. The first three are the topic's,
+ * so they are made once per topic; the answers are built once, as each transaction adds its
+ * partitions once (librdkafka, the Java producer).
+ */
 function addOne(broker: Broker, t: TxnAdd, version: number, ctx: RequestContext): AddPartitionsToTxnTopicResult[] {
-  const exists = partitionExists(broker.topics);
-  const pre = new Map<string, number>();
   // v0-3 (a producer's request, KafkaApis): WRITE on the transactional id, then WRITE on each topic
   const txnDenied = version < 4 ? transactionalIdError(ctx, AclOperation.WRITE, t.transactionalId) : ErrorCode.NONE;
+  let pre: Map<string, number> | undefined;
+  const partitions: { topic: string; partition: number }[] = [];
   for (const topic of t.topics) {
+    const name = topic.name;
+    let topicError: number = txnDenied;
+    if (topicError === ErrorCode.NONE && version < 4) {
+      if (!authorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, name)) topicError = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+      else if (name === OFFSETS_TOPIC || name === TRANSACTION_STATE_TOPIC) topicError = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    }
+    const info = topicError === ErrorCode.NONE ? broker.topics.get(name) : undefined;
     for (const p of topic.partitions) {
-      if (txnDenied) pre.set(`${topic.name}:${p}`, txnDenied);
-      else if (version < 4 && !authorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, topic.name)) pre.set(`${topic.name}:${p}`, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-      else if (version < 4 && (topic.name === OFFSETS_TOPIC || topic.name === TRANSACTION_STATE_TOPIC)) pre.set(`${topic.name}:${p}`, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-      else if (!exists(topic.name, p)) pre.set(`${topic.name}:${p}`, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      const code = topicError !== ErrorCode.NONE ? topicError : info === undefined || p < 0 || p >= info.partitions ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NONE;
+      if (code !== ErrorCode.NONE) (pre ??= new Map()).set(`${name}:${p}`, code);
+      partitions.push({ topic: name, partition: p });
     }
   }
   const each = (code: (topic: string, partition: number, i: number) => number): AddPartitionsToTxnTopicResult[] => {
@@ -52,8 +63,10 @@ function addOne(broker: Broker, t: TxnAdd, version: number, ctx: RequestContext)
       resultsByPartition: topic.partitions.map((p) => ({ partitionIndex: p, partitionErrorCode: code(topic.name, p, i++) })),
     }));
   };
-  if (pre.size > 0) return each((topic, p) => pre.get(`${topic}:${p}`) ?? ErrorCode.OPERATION_NOT_ATTEMPTED);
-  const partitions = t.topics.flatMap((topic) => topic.partitions.map((partition) => ({ topic: topic.name, partition })));
+  if (pre !== undefined) {
+    const errors = pre;
+    return each((topic, p) => errors.get(`${topic}:${p}`) ?? ErrorCode.OPERATION_NOT_ATTEMPTED);
+  }
   const coordinator = broker.transactions;
   if (t.verifyOnly) {
     const r = coordinator.verifyPartitions(t.transactionalId, t.producerId, t.producerEpoch, partitions);

@@ -257,11 +257,13 @@ export class TransactionCoordinator {
     if (txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
     if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return ErrorCode.CONCURRENT_TRANSACTIONS;
-    const keys = partitions.map((p) => tpKey(p.topic, p.partition));
-    if (txn.state === 'Ongoing' && keys.every((k) => txn.partitions.has(k))) return ErrorCode.NONE;
+    const next = new Set(txn.partitions);
+    for (const p of partitions) next.add(tpKey(p.topic, p.partition));
+    // every partition already in the open transaction: nothing to write (Kafka's `addPartitions` no-op)
+    if (txn.state === 'Ongoing' && next.size === txn.partitions.size) return ErrorCode.NONE;
     const now = this.timer.now();
     const target = txn.transit('Ongoing', now, {
-      partitions: new Set([...txn.partitions, ...keys]),
+      partitions: next,
       txnStartTimestamp: txn.state === 'Ongoing' ? txn.txnStartTimestamp : now,
     });
     return this.transitTo(txn, target);

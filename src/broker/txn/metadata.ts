@@ -48,14 +48,19 @@ export function splitTpKey(key: string): { topic: string; partition: number } {
 
 /** The partitions grouped by topic, as TransactionLogValue and DescribeTransactions carry them. */
 export function partitionsByTopic(keys: Iterable<string>): { topic: string; partitionIds: number[] }[] {
-  const m = new Map<string, number[]>();
+  // topics in first-seen order; a transaction has few, so a list beats a Map
+  const out: { topic: string; partitionIds: number[] }[] = [];
   for (const k of keys) {
-    const { topic, partition } = splitTpKey(k);
-    let ps = m.get(topic);
-    if (ps === undefined) m.set(topic, (ps = []));
-    ps.push(partition);
+    const i = k.lastIndexOf(':');
+    const topic = k.slice(0, i);
+    const partition = Number(k.slice(i + 1));
+    let group: { topic: string; partitionIds: number[] } | undefined;
+    for (const g of out) if (g.topic === topic) group = g;
+    if (group === undefined) out.push({ topic, partitionIds: [partition] });
+    else group.partitionIds.push(partition);
   }
-  return [...m].map(([topic, partitionIds]) => ({ topic, partitionIds: partitionIds.sort((a, b) => a - b) }));
+  for (const g of out) if (g.partitionIds.length > 1) g.partitionIds.sort((a, b) => a - b);
+  return out;
 }
 
 /** The target of a state change (Kafka `TxnTransitMetadata`): what is written, then copied in. */
