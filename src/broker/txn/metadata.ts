@@ -48,16 +48,28 @@ export function splitTpKey(key: string): { topic: string; partition: number } {
 
 /** The partitions grouped by topic, as TransactionLogValue and DescribeTransactions carry them. */
 export function partitionsByTopic(keys: Iterable<string>): { topic: string; partitionIds: number[] }[] {
-  // topics in first-seen order; a transaction has few, so a list beats a Map
-  const out: { topic: string; partitionIds: number[] }[] = [];
+  type Group = { topic: string; partitionIds: number[] };
+  // topics in first-seen order; a topic's partitions are mostly adjacent (each request adds a
+  // topic's at once), so the map is built only when a second topic shows up
+  const out: Group[] = [];
+  let last: Group | undefined;
+  let byTopic: Map<string, Group> | undefined;
   for (const k of keys) {
     const i = k.lastIndexOf(':');
     const topic = k.slice(0, i);
     const partition = Number(k.slice(i + 1));
-    let group: { topic: string; partitionIds: number[] } | undefined;
-    for (const g of out) if (g.topic === topic) group = g;
-    if (group === undefined) out.push({ topic, partitionIds: [partition] });
-    else group.partitionIds.push(partition);
+    if (last !== undefined && last.topic === topic) {
+      last.partitionIds.push(partition);
+      continue;
+    }
+    if (last !== undefined) byTopic ??= new Map([[last.topic, last]]);
+    let group = byTopic?.get(topic);
+    if (group === undefined) {
+      group = { topic, partitionIds: [partition] };
+      out.push(group);
+      byTopic?.set(topic, group);
+    } else group.partitionIds.push(partition);
+    last = group;
   }
   for (const g of out) if (g.partitionIds.length > 1) g.partitionIds.sort((a, b) => a - b);
   return out;
