@@ -47,6 +47,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'cli/dump-log-files': ['shared'],
   'cli/dump-log-legacy': ['python'],
   'cli/verify-recover': ['shared'],
+  'cli/verify-metadata': ['shared'],
   'fuzz/broker-soak': ['kcat'],
   'crash/transactions-crash': ['confluent-kafka'],
   'interop/broker/confluent-kafka': ['confluent-kafka'],

@@ -193,7 +193,7 @@ export class Broker extends EventEmitter {
     let metadata: ClusterMetadataLog | undefined;
     this.logs = LogManager.open(dataDir, {
       defaultConfig: this.config.logConfig,
-      topicConfigs: (logs) => TopicRegistry.storedConfigs((metadata = TopicRegistry.openMetadataLog(logs)), this.config.logConfig),
+      topicConfigs: (logs) => TopicRegistry.storedConfigs((metadata = TopicRegistry.openMetadataLog(logs, { maxBytesBetweenSnapshots: this.config.metadataMaxBytesBetweenSnapshots })), this.config.logConfig),
       nodeId: this.config.nodeId,
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
       pageCacheBudgetBytes: this.config.pageCacheBudgetBytes,

@@ -13,6 +13,7 @@
 import { isIP } from 'node:net';
 import { InvalidConfigError } from '../errors.js';
 import { PROTOCOL_COMPATS, type ProtocolCompat } from './protocol-compat.js';
+import { DEFAULT_MAX_BYTES_BETWEEN_SNAPSHOTS } from '../internal-topics/metadata-log.js';
 import { DEFAULT_CLEANER_CONFIG, type LogCleanerConfig } from '../storage/cleaner/log-cleaner.js';
 import { DEFAULT_LOG_CONFIG, logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 import { DEFAULT_INDEX_CACHE_BUDGET } from '../storage/index-cache-budget.js';
@@ -59,6 +60,8 @@ export interface BrokerConfig {
   logRetentionCheckIntervalMs: number;
   /** log.flush.scheduler.interval.ms (Kafka default Long.MAX: leave flushing to flush.ms/flush.messages). */
   logFlushSchedulerIntervalMs: number;
+  /** metadata.log.max.record.bytes.between.snapshots: metadata log bytes appended before the image is snapshotted (Kafka default 20 MiB, at least 1). */
+  metadataMaxBytesBetweenSnapshots: number;
   /** The log cleaner (`log.cleaner.*`): compacts topics with cleanup.policy=compact. */
   cleaner: LogCleanerConfig;
   /** kafkalite.page.cache.budget.bytes: recently appended bytes kept in the page cache, 0 leaves it to the OS (page-cache-budget.ts). */
@@ -99,6 +102,7 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   transactionMaxTimeoutMs: 900000,
   logRetentionCheckIntervalMs: 300000,
   logFlushSchedulerIntervalMs: 1000,
+  metadataMaxBytesBetweenSnapshots: DEFAULT_MAX_BYTES_BETWEEN_SNAPSHOTS,
   cleaner: DEFAULT_CLEANER_CONFIG,
   pageCacheBudgetBytes: DEFAULT_PAGE_CACHE_BUDGET,
   indexCacheBudgetBytes: DEFAULT_INDEX_CACHE_BUDGET,
@@ -267,6 +271,9 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
         break;
       case 'log.flush.scheduler.interval.ms':
         c.logFlushSchedulerIntervalMs = int(name, raw, 1);
+        break;
+      case 'metadata.log.max.record.bytes.between.snapshots':
+        c.metadataMaxBytesBetweenSnapshots = long(name, raw, 1);
         break;
       case 'log.cleaner.enable':
         c.cleaner = { ...c.cleaner, enable: bool(name, raw) };

@@ -563,6 +563,12 @@ export class Connection {
       this.destroy();
       return;
     }
+    // the answers to the requests before this one are not delayed: they go out now, in order (Kafka
+    // sends each response once it is ready; only this failure's answer waits out the delay)
+    if (!this.tryFlushAnswers()) {
+      this.destroy();
+      return;
+    }
     await afterFailureDelay(this.broker, undefined);
     this.write(frameOut, []);
     this.state.closeAfterResponse = true;

@@ -236,6 +236,8 @@ export interface SegmentFiles {
   txnIndex?: string;
   /** A KRaft snapshot or a `.swap`: batches only, no offset range rule from the name. */
   batchesOnly?: boolean;
+  /** The records' content, once a batch's CRC holds (the metadata log's: verify-metadata-records.ts): a reason when bad. */
+  contentProblem?: (batch: AnyRecordBatch) => string | undefined;
 }
 
 /**
@@ -287,6 +289,9 @@ export function verifySegment(seg: SegmentFiles, prevLastOffset: bigint, problem
         if (batch.kind === 'v2' && batch.baseOffset < seg.baseOffset && !seg.batchesOnly) {
           error(seg.log, position, `batch at ${position} starts at offset ${batch.baseOffset}, below the segment's base offset ${seg.baseOffset}`);
         }
+        const content = seg.contentProblem?.(batch);
+        // not truncated by recovery (the batch is whole): the reader of the records faults on it
+        if (content !== undefined) error(seg.log, position, `batch at ${position}: ${content}`);
         offsets?.onBatch(position, sizeInBytes, batch.lastOffset);
         times?.onBatch(batch.lastOffset, batch.maxTimestamp);
         lastOffset = batch.lastOffset;

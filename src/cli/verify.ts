@@ -1,7 +1,8 @@
 /**
  * `kafkalite verify <data-dir | partition-dir | file>`: checks everything Kafka reads back from a
  * log directory without changing a byte: every segment (verify-segment.ts), producer snapshots
- * (`ProducerStateManager.readSnapshot`), KRaft snapshots, the text checkpoints (`CheckpointFile`),
+ * (`ProducerStateManager.readSnapshot`), KRaft snapshots, the records of the KRaft metadata log
+ * (verify-metadata-records.ts), the text checkpoints (`CheckpointFile`),
  * `partition.metadata` (`PartitionMetadataFile`), `meta.properties` (`MetaProperties`),
  * `.kafka_cleanshutdown` (`CleanShutdownFileHandler`), and the leftovers of interrupted operations
  * that Kafka's load resolves (`LogLoader.removeTempFilesAndCollectSwapFiles`: `.swap`, `.cleaned`,
@@ -46,14 +47,16 @@ import { parseFlagsAndPath, type Parsed } from './args.js';
 import { toJson } from './json.js';
 import { LineWriter } from './output.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
+import { isMetadataLogDir, metadataBatchProblem } from './verify-metadata-records.js';
 import { present, type Problem, verifySegment } from './verify-segment.js';
 
 export const VERIFY_USAGE = `Usage: kafkalite verify [--json] <data-dir | partition-dir | file>
 
 Checks a Kafka log directory without changing it: every batch's CRC and records, offsets
 increasing within and across segments, each .index/.timeindex/.txnindex against its .log,
-producer and KRaft snapshots, checkpoint files, partition.metadata, meta.properties, and files
-left by interrupted operations (.swap, .cleaned, .deleted).
+producer and KRaft snapshots, every record of the KRaft metadata log (__cluster_metadata) and
+its snapshots decoded, checkpoint files, partition.metadata, meta.properties, and files left by
+interrupted operations (.swap, .cleaned, .deleted).
 
 Exit status: 0 clean, 1 problems found (each listed with file, byte position and reason),
 2 usage error. WARNING and NOTE lines do not fail verification: a NOTE is what a crash leaves
@@ -128,12 +131,14 @@ class Verifier {
   }
 
   /** A `.log`-framed file: a segment with its indexes, a `.log.swap`, or a KRaft snapshot. */
-  segment(log: string, baseOffset: bigint, prevLastOffset: bigint, options: { indexes: boolean; batchesOnly?: boolean }): bigint {
+  segment(log: string, baseOffset: bigint, prevLastOffset: bigint, options: { indexes: boolean; batchesOnly?: boolean; metadata?: boolean }): bigint {
     const prefix = join(dirname(log), basename(log).split('.')[0]!);
     const files = {
       log,
       baseOffset,
       ...(options.batchesOnly ? { batchesOnly: true } : {}),
+      // the metadata log and its snapshots: every record must decode (Kafka's loader faults otherwise)
+      ...(options.metadata || isMetadataLogDir(dirname(log)) ? { contentProblem: metadataBatchProblem } : {}),
       ...(options.indexes
         ? {
             ...optional('index', present(prefix + INDEX_SUFFIX)),
@@ -223,7 +228,7 @@ class Verifier {
       this.add({ file: marker, reason: 'not a {"version":0,"brokerEpoch":<long>} JSON object', severity: 'error' });
     }
     const bootstrap = join(dir, BOOTSTRAP_SNAPSHOT_FILE);
-    if (existsSync(bootstrap)) this.segment(bootstrap, 0n, -1n, { indexes: false, batchesOnly: true });
+    if (existsSync(bootstrap)) this.segment(bootstrap, 0n, -1n, { indexes: false, batchesOnly: true, metadata: true });
     for (const name of partitionDirs(dir)) this.partitionDir(join(dir, name));
   }
 
@@ -237,7 +242,7 @@ class Verifier {
       if (!existsSync(log)) this.add({ file: path, reason: 'an index without its .log (recovery deletes it)', severity: 'error' });
       else this.segment(log, offsetFromFileName(name), -1n, { indexes: true });
     } else if (name === BOOTSTRAP_SNAPSHOT_FILE) {
-      this.segment(path, 0n, -1n, { indexes: false, batchesOnly: true });
+      this.segment(path, 0n, -1n, { indexes: false, batchesOnly: true, metadata: true });
     } else if (OFFSET_CHECKPOINTS.includes(name)) {
       this.guarded(path, () => readOffsetCheckpoint(path));
     } else if (name === META_PROPERTIES_FILE) {

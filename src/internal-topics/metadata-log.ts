@@ -9,7 +9,10 @@
  * - Changes are appended as record batches (one per change, in the leader's epoch) and never
  *   rewrite a file. A change larger than {@link MAX_BATCH_RECORDS} records is split into batches
  *   inside a metadata transaction (KIP-868 BeginTransaction / EndTransaction), as the controller
- *   does for operations beyond one batch.
+ *   does for operations beyond one batch. Replay applies a transaction's records only at its End
+ *   (metadata-transactions.ts): a change cut short between its batches (a crash, a failed append)
+ *   is never applied in part, and an AbortTransactionRecord closes it before the next append, as
+ *   Kafka's controller does when it becomes leader of a log that ends inside a transaction.
  * - Appends are fsynced before the change is answered (the controller commits a record once it is
  *   on the quorum's disks); {@link ClusterMetadataLog.deferFlush} lets a request's many changes
  *   share one fsync.
@@ -37,8 +40,9 @@ import { writePartitionMetadata } from '../storage/partition-metadata.js';
 import { PartitionLog, type LogSink } from '../storage/partition-log.js';
 import { CLUSTER_METADATA_TOPIC } from '../storage/topic.js';
 import { METADATA_TOPIC_ID } from '../storage/uuid.js';
-import { BeginTransactionRecord, EndTransactionRecord } from '../protocol/schemas/internal/metadata.js';
+import { AbortTransactionRecord, BeginTransactionRecord, EndTransactionRecord } from '../protocol/schemas/internal/metadata.js';
 import { decodeMetadataRecord, encodeMetadataRecord } from './cluster-metadata.js';
+import { MetadataTransactionReplay } from './metadata-transactions.js';
 import { MetadataImage, bootstrapRecords, featureLevelRecord, METADATA_VERSION_FEATURE, METADATA_VERSION_LEVEL } from './metadata-image.js';
 
 export const METADATA_LOG_DIR = `${CLUSTER_METADATA_TOPIC}-0`;
@@ -83,6 +87,12 @@ export class ClusterMetadataLog {
   private readonly time: () => number;
   private readonly maxBytesBetweenSnapshots: number;
   private bytesSinceSnapshot = 0;
+  /**
+   * The offset of the BeginTransactionRecord of a change whose EndTransactionRecord was never
+   * written (the log ended inside it at open, or an append failed between its batches): an
+   * AbortTransactionRecord closes it before anything else is appended.
+   */
+  private openTransactionAt: bigint | undefined;
   private deferDepth = 0;
   private unflushed = false;
 
@@ -123,6 +133,8 @@ export class ClusterMetadataLog {
       }
       this.bytesSinceSnapshot = this.replayLog(from);
     }
+    // ActivationRecordsGenerator: the new leader of a log ending inside a transaction aborts it
+    this.abortOpenTransaction('Controller failover');
   }
 
   /** The leader epoch appends are made in: the log's latest (Kafka's may be past 1), at least 1. */
@@ -156,24 +168,43 @@ export class ClusterMetadataLog {
    */
   append(records: readonly Buffer[]): void {
     if (records.length === 0) return;
-    const now = this.time();
-    const epoch = this.epoch;
+    this.abortOpenTransaction('the change before this one was cut short between its batches');
     const chunks: Buffer[][] = [];
-    if (records.length <= MAX_BATCH_RECORDS) {
+    const transaction = records.length > MAX_BATCH_RECORDS;
+    if (!transaction) {
       chunks.push([...records]);
     } else {
       chunks.push([encodeMetadataRecord(BeginTransactionRecord, 0, {})]);
       for (let i = 0; i < records.length; i += MAX_BATCH_RECORDS) chunks.push(records.slice(i, i + MAX_BATCH_RECORDS));
       chunks.push([encodeMetadataRecord(EndTransactionRecord, 0, {})]);
     }
-    for (const chunk of chunks) {
-      const batch = encodeRecordBatch(chunk.map((value): RecordInput => ({ value, timestamp: now })), { partitionLeaderEpoch: epoch });
-      this.log.append(batch, { leaderEpoch: epoch, origin: 'coordinator' });
-      this.bytesSinceSnapshot += batch.length;
+    for (const [i, chunk] of chunks.entries()) {
+      const at = this.log.logEndOffset;
+      this.appendBatch(chunk);
+      // from here until the End is written, a failure leaves the transaction open
+      if (transaction && i === 0) this.openTransactionAt = at;
     }
+    this.openTransactionAt = undefined;
     for (const value of records) this.image.replay(decodeMetadataRecord(value));
     this.unflushed = true;
     if (this.deferDepth === 0) this.commit();
+  }
+
+  private appendBatch(values: readonly Buffer[]): void {
+    const now = this.time();
+    const epoch = this.epoch;
+    const batch = encodeRecordBatch(values.map((value): RecordInput => ({ value, timestamp: now })), { partitionLeaderEpoch: epoch });
+    this.log.append(batch, { leaderEpoch: epoch, origin: 'coordinator' });
+    this.bytesSinceSnapshot += batch.length;
+  }
+
+  /** Closes a transaction left open with an AbortTransactionRecord (its records were never applied). */
+  private abortOpenTransaction(reason: string): void {
+    if (this.openTransactionAt === undefined) return;
+    this.options.logger?.('warn', `${this.dir}: aborting the metadata transaction at offset ${this.openTransactionAt}, never ended: ${reason}`);
+    this.appendBatch([encodeMetadataRecord(AbortTransactionRecord, 0, { reason })]);
+    this.openTransactionAt = undefined;
+    this.log.flush();
   }
 
   /** Runs `fn` with its appends sharing one fsync at the end (a request's changes). */
@@ -230,8 +261,13 @@ export class ClusterMetadataLog {
     }
   }
 
-  /** Replays the log from `from`; returns the bytes read. */
+  /** Replays the log from `from`, a transaction's records only at its End; returns the bytes read. */
   private replayLog(from: bigint): number {
+    const transactions = new MetadataTransactionReplay(
+      (record) => this.image.replay(record),
+      (message) => this.options.logger?.('warn', message),
+      this.dir,
+    );
     let offset = from;
     let bytes = 0;
     while (offset < this.log.logEndOffset) {
@@ -244,11 +280,12 @@ export class ClusterMetadataLog {
         if (b.kind !== 'v2' || b.isControl) continue;
         // a Kafka snapshot may end inside a batch: its records before `from` are in the snapshot
         const partial = b.baseOffset < from;
-        for (const rec of b.records()) if ((!partial || rec.offset >= from) && rec.value !== null) this.image.replay(decodeMetadataRecord(rec.value));
+        for (const rec of b.records()) if ((!partial || rec.offset >= from) && rec.value !== null) transactions.replay(decodeMetadataRecord(rec.value), rec.offset);
       }
       if (next <= offset) break;
       offset = next;
     }
+    this.openTransactionAt = transactions.openTransactionAt;
     return bytes;
   }
 

@@ -20,7 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, StorageError } from '../errors.js';
-import { atomicWriteFile, atomicWriteFileSync } from './fs-util.js';
+import { atomicWriteFileSync, stageFile, type StagedFile } from './fs-util.js';
 
 /** CheckpointFile version of every checkpoint kafkalite reads or writes. */
 export const CHECKPOINT_VERSION = 0;
@@ -235,9 +235,9 @@ export function writeOffsetCheckpoint(path: string, entries: readonly TopicParti
   atomicWriteFileSync(path, offsetCheckpointText(entries));
 }
 
-/** writeOffsetCheckpoint off the event loop (the entries are read now; see atomicWriteFile). */
-export function writeOffsetCheckpointAsync(path: string, entries: readonly TopicPartitionOffset[]): Promise<void> {
-  return atomicWriteFile(path, offsetCheckpointText(entries));
+/** writeOffsetCheckpoint's file written and fsynced off the event loop, to be committed (the entries are read now; see stageFile). */
+export function stageOffsetCheckpoint(path: string, entries: readonly TopicPartitionOffset[]): Promise<StagedFile> {
+  return stageFile(path, offsetCheckpointText(entries));
 }
 
 function offsetCheckpointText(entries: readonly TopicPartitionOffset[]): string {

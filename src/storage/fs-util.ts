@@ -9,7 +9,7 @@
  * there is nothing to fall back to.
  */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StorageError } from '../errors.js';
 
@@ -69,13 +69,29 @@ export function fsyncDirSync(dir: string): void {
   }
 }
 
+/** Suffix of the temporary files written off the event loop: never the synchronous writer's `.tmp`, which it may be truncating meanwhile. */
+export const BACKGROUND_TMP_SUFFIX = '.background.tmp';
+
+/** A file written and fsynced under its temporary name (`stageFile`), not yet in place. */
+export interface StagedFile {
+  /**
+   * Renames it over the target, synchronously: that rename is ordered on the event loop with every
+   * synchronous writer of the path, so a caller can check, in the same turn, that nothing newer was
+   * written since it took the data. Then fsyncs the directory on the thread pool.
+   */
+  commit(): Promise<void>;
+  /** Removes the temporary file (the data was superseded). */
+  discard(): Promise<void>;
+}
+
 /**
- * `atomicWriteFileSync` on libuv's thread pool, for periodic writes that must not stop the event
- * loop for their fsyncs (the broker's checkpoints: two fsyncs per file, tens of ms on a busy disk).
- * Two writes of one path must not overlap (they share `<path>.tmp`): the caller serializes them.
+ * The slow half of `atomicWriteFileSync` (write and fsync) on libuv's thread pool, for periodic
+ * writes that must not stop the event loop (the broker's checkpoints: two fsyncs per file, tens of
+ * ms on a busy disk). Two stagings of one path must not overlap (they share the temporary file):
+ * the caller serialises them; a synchronous write of the path may run meanwhile (another name).
  */
-export async function atomicWriteFile(path: string, data: string | Buffer): Promise<void> {
-  const tmp = path + TMP_SUFFIX;
+export async function stageFile(path: string, data: string | Buffer, tmpSuffix = BACKGROUND_TMP_SUFFIX): Promise<StagedFile> {
+  const tmp = path + tmpSuffix;
   try {
     const file = await open(tmp, 'w');
     try {
@@ -84,23 +100,42 @@ export async function atomicWriteFile(path: string, data: string | Buffer): Prom
     } finally {
       await file.close();
     }
-    await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
     throw new StorageError(`failed to write ${path}: ${(e as Error).message}`, { cause: e });
   }
+  return {
+    commit: async () => {
+      try {
+        renameSync(tmp, path);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw new StorageError(`failed to write ${path}: ${(e as Error).message}`, { cause: e });
+      }
+      await fsyncDirAsync(dirname(path));
+    },
+    discard: () => rm(tmp, { force: true }),
+  };
+}
+
+/** `atomicWriteFileSync` with its write and fsyncs on libuv's thread pool (see stageFile). */
+export async function atomicWriteFile(path: string, data: string | Buffer): Promise<void> {
+  await (await stageFile(path, data)).commit();
+}
+
+async function fsyncDirAsync(path: string): Promise<void> {
   let dir;
   try {
-    dir = await open(dirname(path), 'r');
+    dir = await open(path, 'r');
   } catch (e) {
-    throw new StorageError(`failed to open directory ${dirname(path)} for fsync: ${(e as Error).message}`, { cause: e });
+    throw new StorageError(`failed to open directory ${path} for fsync: ${(e as Error).message}`, { cause: e });
   }
   try {
     await dir.sync();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') {
-      throw new StorageError(`failed to fsync directory ${dirname(path)}: ${(e as Error).message}`, { cause: e });
+      throw new StorageError(`failed to fsync directory ${path}: ${(e as Error).message}`, { cause: e });
     }
   } finally {
     await dir.close();

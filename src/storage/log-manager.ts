@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError } from '../errors.js';
-import { readOffsetCheckpoint, writeOffsetCheckpoint, writeOffsetCheckpointAsync, type TopicPartitionOffset } from './checkpoint.js';
+import { readOffsetCheckpoint, stageOffsetCheckpoint, writeOffsetCheckpoint, type TopicPartitionOffset } from './checkpoint.js';
 import { consumeCleanShutdownFile, writeCleanShutdownFile } from './clean-shutdown.js';
 import {
   LOG_START_OFFSET_CHECKPOINT_FILE,
@@ -291,6 +291,8 @@ export class LogManager {
 
   /** Writes the recovery-point, log-start-offset and high-watermark checkpoints. */
   checkpoint(): void {
+    // a background checkpoint in progress holds older offsets: it must not rename them over these
+    this.checkpointsWritten++;
     this.resources.logDirFailure.guard(this.dir, () => this.writeCheckpoints());
   }
 
@@ -302,17 +304,26 @@ export class LogManager {
   /**
    * The periodic checkpoint, written on libuv's thread pool: Kafka's scheduler thread writes it
    * off the request threads, and here the three files' six fsyncs stopped the event loop for
-   * 24-44 ms every minute (bench/README.md). The offsets are taken now; the close waits for it
-   * (`checkpointWritten`) before its own synchronous checkpoint, which would share the `.tmp` files.
+   * 24-44 ms every minute (bench/README.md). The offsets are taken now. Kafka serialises its
+   * checkpoint writers (CheckpointFile's lock); here a synchronous `checkpoint()` may run while
+   * this one is on the thread pool, so the two never share a temporary file (stageFile's
+   * `.background.tmp`), and this one renames each file on the event loop only if no synchronous
+   * checkpoint was written since it took its offsets: the newer files are never replaced by older
+   * ones, whichever write finishes first.
    */
   checkpointInBackground(): Promise<void> {
     if (this.checkpointWriting !== undefined) return this.checkpointWriting;
     const failure = this.resources.logDirFailure;
     failure.check();
     const files = this.checkpointContents();
+    const takenAt = this.checkpointsWritten;
     const writing = (async () => {
       try {
-        for (const [path, entries] of files) await writeOffsetCheckpointAsync(path, entries);
+        for (const [path, entries] of files) {
+          const staged = await stageOffsetCheckpoint(path, entries);
+          if (this.checkpointsWritten !== takenAt) await staged.discard();
+          else await staged.commit();
+        }
       } catch (e) {
         throw failure.caught(this.dir, e);
       } finally {
@@ -329,6 +340,8 @@ export class LogManager {
   }
 
   private checkpointWriting: Promise<void> | undefined;
+  /** Synchronous checkpoints written so far: a background one taken before the last of them is stale. */
+  private checkpointsWritten = 0;
 
   private writeCheckpoints(): void {
     for (const [path, entries] of this.checkpointContents()) writeOffsetCheckpoint(path, entries);

@@ -22,7 +22,7 @@ export const ConfigResourceType = { TOPIC: 2, BROKER: 4 } as const;
 /** AlterConfigOp.OpType */
 const OpType = { SET: 0, DELETE: 1 } as const;
 
-export interface ConfigChange {
+interface ConfigChange {
   name: string;
   /** null: DELETE (back to the default); a string: SET. */
   value: string | null;
@@ -61,7 +61,7 @@ export function parseConfigChanges(v: unknown, fail: (m: string) => Error): { ch
   return { changes: out, validateOnly: validateOnly === true };
 }
 
-export interface BrokerPage {
+interface BrokerPage {
   clusterId: string | null;
   controllerId: number;
   brokers: { nodeId: number; host: string; port: number; rack: string | null }[];
@@ -75,13 +75,13 @@ export interface BrokerPage {
 }
 
 /** Upper bounds in ms of the page's latency histogram; the last bar holds everything slower. */
-export const LATENCY_BUCKETS_MS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] as const;
+const LATENCY_BUCKETS_MS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] as const;
 
 /**
  * The broker's request metrics (request-metrics.ts, the `total` phase: frame complete to answer
  * written) folded into the page's coarser power-of-two bars.
  */
-export function requestRows(snapshot: RequestMetricsSnapshot): NonNullable<BrokerPage['requests']> {
+function requestRows(snapshot: RequestMetricsSnapshot): NonNullable<BrokerPage['requests']> {
   return snapshot.apis.map((a) => {
     const t = a.phases.total;
     const histogram = new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0);

@@ -9,7 +9,7 @@
 import type { MessageView, StartPosition } from './messages.js';
 
 /** Messages one request may read while looking for matches (the page then says where to go on). */
-export const SCAN_BUDGET = 20_000;
+const SCAN_BUDGET = 20_000;
 /**
  * Messages a filtered page asks for per read: a read starts at the batch holding its offset, so
  * reads smaller than a batch would fetch a large batch (a producer's 1 MiB of 1 KB records) once
@@ -39,7 +39,7 @@ export interface MessageFilter {
   header?: string;
 }
 
-export type Direction = 'forward' | 'backward';
+type Direction = 'forward' | 'backward';
 
 export interface BrowseQuery {
   from: StartPosition;
@@ -76,7 +76,7 @@ export function matches(m: MessageView, filter: MessageFilter): boolean {
   return true;
 }
 
-export function hasFilter(f: MessageFilter): boolean {
+function hasFilter(f: MessageFilter): boolean {
   return f.key !== undefined || f.value !== undefined || f.header !== undefined;
 }
 

@@ -39,14 +39,14 @@ const TOPIC_RESOURCE = 2;
  */
 const PAGE_FETCH_BYTES = 256 * 1024;
 
-export interface TopicSummary {
+interface TopicSummary {
   name: string;
   internal: boolean;
   partitions: number;
   error?: string;
 }
 
-export interface PartitionOffsets {
+interface PartitionOffsets {
   partition: number;
   leader: number;
   startOffset: string;
@@ -63,13 +63,13 @@ export interface ConfigEntry {
   sensitive: boolean;
 }
 
-export interface GroupSummary {
+interface GroupSummary {
   groupId: string;
   protocolType: string;
   state: string;
 }
 
-export interface GroupDetail {
+interface GroupDetail {
   groupId: string;
   state: string;
   protocolType: string;
@@ -92,7 +92,7 @@ export class ClusterError extends Error {
 }
 
 /** DescribeConfigsResponse.ConfigSource names (KIP-226). */
-export const CONFIG_SOURCES = ['UNKNOWN', 'DYNAMIC_TOPIC_CONFIG', 'DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG', 'STATIC_BROKER_CONFIG', 'DEFAULT_CONFIG', 'DYNAMIC_BROKER_LOGGER_CONFIG', 'CLIENT_METRICS_CONFIG', 'GROUP_CONFIG'];
+const CONFIG_SOURCES = ['UNKNOWN', 'DYNAMIC_TOPIC_CONFIG', 'DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG', 'STATIC_BROKER_CONFIG', 'DEFAULT_CONFIG', 'DYNAMIC_BROKER_LOGGER_CONFIG', 'CLIENT_METRICS_CONFIG', 'GROUP_CONFIG'];
 
 export function errorText(code: number): string {
   return errorName(code) ?? `error ${code}`;

@@ -31,7 +31,7 @@ export class DiskError extends Error {
   }
 }
 
-export interface SegmentView {
+interface SegmentView {
   baseOffset: string;
   sizeInBytes: number;
   batches: number;
@@ -43,7 +43,7 @@ export interface SegmentView {
   active: boolean;
 }
 
-export interface HeaderField {
+interface HeaderField {
   name: string;
   /** Offset within the batch. */
   offset: number;
@@ -53,7 +53,7 @@ export interface HeaderField {
   note?: string;
 }
 
-export interface BatchInspection {
+interface BatchInspection {
   position: number;
   sizeInBytes: number;
   magic: number;

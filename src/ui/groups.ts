@@ -18,9 +18,9 @@ import { OffsetCommit, type OffsetCommitResponse } from '../protocol/schemas/off
 import { ClusterError, EARLIEST, errorText, LATEST, READ_UNCOMMITTED, type ClusterView } from './cluster.js';
 import { CoordinatorType } from './router.js';
 
-export type ResetTarget = { kind: 'earliest' } | { kind: 'latest' } | { kind: 'offset'; offset: bigint } | { kind: 'timestamp'; timestamp: bigint };
+type ResetTarget = { kind: 'earliest' } | { kind: 'latest' } | { kind: 'offset'; offset: bigint } | { kind: 'timestamp'; timestamp: bigint };
 
-export interface ResetRequest {
+interface ResetRequest {
   /** The topics to reset (all their partitions, as `--topic t`); null: every topic the group has offsets for (`--all-topics`). */
   topics: string[] | null;
   to: ResetTarget;
@@ -28,7 +28,7 @@ export interface ResetRequest {
   execute: boolean;
 }
 
-export interface ResetPlanRow {
+interface ResetPlanRow {
   topic: string;
   partition: number;
   currentOffset: string | null;

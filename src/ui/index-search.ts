@@ -14,7 +14,7 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 
-export type IndexKind = 'offset' | 'time';
+type IndexKind = 'offset' | 'time';
 
 const ENTRY_SIZE: Record<IndexKind, number> = { offset: 8, time: 12 };
 

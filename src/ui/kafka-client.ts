@@ -162,7 +162,7 @@ export class KafkaClient {
   }
 }
 
-export function parseBootstrap(bootstrap: string): { host: string; port: number } {
+function parseBootstrap(bootstrap: string): { host: string; port: number } {
   const first = bootstrap.split(',')[0]!.trim();
   const m = /^(.*):(\d+)$/.exec(first);
   if (!m || m[1] === '' || Number(m[2]) > 65535) throw new KafkaClientError(`bootstrap must be host:port, got ${bootstrap}`);

@@ -8,7 +8,7 @@ import { readRecordBatches, type AnyRecordBatch } from '../record/batches.js';
 
 export type StartPosition = { kind: 'beginning' } | { kind: 'end' } | { kind: 'offset'; offset: bigint } | { kind: 'timestamp'; timestamp: bigint };
 
-export interface BatchMeta {
+interface BatchMeta {
   baseOffset: string;
   lastOffset: string;
   magic: number;

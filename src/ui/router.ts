@@ -14,7 +14,7 @@ import { KafkaClient, KafkaClientError } from './kafka-client.js';
 /** FindCoordinatorRequest.CoordinatorType */
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
 
-export interface BrokerNode {
+interface BrokerNode {
   nodeId: number;
   host: string;
   port: number;

@@ -25,7 +25,7 @@ import { tail } from './tail.js';
 import { producers, transactions } from './transactions.js';
 import { MAX_INTERVAL_MS, MIN_INTERVAL_MS, Sampler, topicRates, type TopicSample } from './sampler.js';
 
-export interface UiServerOptions {
+interface UiServerOptions {
   /** Address to bind (default 127.0.0.1); anything but loopback needs `password`. */
   host?: string;
   /** Port (default 0: a free one). */
@@ -39,7 +39,7 @@ export interface UiServerOptions {
   requestMetrics?: RequestMetrics;
 }
 
-export class UiError extends Error {
+class UiError extends Error {
   constructor(
     message: string,
     readonly status = 400,
@@ -379,7 +379,7 @@ export function startPosition(v: string): StartPosition {
 }
 
 /** The message browser's query: `from`, `limit`, `direction` (forward, backward) and `key`, `value`, `header` filters. */
-export function browseQuery(q: URLSearchParams): BrowseQuery {
+function browseQuery(q: URLSearchParams): BrowseQuery {
   const limit = intParam(q, 'limit', 50);
   if (limit < 1 || limit > MAX_PAGE) throw new UiError(`limit must be 1-${MAX_PAGE}`);
   const direction = q.get('direction') ?? 'forward';

@@ -13,7 +13,7 @@ import type { EventStream } from './live.js';
 import { messagesOfBatches } from './messages.js';
 
 /** How long one Fetch waits for new records before the loop looks again (and notices a closed page). */
-export const TAIL_WAIT_MS = 1000;
+const TAIL_WAIT_MS = 1000;
 const MAX_EVENT_MESSAGES = 200;
 
 export async function tail(cluster: ClusterView, topic: string, partition: number, from: bigint | null, stream: EventStream): Promise<void> {

@@ -67,7 +67,7 @@ export async function transactions(cluster: ClusterView, now = Date.now()): Prom
   return out;
 }
 
-export interface ProducerView {
+interface ProducerView {
   topic: string;
   partition: number;
   producerId: string;

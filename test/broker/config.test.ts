@@ -4,6 +4,8 @@
  * process each keeping the budgets their properties set.
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { errorName } from '../../src/protocol/error-codes.js';
 import { describe, test } from 'node:test';
 import { startBroker } from '../../src/broker/broker.js';
@@ -118,6 +120,27 @@ describe("kafkalite's own properties", () => {
       startBroker({ config: { 'kafkalite.page.cache.budget.bytes': '-5' }, logLevel: 'silent' }),
       (e: unknown) => e instanceof InvalidConfigError && e.message.includes('kafkalite.page.cache.budget.bytes'),
     );
+  });
+
+  test('metadata.log.max.record.bytes.between.snapshots: Kafka\'s 20 MiB by default, a LONG of at least 1, and the metadata log snapshots past it', async () => {
+    assert.equal(brokerConfigFromProperties({}).metadataMaxBytesBetweenSnapshots, 20 * 1024 * 1024);
+    assert.equal(brokerConfigFromProperties({ 'metadata.log.max.record.bytes.between.snapshots': '4096' }).metadataMaxBytesBetweenSnapshots, 4096);
+    for (const bad of ['0', '-1', 'lots', '1.5']) {
+      assert.throws(
+        () => brokerConfigFromProperties({ 'metadata.log.max.record.bytes.between.snapshots': bad }),
+        (e: unknown) => e instanceof InvalidConfigError && e.message.includes(`Invalid value ${bad} for configuration metadata.log.max.record.bytes.between.snapshots`),
+      );
+    }
+    await assert.rejects(startBroker({ config: { 'metadata.log.max.record.bytes.between.snapshots': '0' }, logLevel: 'silent' }), (e: unknown) => e instanceof InvalidConfigError);
+    const snapshots = (dir: string): string[] => readdirSync(join(dir, '__cluster_metadata-0')).filter((n) => n.endsWith('.checkpoint'));
+    await withBroker({ config: { 'metadata.log.max.record.bytes.between.snapshots': '4096' } }, async (broker) => {
+      for (let i = 0; i < 30; i++) broker.topics.create(`t${i}`, 2, {}, broker.logs);
+      assert.equal(snapshots(broker.dataDir).length, 1, 'past 4096 bytes the image was snapshotted');
+    });
+    await withBroker({}, async (broker) => {
+      for (let i = 0; i < 30; i++) broker.topics.create(`t${i}`, 2, {}, broker.logs);
+      assert.deepEqual(snapshots(broker.dataDir), [], 'the default threshold is far away');
+    });
   });
 
   test('two brokers in one process keep separate budgets, each from its own properties', async () => {

@@ -118,7 +118,7 @@ export function useSamples<V>(path: string): Sample<V>[] {
 }
 
 /** An async action's outcome for a status area: nothing yet, a result, or an error. */
-export type Outcome<T> = { ok: T } | { error: unknown } | null;
+type Outcome<T> = { ok: T } | { error: unknown } | null;
 
 export async function outcome<T>(p: Promise<T>): Promise<Outcome<T>> {
   try {

@@ -21,7 +21,7 @@ import { AlterUserScramCredentials } from '../../../src/protocol/schemas/alter-u
 import { DescribeUserScramCredentials } from '../../../src/protocol/schemas/describe-user-scram-credentials.js';
 import { errorName } from '../../../src/protocol/error-codes.js';
 import { withBroker } from '../../helpers/broker.js';
-import { RawClient, sizePrefixed } from '../../helpers/raw-client.js';
+import { decodeResponseFrame, encodeRequestFrame, RawClient, sizePrefixed } from '../../helpers/raw-client.js';
 
 const CONFIG = {
   listeners: 'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
@@ -144,6 +144,30 @@ describe('SASL on the wire', () => {
       raw.send(sizePrefixed(Buffer.from('garbage-not-a-token')));
       assert.ok(await raw.closesWithin(5000));
       assert.equal(raw.unclaimed.length, 0);
+    });
+  });
+
+  test('pipelined: the answers before an out-of-state request go out at once; only its ILLEGAL_SASL_STATE answer waits out the failure delay', async () => {
+    // a delay far longer than a loopback answer takes: the earlier answers must not be held behind it
+    await withBroker({ config: { ...CONFIG, 'connection.failed.authentication.delay.ms': '2000' } }, async (broker) => {
+      const c = await saslClient(broker);
+      const frames = [
+        encodeRequestFrame(ApiKey.ApiVersions, 3, 1, { clientSoftwareName: 't', clientSoftwareVersion: '1' }),
+        encodeRequestFrame(ApiKey.SaslHandshake, 1, 2, { mechanism: 'PLAIN' }),
+        encodeRequestFrame(ApiKey.Metadata, 9, 3, { topics: [{ name: 'orders' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }),
+      ];
+      c.send(frames);
+      const v = decodeResponseFrame(ApiKey.ApiVersions, 3, await c.nextFrame());
+      assert.deepEqual([v.correlationId, errorName(v.body.errorCode)], [1, 'NONE']);
+      const h = decodeResponseFrame(ApiKey.SaslHandshake, 1, await c.nextFrame());
+      assert.deepEqual([h.correlationId, errorName(h.body.errorCode)], [2, 'NONE']);
+      // the handshake's answer came on its own: the failure's answer and the close are still to come
+      assert.equal(c.unclaimed.length, 0);
+      assert.equal(c.isClosed, false);
+      const m = decodeResponseFrame(ApiKey.Metadata, 9, await c.nextFrame());
+      assert.equal(m.correlationId, 3);
+      assert.equal(errorName(m.body.topics[0].errorCode), 'ILLEGAL_SASL_STATE');
+      assert.ok(await c.closesWithin(10_000));
     });
   });
 
