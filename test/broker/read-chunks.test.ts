@@ -1,5 +1,5 @@
 /**
- * A connection reuses its 64 KiB read chunks once every Produce frame read into them was answered
+ * A connection reuses its read chunks (64 KiB, grown up to 256 KiB while reads fill them) once every Produce frame read into them was answered
  * and given back (connection.ts, MAX_RETIRED_CHUNKS): a pipelined stream of 16 KiB Produce
  * requests allocates a handful of chunks, not one per 64 KiB, and every record lands intact even
  * though later requests are read into the memory of earlier ones (each value is distinct, so a
@@ -15,18 +15,23 @@ import { encodeRecordBatch } from '../../src/record/builder.js';
 import { storedRecords, withBroker } from '../helpers/broker.js';
 import { encodeRequestFrame, RawClient } from '../helpers/raw-client.js';
 
-const READ_CHUNK_BYTES = 64 * 1024;
+/** connection.ts READ_CHUNK_BYTES and READ_CHUNK_MAX_BYTES: the sizes of read chunks. */
+const READ_CHUNK_SIZES = new Set([64 * 1024, 128 * 1024, 256 * 1024]);
 
-/** Counts the 64 KiB read chunks connections allocate while `body` runs. */
-async function countingChunks<T>(body: () => Promise<T>): Promise<{ result: T; chunks: number }> {
+/** Counts the read chunks connections allocate while `body` runs, and their bytes. */
+async function countingChunks<T>(body: () => Promise<T>): Promise<{ result: T; chunks: number; bytes: number }> {
   const original = Buffer.allocUnsafeSlow;
   let chunks = 0;
+  let bytes = 0;
   Buffer.allocUnsafeSlow = (size: number) => {
-    if (size === READ_CHUNK_BYTES) chunks++;
+    if (READ_CHUNK_SIZES.has(size)) {
+      chunks++;
+      bytes += size;
+    }
     return original(size);
   };
   try {
-    return { result: await body(), chunks };
+    return { result: await body(), chunks, bytes };
   } finally {
     Buffer.allocUnsafeSlow = original;
   }
@@ -43,7 +48,7 @@ describe('read chunks', () => {
           const records = encodeRecordBatch(Array.from({ length: 16 }, (_, r) => ({ value: Buffer.alloc(1000, (i * 16 + r) % 251) })));
           return encodeRequestFrame(ApiKey.Produce, 7, i, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'chunks', partitionData: [{ index: 0, records }] }] }, 'chunks');
         });
-        const { chunks } = await countingChunks(async () => {
+        const { chunks, bytes } = await countingChunks(async () => {
           // five in flight, as librdkafka keeps them
           let next = 0;
           await Promise.all(
@@ -56,8 +61,9 @@ describe('read chunks', () => {
             }),
           );
         });
-        // 240 x 16.5 KB read into 64 KiB chunks without reuse is more than 60 of them
-        assert.ok(chunks <= 12, `${chunks} read chunks allocated for ${requests} requests`);
+        // without reuse, 240 x 16.5 KB read into chunks takes 3.9 MB of them (60 of 64 KiB, or 16 of
+        // 256 KiB); reused, at most five chunks of each size the connection grew through
+        assert.ok(bytes <= 2 * 1024 * 1024, `${chunks} read chunks (${bytes} bytes) allocated for ${requests} requests`);
       } finally {
         c.destroy();
       }
