@@ -71,9 +71,10 @@ const READ_MIN_BYTES = 16 * 1024;
  * A connection whose reads fill their whole target (the socket held more than the chunk had room
  * for: pipelined Produce requests) doubles its next chunks up to this size, and starts a new one
  * when less than a quarter is left; back to 64 KiB once a large frame begins (framing.ts assembles
- * it in place, and its first bytes read here are copied into it). With 64 KiB chunks a stream of five 16 KiB requests in flight
- * took 1.6x the reads (and read callbacks) of the loopback+disk floor, which reads into 1 MiB
- * (`strace -c`, bench/README.md); idle and request-at-a-time connections keep 64 KiB.
+ * it in place, and its first bytes read here are copied into it). With 64 KiB chunks a stream of
+ * five 16 KiB requests in flight took 1.6x the reads (and read callbacks) of the loopback+disk
+ * floor, which reads into 1 MiB (`strace -c`, bench/README.md); idle and request-at-a-time
+ * connections keep 64 KiB.
  */
 const READ_CHUNK_MAX_BYTES = 256 * 1024;
 /**
