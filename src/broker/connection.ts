@@ -68,6 +68,16 @@ const MAX_HELD_ANSWER_BYTES = 256 * 1024;
 const READ_CHUNK_BYTES = 64 * 1024;
 const READ_MIN_BYTES = 16 * 1024;
 /**
+ * A connection whose reads fill their whole target (the socket held more than the chunk had room
+ * for: pipelined Produce requests) doubles its next chunks up to this size, and starts a new one
+ * when less than a quarter is left; back to 64 KiB once a large frame begins (framing.ts assembles
+ * it in place, and its first bytes read here are copied into it). With 64 KiB chunks a stream of
+ * five 16 KiB requests in flight took 1.6x the reads (and read callbacks) of the loopback+disk
+ * floor, which reads into 1 MiB (`strace -c`, bench/README.md); idle and request-at-a-time
+ * connections keep 64 KiB.
+ */
+const READ_CHUNK_MAX_BYTES = 256 * 1024;
+/**
  * Read chunks are reused once every frame that is a view of them was given back (`recycleFrame`:
  * the Produce handler gives back its frame once the answer is out) and the decoder holds none of
  * their bytes. A fresh 64 KiB chunk per 64 KiB read is external memory that only a collection
@@ -75,9 +85,10 @@ const READ_MIN_BYTES = 16 * 1024;
  * V8 freed the chunks with mark-compacts instead, 40 per 512 MiB of 16 KiB Produce requests, a
  * quarter of the broker's CPU in marking and sweeping (`perf`, bench/README.md); reused, none.
  * Chunks with frames never given back (other APIs may keep views of their request) are left to the
- * garbage collector, as before; at most this many wait to be reused.
+ * garbage collector, as before; at most this many bytes of them wait to be reused (four 64 KiB
+ * chunks, one of 256 KiB: a connection that grew its chunks keeps at most 512 KiB in all).
  */
-const MAX_RETIRED_CHUNKS = 4;
+const MAX_RETIRED_BYTES = 4 * READ_CHUNK_BYTES;
 /**
  * Held answers up to this many bytes in all go to the socket as one buffer, copied together, in one
  * `write`: a corked socket with one `write` per chunk costs Node's Writable its buffered-write
@@ -121,9 +132,11 @@ export class Connection {
   /** The chunk non-direct reads go to, and how much of it earlier reads filled. */
   private readChunk: Buffer = Buffer.alloc(0);
   private readChunkUsed = 0;
+  /** Size of the next fresh read chunk: READ_CHUNK_BYTES, doubled (up to READ_CHUNK_MAX_BYTES) by reads that fill their target. */
+  private readChunkBytes = READ_CHUNK_BYTES;
   /** Frames that are views of `readChunk` and were not given back yet. */
   private readChunkFrames = 0;
-  /** Earlier read chunks, with their frames not given back yet, oldest first (MAX_RETIRED_CHUNKS). */
+  /** Earlier read chunks, with their frames not given back yet, oldest first (MAX_RETIRED_BYTES). */
   private readonly retiredChunks: { chunk: Buffer; frames: number }[] = [];
   /** The last read target was the rest of a frame being assembled (framing.ts directTarget). */
   private readingDirect = false;
@@ -195,27 +208,28 @@ export class Connection {
     const direct = this.decoder.directTarget();
     this.readingDirect = direct !== undefined;
     if (direct !== undefined) return direct;
-    if (this.readChunk.length - this.readChunkUsed < READ_MIN_BYTES) this.nextReadChunk();
-    return this.readChunk.subarray(this.readChunkUsed);
+    if (this.readChunk.length - this.readChunkUsed < Math.max(READ_MIN_BYTES, this.readChunkBytes >>> 2)) this.nextReadChunk();
+    // at most readChunkBytes: what lands here of a large frame is copied into it once its size is known
+    return this.readChunk.subarray(this.readChunkUsed, this.readChunkUsed + this.readChunkBytes);
   }
 
   /** Retires the read chunk for a reused one whose frames all came back, or a fresh one. */
   private nextReadChunk(): void {
-    if (this.readChunk.length > 0) {
-      this.retiredChunks.push({ chunk: this.readChunk, frames: this.readChunkFrames });
-      // the oldest one's frames may never come back: the garbage collector takes it
-      if (this.retiredChunks.length > MAX_RETIRED_CHUNKS) this.retiredChunks.shift();
-    }
+    if (this.readChunk.length > 0) this.retiredChunks.push({ chunk: this.readChunk, frames: this.readChunkFrames });
     let next: Buffer | undefined;
+    let retiredBytes = 0;
     for (let i = 0; i < this.retiredChunks.length; i++) {
       const r = this.retiredChunks[i]!;
-      if (r.frames === 0 && !this.decoder.holds(r.chunk.buffer)) {
+      if (next === undefined && r.frames === 0 && r.chunk.length === this.readChunkBytes && !this.decoder.holds(r.chunk.buffer)) {
         next = r.chunk;
-        this.retiredChunks.splice(i, 1);
-        break;
+        this.retiredChunks.splice(i--, 1);
+      } else {
+        retiredBytes += r.chunk.length;
       }
     }
-    this.readChunk = next ?? Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
+    // the oldest ones' frames may never come back: the garbage collector takes them
+    while (retiredBytes > MAX_RETIRED_BYTES) retiredBytes -= this.retiredChunks.shift()!.chunk.length;
+    this.readChunk = next ?? Buffer.allocUnsafeSlow(this.readChunkBytes);
     this.readChunkUsed = 0;
     this.readChunkFrames = 0;
   }
@@ -241,7 +255,11 @@ export class Connection {
       this.onData(undefined, n);
     } else {
       this.readChunkUsed += n;
+      const filled = n === buf.length;
       this.onData(buf.subarray(0, n));
+      // a large frame began (assembled in place from now on): its first bytes were copied, keep that copy small
+      if (this.decoder.directTarget() !== undefined) this.readChunkBytes = READ_CHUNK_BYTES;
+      else if (filled && this.readChunkBytes < READ_CHUNK_MAX_BYTES) this.readChunkBytes *= 2;
     }
   }
 

@@ -1,6 +1,6 @@
 /**
- * A connection reuses its 64 KiB read chunks once every Produce frame read into them was answered
- * and given back (connection.ts, MAX_RETIRED_CHUNKS): a pipelined stream of 16 KiB Produce
+ * A connection reuses its read chunks (64 KiB, grown up to 256 KiB while reads fill them) once every Produce frame read into them was answered
+ * and given back (connection.ts, MAX_RETIRED_BYTES): a pipelined stream of 16 KiB Produce
  * requests allocates a handful of chunks, not one per 64 KiB, and every record lands intact even
  * though later requests are read into the memory of earlier ones (each value is distinct, so a
  * chunk reused while a held append still pointed into it would show as a wrong record). A chunk
@@ -15,18 +15,23 @@ import { encodeRecordBatch } from '../../src/record/builder.js';
 import { storedRecords, withBroker } from '../helpers/broker.js';
 import { encodeRequestFrame, RawClient } from '../helpers/raw-client.js';
 
-const READ_CHUNK_BYTES = 64 * 1024;
+/** connection.ts READ_CHUNK_BYTES and READ_CHUNK_MAX_BYTES: the sizes of read chunks. */
+const READ_CHUNK_SIZES = new Set([64 * 1024, 128 * 1024, 256 * 1024]);
 
-/** Counts the 64 KiB read chunks connections allocate while `body` runs. */
-async function countingChunks<T>(body: () => Promise<T>): Promise<{ result: T; chunks: number }> {
+/** Counts the read chunks connections allocate while `body` runs, and their bytes. */
+async function countingChunks<T>(body: () => Promise<T>): Promise<{ result: T; chunks: number; bytes: number }> {
   const original = Buffer.allocUnsafeSlow;
   let chunks = 0;
+  let bytes = 0;
   Buffer.allocUnsafeSlow = (size: number) => {
-    if (size === READ_CHUNK_BYTES) chunks++;
+    if (READ_CHUNK_SIZES.has(size)) {
+      chunks++;
+      bytes += size;
+    }
     return original(size);
   };
   try {
-    return { result: await body(), chunks };
+    return { result: await body(), chunks, bytes };
   } finally {
     Buffer.allocUnsafeSlow = original;
   }
@@ -43,7 +48,7 @@ describe('read chunks', () => {
           const records = encodeRecordBatch(Array.from({ length: 16 }, (_, r) => ({ value: Buffer.alloc(1000, (i * 16 + r) % 251) })));
           return encodeRequestFrame(ApiKey.Produce, 7, i, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'chunks', partitionData: [{ index: 0, records }] }] }, 'chunks');
         });
-        const { chunks } = await countingChunks(async () => {
+        const { chunks, bytes } = await countingChunks(async () => {
           // five in flight, as librdkafka keeps them
           let next = 0;
           await Promise.all(
@@ -56,8 +61,10 @@ describe('read chunks', () => {
             }),
           );
         });
-        // 240 x 16.5 KB read into 64 KiB chunks without reuse is more than 60 of them
-        assert.ok(chunks <= 12, `${chunks} read chunks allocated for ${requests} requests`);
+        // without reuse, 240 x 16.5 KB read into chunks takes 3.9 MB of them (60 of 64 KiB, or 16 of
+        // 256 KiB); reused, one chunk of each size the connection grew through and a spare or two
+        // (640 KiB when measured: 64, 128, then two of 256 KiB taking turns)
+        assert.ok(bytes <= 1280 * 1024, `${chunks} read chunks (${bytes} bytes) allocated for ${requests} requests`);
       } finally {
         c.destroy();
       }
@@ -65,6 +72,46 @@ describe('read chunks', () => {
       const stored = storedRecords(broker.dataDir, 'chunks', 0);
       assert.equal(stored.length, 240 * 16);
       stored.forEach((r, n) => assert.ok(r.value !== null && r.value.length === 1000 && r.value.every((b) => b === n % 251), `record ${n}`));
+    });
+  });
+
+  test('1 MiB Produce frames after a pipelined 16 KiB stream (grown read chunks) are assembled intact', async () => {
+    await withBroker({ config: { 'auto.create.topics.enable': 'true' } }, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      const produce = (i: number, count: number, bytes: number) =>
+        encodeRequestFrame(ApiKey.Produce, 7, i, {
+          transactionalId: null,
+          acks: 1,
+          timeoutMs: 5000,
+          topicData: [{ name: 'mixed', partitionData: [{ index: 0, records: encodeRecordBatch(Array.from({ length: count }, (_, r) => ({ value: Buffer.alloc(bytes, (i * 7 + r) % 251) }))) }] }],
+        }, 'mixed');
+      const sizes: [number, number][] = [];
+      try {
+        await c.request(ApiKey.Metadata, 9, { topics: [{ name: 'mixed' }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+        // 16 KiB requests, then 1 MiB ones, then 16 KiB again, each group sent at once (pipelined)
+        const groups = [Array(60).fill([16, 1000]), Array(6).fill([16, 65_000]), Array(30).fill([16, 1000])] as [number, number][][];
+        let id = 0;
+        for (const g of groups) {
+          const answers = g.map(() => c.nextFrame());
+          for (const [count, bytes] of g) {
+            sizes.push([count, bytes]);
+            c.send(produce(id++, count, bytes));
+          }
+          await Promise.all(answers);
+        }
+      } finally {
+        c.destroy();
+      }
+      await broker.close();
+      const stored = storedRecords(broker.dataDir, 'mixed', 0);
+      assert.equal(stored.length, sizes.reduce((n, [count]) => n + count, 0));
+      let at = 0;
+      sizes.forEach(([count, bytes], i) => {
+        for (let r = 0; r < count; r++, at++) {
+          const v = stored[at]!.value;
+          assert.ok(v !== null && v.length === bytes && v.every((b) => b === (i * 7 + r) % 251), `request ${i} record ${r}`);
+        }
+      });
     });
   });
 
