@@ -82,7 +82,8 @@ const LEGACY_TIMESTAMP_END = LEGACY_TIMESTAMP_OFFSET + 8;
 export type ReadTarget = Buffer | ((n: number) => Buffer);
 
 export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHolder {
-  private header = Buffer.allocUnsafe(HEADER_READ);
+  /** A batch header being read, allocated at the first read (issue 21: no per-partition buffers up front). */
+  private header: Buffer | undefined;
   private closed = false;
   /** Written, truncated or trimmed since the last flush. */
   private dirty = false;
@@ -103,6 +104,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   private heldFrom = 0;
   /** A held write failed: the size is ahead of the file, so every later use of it fails too. */
   private writeFailure: StorageError | undefined;
+  /** Created empty, not preallocated: until a change (`changes`) its length is its size, 0. */
+  private createdEmpty = false;
 
   private constructor(
     public path: string,
@@ -115,7 +118,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   ) {
     this.writebackFrom = size;
     this.pageCacheColdBefore = size;
-    resources.descriptors.opened(this);
+    if (fd !== undefined) resources.descriptors.opened(this);
   }
 
   /** -1 while closed by the descriptor budget, when `pageCacheClosed` is true. */
@@ -186,9 +189,11 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   /**
    * Opens (or creates) a segment file for appends. A new file is preallocated to `initFileSize`
    * when asked (`preallocate=true`) with logical size 0; an existing one exposes its whole length
-   * until recovery truncates it, as Kafka does.
+   * until recovery truncates it, as Kafka does. `isNew` (a new log's first segment): the created
+   * file is closed at once and reopened by its first use, so a partition created and never
+   * written holds no descriptor (issue 21).
    */
-  static openWritable(path: string, options: { create: boolean; initFileSize?: number; resources?: LogResources }): FileRecords {
+  static openWritable(path: string, options: { create: boolean; initFileSize?: number; resources?: LogResources; isNew?: boolean }): FileRecords {
     const resources = options.resources ?? createLogResources();
     const fd = resources.descriptors.open(() => openSync(path, options.create ? 'w+' : 'r+'));
     let size = 0;
@@ -202,7 +207,16 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
       closeSync(fd);
       throw e;
     }
-    return new FileRecords(path, fd, size, true, resources);
+    if (options.create && options.isNew === true) {
+      try {
+        closeSync(fd);
+      } catch (e) {
+        throw new StorageError(`Cannot close ${path}: ${(e as Error).message}`, { cause: e });
+      }
+    }
+    const records = new FileRecords(path, options.create && options.isNew === true ? undefined : fd, size, true, resources);
+    records.createdEmpty = options.create && !options.initFileSize;
+    return records;
   }
 
   get sizeInBytes(): number {
@@ -354,6 +368,9 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   /** Trims a preallocated file to its logical size (roll and close). */
   trimToSize(): void {
     this.writeHeld();
+    // a file created empty and never changed needs no look (issue 21: closing a partition never
+    // written reopened its .log for an fstat)
+    if (this.createdEmpty && this.changes === 0) return;
     if (this.writable && fstatSync(this.handle()).size !== this.size) {
       ftruncateSync(this.handle(), this.size);
       this.dirty = true;
@@ -400,7 +417,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   *headers(start = 0, end = this.size): Generator<BatchHeader> {
     const limit = Math.min(end, this.size);
     let position = start;
-    const head = this.header;
+    const head = (this.header ??= Buffer.allocUnsafe(HEADER_READ));
     while (position + HEADER_SIZE_UP_TO_MAGIC < limit) {
       const got = this.readInto(head, 0, Math.min(HEADER_READ, limit - position), position);
       const sizeInBytes = entrySize(head, 0, position, limit, this.path);

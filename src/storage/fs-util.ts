@@ -8,7 +8,7 @@
  * non-atomic replace when the atomic move is unsupported; Node's rename is already a replace, so
  * there is nothing to fall back to.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StorageError } from '../errors.js';
@@ -139,5 +139,23 @@ async function fsyncDirAsync(path: string): Promise<void> {
     }
   } finally {
     await dir.close();
+  }
+}
+
+/**
+ * Makes the directory `path` (and missing parents); true when this call made it, false when it
+ * was there already. One mkdir in the common case: its EEXIST is what tells a new partition
+ * directory from one left behind (LogManager's creation of a log, issue 21).
+ */
+export function makeDirectory(path: string): boolean {
+  try {
+    mkdirSync(path);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOENT') throw e;
+    // EEXIST: fails unless a directory is there; ENOENT: a parent is missing
+    mkdirSync(path, { recursive: true });
+    return code === 'ENOENT';
   }
 }

@@ -47,6 +47,15 @@ export interface IndexOpenOptions {
   writable?: boolean;
   /** The data directory's index-cache budget and flush mode (log-resources.ts); its own when not given. */
   resources?: LogResources;
+  /**
+   * The file is known not to exist (a new log's first segment, Kafka `getOrCreateLog(isNew)`): it is
+   * created empty and closed at once, with the preallocation to `maxIndexSize` made at the first
+   * append, the state a loaded empty index is in (`growOnFirstAppend`). Kafka's loader sets the
+   * length of a new index at once (`resizeIndexes`); the file is the same to any reader, and a
+   * partition created and never written costs no ftruncate, no descriptor and no trim at close
+   * (issue 21). Falls back to the general open when the file exists after all.
+   */
+  isNew?: boolean;
 }
 
 /**
@@ -74,6 +83,9 @@ export function relativeForSearch(value: bigint, base: bigint): number {
   if (rel < -INT32_MAX_N - 1n) return -INT32_MAX - 2;
   return Number(rel);
 }
+
+/** `view` before any slot was read. */
+const NO_VIEW = Buffer.alloc(0);
 
 function storageError(what: string, path: string, cause: unknown): StorageError {
   const reason = cause instanceof Error ? cause.message : String(cause);
@@ -112,7 +124,8 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
   private dirty = false;
   /** Bumped by every change that makes the file dirty: a background flush clears `dirty` only if none came after it began. */
   private changes = 0;
-  private readonly scratch: Buffer;
+  /** One entry read positionally, allocated at the first such read (issue 21: no per-partition buffers up front). */
+  private scratch: Buffer | undefined;
   /** The buffer the last `slot()` call positioned in: the cache, or the scratch entry. */
   protected view: Buffer;
   private readonly resources: LogResources;
@@ -126,10 +139,17 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
     if (!Number.isSafeInteger(this.maxIndexSize) || this.maxIndexSize < 0) {
       throw new InvalidArgumentError(`Invalid max index size: ${this.maxIndexSize}`);
     }
-    this.scratch = Buffer.alloc(entrySize);
-    this.view = this.scratch;
+    this.view = NO_VIEW;
     this.resources = options.resources ?? createLogResources();
 
+    const grownAtFirstAppend = options.isNew === true && this.writable ? this.createEmpty() : undefined;
+    if (grownAtFirstAppend !== undefined) {
+      this._length = 0;
+      if (grownAtFirstAppend > 0) this.pendingLength = grownAtFirstAppend;
+      this._maxEntries = grownAtFirstAppend / entrySize;
+      this._entries = 0;
+      return;
+    }
     // an existing file is opened at its first use, as Kafka's LazyIndex does (issue 21: loading a
     // data directory then opens no index at all); only its length is needed now
     const existing = this.existingLength();
@@ -157,6 +177,28 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
     // Kafka positions a new index at 0 and trusts an existing one: every whole slot is an entry,
     // zero-filled tails included (AbstractIndex.createMappedBuffer).
     this._entries = created ? 0 : this._maxEntries;
+  }
+
+  /**
+   * `isNew`: creates the file empty (O_EXCL) and closes it; returns the length it grows to at the
+   * first append, or undefined when the file exists (then opened as any other).
+   */
+  private createEmpty(): number | undefined {
+    // Kafka refuses a capacity below one entry when it creates the file (AbstractIndex).
+    if (this.maxIndexSize < this.entrySize) throw new InvalidArgumentError(`Invalid max index size: ${this.maxIndexSize}`);
+    let fd: number;
+    try {
+      fd = this.resources.descriptors.open(() => openSync(this.path, 'wx'));
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+      throw storageError('Cannot create', this.path, cause);
+    }
+    try {
+      closeSync(fd);
+    } catch (cause) {
+      throw storageError('Cannot create', this.path, cause);
+    }
+    return roundDownToExactMultiple(this.maxIndexSize, this.entrySize);
   }
 
   /** The length of an existing regular file at `path`; undefined when there is none (or it is no regular file: `openFile` reports that). */
@@ -307,8 +349,9 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
       this.view = cache;
       return n * this.entrySize;
     }
-    this.readFully(this.scratch, this.entrySize, n * this.entrySize);
-    this.view = this.scratch;
+    const scratch = (this.scratch ??= Buffer.alloc(this.entrySize));
+    this.readFully(scratch, this.entrySize, n * this.entrySize);
+    this.view = scratch;
     return 0;
   }
 

@@ -39,7 +39,19 @@ export class LeaderEpochFileCache {
    * replayed through the assign rules without rewriting the file; an unreadable file or an entry
    * with a negative epoch or offset is a StorageError.
    */
-  constructor(readonly checkpointPath: string) {
+  constructor(
+    readonly checkpointPath: string,
+    /** A new log's directory, just made: the file is only created, never looked for (issue 21). */
+    isNew = false,
+  ) {
+    if (isNew) {
+      try {
+        closeSync(openSync(checkpointPath, 'a'));
+      } catch (e) {
+        throw new StorageError(`failed to create ${checkpointPath}: ${(e as Error).message}`, { cause: e });
+      }
+      return;
+    }
     // read first: a missing file reads as empty, and only then is the existence checked (a log's
     // start made a stat and an open per partition before the read, issue 21)
     const entries = readLeaderEpochCheckpoint(checkpointPath);

@@ -30,9 +30,10 @@ function rollJitter(config: LogConfig): number {
 }
 
 /** Opens a segment's existing files (`create: false`) or creates them, preallocated when configured. */
-export function openSegment(dir: string, config: LogConfig, time: () => number, resources: LogResources, baseOffset: bigint, create: boolean): LogSegment {
+export function openSegment(dir: string, config: LogConfig, time: () => number, resources: LogResources, baseOffset: bigint, create: boolean, isNew = false): LogSegment {
   return LogSegment.open(dir, baseOffset, segmentConfigOf(config), {
     create,
+    isNew,
     rollJitterMs: rollJitter(config),
     time,
     resources,

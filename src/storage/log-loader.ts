@@ -38,6 +38,12 @@ export interface LogLoaderOptions {
   producerIdExpirationMs?: number;
   /** Its data directory's budgets and flush mode (log-resources.ts, from the LogManager); its own when not given. */
   resources?: LogResources;
+  /**
+   * The log's directory was just made and holds no segment (Kafka `LogManager.getOrCreateLog` with
+   * `isNew`): nothing is listed or read, and the first segment's files are created without looking
+   * for existing ones (issue 21: CreateTopics' cost per partition).
+   */
+  isNew?: boolean;
 }
 
 /** The loaded log (Kafka `LoadedLogOffsets` and the segments): what the log starts from. */
@@ -73,7 +79,7 @@ export class LogLoader {
     // one listing of the directory for what loading needs (issue 21: a start lists every partition
     // directory, and it listed each several times); only a directory holding leftovers of a
     // deletion or of the cleaner's swap pays for the passes that finish them, and is listed again
-    let names = readdirSync(this.dir);
+    let names = options.isNew === true ? [] : readdirSync(this.dir);
     if (names.some((n) => n.endsWith(DELETED_SUFFIX))) this.removeTempFiles(names);
     if (names.some((n) => n.endsWith(CLEANED_SUFFIX) || n.endsWith(SWAP_SUFFIX) || n.endsWith(SWAP_END_SUFFIX))) {
       completeInterruptedSwaps(this.dir, segmentConfigOf(this.config), this.resources);
@@ -147,7 +153,7 @@ export class LogLoader {
   }
 
   private newSegment(baseOffset: bigint): LogSegment {
-    return openSegment(this.dir, this.config, this.time, this.resources, baseOffset, true);
+    return openSegment(this.dir, this.config, this.time, this.resources, baseOffset, true, this.options.isNew === true && this.segments.length === 0);
   }
 
   private producerStateOptions(): ProducerStateManagerOptions & { time: () => number } {

@@ -23,9 +23,9 @@ import {
   REPLICATION_OFFSET_CHECKPOINT_FILE,
 } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
-import { fsyncDirSync } from './fs-util.js';
+import { fsyncDirSync, makeDirectory } from './fs-util.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
-import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import { readPartitionMetadata, writeNewPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
 import { outOfDescriptors } from './descriptor-budget.js';
 import { createLogResources, type LogResourceOptions, type LogResources } from './log-resources.js';
 import { lockDataDir, type DirLock, type DirLockAddon } from './dir-lock.js';
@@ -205,19 +205,27 @@ export class LogManager {
 
   private createLog(topic: string, partition: number, config?: LogConfig): PartitionLog {
     const path = join(this.dir, partitionDirName(topic, partition));
-    mkdirSync(path, { recursive: true });
+    // a directory made here is new (Kafka `getOrCreateLog(isNew)`): nothing in it is looked for;
+    // one found (left by a crash, or by hand) is loaded as it is
+    const isNew = makeDirectory(path);
     // every partition of a topic shares the topic id (Kafka writes partition.metadata before data)
     const metadataPath = join(path, PARTITION_METADATA);
-    if (!existsSync(metadataPath)) {
+    if (isNew || !existsSync(metadataPath)) {
       const topicId = this.topicId(topic);
-      // not fsynced when the broker keeps a KRaft metadata log (`repairPartitionMetadata`): two
-      // fsyncs per partition were most of a creation's time (issue 21)
-      writePartitionMetadata(metadataPath, topicId, !this.partitionMetadataRepaired);
+      if (isNew && this.partitionMetadataRepaired) {
+        // written in place, without fsyncs or the atomic rename: the KRaft metadata log holds the
+        // id and a load after a crash rewrites a missing or torn file (`repairPartitionMetadata`);
+        // the fsyncs were most of a creation's time, the rename a syscall more (issue 21)
+        writeNewPartitionMetadata(metadataPath, topicId);
+      } else {
+        writePartitionMetadata(metadataPath, topicId, !this.partitionMetadataRepaired);
+      }
       this.topicIds.set(topic, topicId);
     }
     const log = PartitionLog.open(path, topic, partition, {
       config: config ?? this.configFor(topic),
       hadCleanShutdown: true,
+      isNew,
       ...(this.options.time ? { time: this.options.time } : {}),
       resources: this.resources,
     });

@@ -94,23 +94,27 @@ export class LogSegment {
     dir: string,
     baseOffset: bigint,
     config: SegmentConfig,
-    options: { create: boolean; initFileSize?: number; rollJitterMs?: number; suffix?: string; time?: () => number; resources?: LogResources },
+    options: { create: boolean; initFileSize?: number; rollJitterMs?: number; suffix?: string; time?: () => number; resources?: LogResources; isNew?: boolean },
   ): LogSegment {
     const suffix = options.suffix ?? '';
     // its log's (the data directory's), or its own when opened alone
     const resources = options.resources ?? createLogResources();
+    // the first segment of a log whose directory was just made (Kafka `getOrCreateLog(isNew)`):
+    // its files are created and closed, none looked for (issue 21: creation cost per partition)
+    const isNew = options.create && options.isNew === true;
     const log = FileRecords.openWritable(logFilePath(dir, baseOffset, suffix), {
       create: options.create,
       ...(options.initFileSize !== undefined ? { initFileSize: options.initFileSize } : {}),
       resources,
+      isNew,
     });
-    const indexOptions = { maxIndexSize: config.segmentIndexBytes, writable: true, resources };
+    const indexOptions = { maxIndexSize: config.segmentIndexBytes, writable: true, resources, isNew };
     let offsetIndex: OffsetIndex | undefined;
     let timeIndex: TimeIndex | undefined;
     try {
       offsetIndex = OffsetIndex.open(offsetIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
       timeIndex = TimeIndex.open(timeIndexPath(dir, baseOffset, suffix), baseOffset, indexOptions);
-      const txnIndex = TransactionIndex.open(txnIndexPath(dir, baseOffset, suffix), baseOffset, resources);
+      const txnIndex = TransactionIndex.open(txnIndexPath(dir, baseOffset, suffix), baseOffset, resources, isNew);
       return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, config, options.rollJitterMs ?? 0, options.time ?? Date.now);
     } catch (e) {
       // a segment whose files could not all be opened (a failing directory): nothing stays open,

@@ -96,7 +96,7 @@ export class PartitionLog {
     const resources = (this.resources = options.resources ?? createLogResources());
     this.topicPartition = `${topic}-${partition}`;
     const openedMs = time();
-    this.leaderEpochCache = new LeaderEpochFileCache(join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    this.leaderEpochCache = new LeaderEpochFileCache(join(dir, LEADER_EPOCH_CHECKPOINT_FILE), options.isNew === true);
     const loaded = new LogLoader(dir, options.config, time, this.leaderEpochCache, { ...options, resources }).load();
     this.recoveryReports = loaded.recoveryReports;
     this.startOffset = loaded.logStartOffset;

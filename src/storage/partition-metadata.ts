@@ -12,6 +12,7 @@
  * int and be >= 0 (newer versions are accepted, for downgrades); the id must be a valid Uuid other
  * than the zero Uuid. Any failure is a StorageError carrying the line's byte position.
  */
+import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
 import { javaSplit, parseJavaInt, readFileIfExists, readTextLines, type TextLine } from './checkpoint.js';
 import { atomicWriteFileSync } from './fs-util.js';
@@ -40,6 +41,20 @@ export function encodePartitionMetadata(topicId: string): string {
  */
 export function writePartitionMetadata(path: string, topicId: string, durable = true): void {
   atomicWriteFileSync(path, encodePartitionMetadata(topicId), durable);
+}
+
+/**
+ * Write the file of a partition directory just made, where none can exist: one exclusive create
+ * and write, no `.tmp`, rename or fsync. Only for an owner that restores a missing or torn file
+ * from another durable record (the KRaft metadata log, `LogManager.repairPartitionMetadata`).
+ */
+export function writeNewPartitionMetadata(path: string, topicId: string): void {
+  const data = encodePartitionMetadata(topicId);
+  try {
+    writeFileSync(path, data, { flag: 'wx' });
+  } catch (e) {
+    throw new StorageError(`failed to write ${path}: ${(e as Error).message}`, { cause: e });
+  }
 }
 
 /** Read and validate `path`; a missing file is a StorageError too (callers check existence first). */

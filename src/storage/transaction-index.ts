@@ -117,7 +117,8 @@ export class TransactionIndex implements DescriptorHolder {
   private writable = false;
   /** Last offset appended (or kept by truncateTo) through this object; undefined after open/reset. */
   private lastOffset: bigint | undefined;
-  private readonly entry = Buffer.alloc(ABORTED_TXN_SIZE);
+  /** One entry being read, allocated at the first read (issue 21: no per-partition buffers up front). */
+  private entry: Buffer | undefined;
 
   private constructor(
     path: string,
@@ -129,10 +130,13 @@ export class TransactionIndex implements DescriptorHolder {
     this.startOffset = startOffset;
   }
 
-  /** Open the index at `path`; the file is not created until the first append. */
-  static open(path: string, startOffset: bigint, resources: LogResources = createLogResources()): TransactionIndex {
+  /**
+   * Open the index at `path`; the file is not created until the first append. `isNew`: the segment
+   * is being created in a new log's directory, so there is no file to look for.
+   */
+  static open(path: string, startOffset: bigint, resources: LogResources = createLogResources(), isNew = false): TransactionIndex {
     const index = new TransactionIndex(path, startOffset, resources);
-    if (existsSync(path)) index.openChannel();
+    if (!isNew && existsSync(path)) index.openChannel();
     return index;
   }
 
@@ -231,10 +235,11 @@ export class TransactionIndex implements DescriptorHolder {
       // have closed this one meanwhile
       const fd = this.readChannel();
       if (fd === undefined) return;
+      const entry = (this.entry ??= Buffer.alloc(ABORTED_TXN_SIZE));
       let got = 0;
       try {
         while (got < ABORTED_TXN_SIZE) {
-          const n = readSync(fd, this.entry, got, ABORTED_TXN_SIZE - got, position + got);
+          const n = readSync(fd, entry, got, ABORTED_TXN_SIZE - got, position + got);
           if (n === 0) break;
           got += n;
         }
@@ -246,7 +251,7 @@ export class TransactionIndex implements DescriptorHolder {
           position: position + got,
         });
       }
-      const txn = decodeAbortedTxn(this.entry);
+      const txn = decodeAbortedTxn(entry);
       if (txn.version! > ABORTED_TXN_CURRENT_VERSION) {
         throw new StorageError(
           `Unexpected aborted transaction version ${txn.version} in transaction index ${resolve(this.path)}, current version is ${ABORTED_TXN_CURRENT_VERSION}`,
