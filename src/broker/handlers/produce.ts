@@ -25,7 +25,7 @@ import {
 import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
-import { refuseTransactionalWithoutId } from './transactional-records.js';
+import { hasTransactionalRecords, refuseTransactionalWithoutId } from './transactional-records.js';
 import { producedBytes } from '../quotas/quota-manager.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { INTERNAL_TOPICS } from '../../storage/topic.js';
@@ -70,7 +70,8 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     ctx.afterAnswer(ctx.recycleRequestFrame);
     const acks = request.acks;
     // before any append, as Kafka does: transactional records need a transactional id (issue 17)
-    const refused = refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE);
+    // (the authorization closure only for a request with transactional records: most have none)
+    const refused = hasTransactionalRecords(request) ? refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE) : undefined;
     if (refused !== undefined) {
       if (acks !== 0) return { responses: refused, throttleTimeMs: 0 };
       ctx.connection.closeAfterResponse = true;
