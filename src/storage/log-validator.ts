@@ -663,7 +663,8 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
   const buf = ctx.mutateInput === true ? records : copyInput(records, ctx.scratch);
 
   // -- analyzeAndValidateRecords --
-  const batches: AnyRecordBatch[] = [];
+  // a literal of the first batch, not `[]` + push (which reserves 17 slots): one batch is the usual append
+  let batches: AnyRecordBatch[] | undefined;
   let source = 0;
   const reader = new BatchReader(buf, { verifyCrc: false });
   for (let batch = reader.nextBatch(); batch !== null; batch = reader.nextBatch()) {
@@ -686,9 +687,10 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
       });
     }
     if (batch.compressionType !== CompressionType.none) source = batch.compressionType;
-    batches.push(batch);
+    if (batches === undefined) batches = [batch];
+    else batches.push(batch);
   }
-  if (batches.length === 0) throw new InvalidRecordError('Record batch has no batches at all', { position: 0 });
+  if (batches === undefined) throw new InvalidRecordError('Record batch has no batches at all', { position: 0 });
   // (a view only when something trails the batches: a Buffer view has a cost per append)
   const validBytes = reader.position === buf.length ? buf : buf.subarray(0, reader.position);
 

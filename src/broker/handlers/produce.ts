@@ -79,12 +79,15 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     }
     let anyError = false;
     let appended = false;
-    const responses: TopicProduceResponse[] = [];
-    for (const topic of request.topicData) {
-      const partitionResponses: PartitionProduceResponse[] = [];
-      for (const p of topic.partitionData) {
+    // arrays of their final length: a `[]` grown by push reserves 17 slots, for one partition most often
+    const responses: TopicProduceResponse[] = new Array<TopicProduceResponse>(request.topicData.length);
+    for (let t = 0; t < request.topicData.length; t++) {
+      const topic = request.topicData[t]!;
+      const partitionResponses: PartitionProduceResponse[] = new Array<PartitionProduceResponse>(topic.partitionData.length);
+      for (let i = 0; i < topic.partitionData.length; i++) {
+        const p = topic.partitionData[i]!;
         const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
-        partitionResponses.push(out);
+        partitionResponses[i] = out;
         try {
           if (acks !== 0 && acks !== 1 && acks !== -1) {
             out.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
@@ -128,7 +131,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           if (out.errorCode !== ErrorCode.NONE) anyError = true;
         }
       }
-      responses.push({ name: topic.name, partitionResponses });
+      responses[t] = { name: topic.name, partitionResponses };
     }
     if (appended) broker.appends.notify();
     const throttleTimeMs = broker.quotas.produce.recordAndGetThrottleTimeMs(ctx.clientId, producedBytes(request));
