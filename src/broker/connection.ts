@@ -435,11 +435,14 @@ export class Connection {
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      if (!this.tryFlushAnswers()) this.destroy();
-    });
+    setImmediate(this.flushAtTurnEnd);
   }
+
+  /** scheduleFlush's callback, made once per connection rather than once per request. */
+  private readonly flushAtTurnEnd = (): void => {
+    this.flushScheduled = false;
+    if (!this.tryFlushAnswers()) this.destroy();
+  };
 
   /** flushAnswers outside a drain, where nothing catches: false (logged) when the held appends could not be written. */
   private tryFlushAnswers(): boolean {
@@ -519,23 +522,24 @@ export class Connection {
       // only a handler whose request nothing refers to after its answer calls this (through afterAnswer)
       recycleRequestFrame: () => this.recycleFrame(frame),
     };
-    // no answer went out (acks=0, a failure): the releases still wait for the held appends
-    const answered = (): void => {
-      if (releases.length > 0) this.heldReleases.push(...releases.splice(0));
-      if (this.closed) this.releaseHeld();
-    };
     let pending: Promise<void> | undefined;
     try {
       pending = this.answer(handler, request, ctx, releases, arrivedAt, startedAt);
     } catch (e) {
-      answered();
+      this.answered(releases);
       throw e;
     }
     if (pending === undefined) {
-      answered();
+      this.answered(releases);
       return undefined;
     }
-    return pending.finally(answered);
+    return pending.finally(() => this.answered(releases));
+  }
+
+  /** A request was handled: releases no answer took (acks=0, a failure) still wait for the held appends. */
+  private answered(releases: (() => void)[]): void {
+    if (releases.length > 0) takeAll(releases, this.heldReleases);
+    if (this.closed) this.releaseHeld();
   }
 
   /**
@@ -594,23 +598,27 @@ export class Connection {
 
   /** Runs the handler; a promise only when it waits. */
   private answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> | undefined {
-    const failed = (e: unknown): void => {
-      this.broker.logger.error(`${handler.api.name} v${ctx.apiVersion} from ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
-      this.destroy();
-    };
     let response;
     try {
       response = handler.handle(request, ctx);
       if (response instanceof Promise) {
         // this request may wait (a long poll, a group rebalance): the answers before it go out now
         this.flushAnswers();
-        return response.then((r) => this.answerWith(handler, r, ctx, releases, arrivedAt, startedAt), failed);
+        return response.then(
+          (r) => this.answerWith(handler, r, ctx, releases, arrivedAt, startedAt),
+          (e: unknown) => this.handlerFailed(handler, ctx, e),
+        );
       }
     } catch (e) {
-      failed(e);
+      this.handlerFailed(handler, ctx, e);
       return undefined;
     }
     return this.answerWith(handler, response, ctx, releases, arrivedAt, startedAt);
+  }
+
+  private handlerFailed(handler: AnyApiHandler, ctx: RequestContext, e: unknown): void {
+    this.broker.logger.error(`${handler.api.name} v${ctx.apiVersion} from ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
+    this.destroy();
   }
 
   /** Encodes and holds a handler's response; a promise only when a pre-KIP-219 client's answer waits out its throttle. */
@@ -649,14 +657,9 @@ export class Connection {
     const holding = this.broker.heldAppends.holding;
     const heldAt = performance.now();
     this.broker.requestMetrics.record(apiKey, PhaseIndex.handle, (heldAt - startedAt) * 1000);
-    this.write(
-      encodeResponseFrame(apiKey, responseVersion, correlationId, body),
-      releases,
-      holding ? () => storageErrorFrame(handler, apiKey, responseVersion, correlationId, response, 'The log directory failed before this answer was sent') : undefined,
-      apiKey,
-      arrivedAt,
-      heldAt,
-    );
+    // while appends are held, what its KAFKA_STORAGE_ERROR form needs is kept (answerStorageError
+    // builds it only if their write fails): fields, not a closure per request
+    this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body), releases, apiKey, arrivedAt, heldAt, holding ? handler : undefined, response, responseVersion, correlationId);
   }
 
   /** Kafka's THROTTLE_STARTED … THROTTLE_ENDED: no reading and no next request for `ms`. */
@@ -680,14 +683,24 @@ export class Connection {
   }
 
   /** Holds an answer; its request's releases now wait for the socket (taken out of `releases`). */
-  private write(chunks: Buffer[], releases: (() => void)[], storageError?: () => Buffer[] | undefined, apiKey = -1, arrivedAt = 0, heldAt = 0): void {
+  private write(
+    chunks: Buffer[],
+    releases: (() => void)[],
+    apiKey = -1,
+    arrivedAt = 0,
+    heldAt = 0,
+    storageErrorOf?: AnyApiHandler,
+    response?: unknown,
+    responseVersion = 0,
+    correlationId = 0,
+  ): void {
     if (this.closed) return;
-    this.heldAnswers.push({ chunks: chunks.length, storageError, apiKey, arrivedAt, heldAt });
+    this.heldAnswers.push({ chunks: chunks.length, storageErrorOf, response, responseVersion, correlationId, apiKey, arrivedAt, heldAt });
     for (const c of chunks) {
       this.held.push(c);
       this.heldBytes += c.length;
     }
-    this.heldReleases.push(...releases.splice(0));
+    takeAll(releases, this.heldReleases);
     if (this.heldBytes >= MAX_HELD_ANSWER_BYTES) this.flushAnswers();
   }
 
@@ -752,7 +765,9 @@ export class Connection {
     for (const a of this.heldAnswers) {
       let instead: Buffer[] | undefined;
       try {
-        instead = a.storageError?.();
+        if (a.storageErrorOf !== undefined) {
+          instead = storageErrorFrame(a.storageErrorOf, a.apiKey, a.responseVersion, a.correlationId, a.response, 'The log directory failed before this answer was sent');
+        }
       } catch (e) {
         this.broker.logger.error(`storage error answer to ${this.remote} cannot be encoded: ${errorMessageOf(e)}`);
       }
@@ -819,8 +834,14 @@ export class Connection {
 /** One held answer: how many of `held` are its chunks, and what the request metrics need of it. */
 interface HeldAnswer {
   chunks: number;
-  /** Its KAFKA_STORAGE_ERROR form when it was computed while Produce appends were held (sent instead if their write fails). */
-  storageError: (() => Buffer[] | undefined) | undefined;
+  /**
+   * Set when it was computed while Produce appends were held: the handler whose response, in its
+   * KAFKA_STORAGE_ERROR form, is sent instead if their write fails (with the fields below).
+   */
+  storageErrorOf: AnyApiHandler | undefined;
+  response: unknown;
+  responseVersion: number;
+  correlationId: number;
   /** -1 for answers outside the handlers (SASL tokens, UNSUPPORTED_VERSION): not measured. */
   apiKey: number;
   /** performance.now() when its frame was complete, and when the answer was held. */
@@ -828,7 +849,20 @@ interface HeldAnswer {
   heldAt: number;
 }
 
+/** Moves every callback of `from` to the end of `to` (no array per request, as `splice(0)` made). */
+function takeAll(from: (() => void)[], to: (() => void)[]): void {
+  for (let i = 0; i < from.length; i++) to.push(from[i]!);
+  from.length = 0;
+}
+
 /** Runs and forgets the callbacks in `fns`. */
 function runAll(fns: (() => void)[]): void {
-  for (const f of fns.splice(0)) f();
+  // by index, not over a `splice(0)` copy (an array per answer); callbacks a callback adds stay
+  const n = fns.length;
+  try {
+    for (let i = 0; i < n; i++) fns[i]!();
+  } finally {
+    if (fns.length === n) fns.length = 0;
+    else fns.splice(0, n);
+  }
 }

@@ -9,6 +9,7 @@ import { Broker } from '../broker/broker.js';
 import { createLogger, isLogLevel, type LogLevel } from '../broker/logger.js';
 import { readPasswordFile } from './password-file.js';
 import { PROCESS_IO, writeText, type CliIo } from './output.js';
+import { applyServeV8Flags } from './serve-v8-flags.js';
 
 export const SERVE_USAGE = `Usage: kafkalite serve [options]
 
@@ -169,6 +170,7 @@ function writeSelfSignedFiles(broker: Broker, dir: string): string[] {
 
 export async function serve(o: ServeOptions, io: CliIo = PROCESS_IO): Promise<number> {
   const logger = createLogger(o.logLevel);
+  applyServeV8Flags();
   let broker: Broker;
   try {
     broker = await Broker.start({ dataDir: o.dataDir, port: o.port, host: o.host, config: o.config, logger, ...(o.ui ? { ui: o.ui } : {}), ...(o.users ? { users: o.users } : {}), ...(o.tls ? { tls: { mode: 'self-signed' as const, ...(o.tls.clientCommonName ? { clientCommonName: o.tls.clientCommonName } : {}) } } : {}) });

@@ -146,8 +146,9 @@ export class RecordBatch {
     const base = this.baseSequence;
     return base < 0 ? -1 : incrementSequence(base, this.lastOffsetDelta);
   }
+  /** producerId > -1, read from its high word: no BigInt per append (a negative id has a negative high word). */
   get hasProducerId(): boolean {
-    return this.producerId > -1n;
+    return this.buf.readInt32BE(this.position + PRODUCER_ID_OFFSET) >= 0;
   }
   get recordsCount(): number {
     return this.buf.readInt32BE(this.position + RECORDS_COUNT_OFFSET);

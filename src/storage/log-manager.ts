@@ -60,6 +60,13 @@ const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 export class LogManager {
   private readonly logs = new Map<string, PartitionLog>();
   /**
+   * The last getLog answer: request after request, a Produce or Fetch stream names the same
+   * partition, and building its key string and hashing it cost more than the lookup itself.
+   */
+  private lastTopic: string | undefined;
+  private lastPartition = -1;
+  private lastLog: PartitionLog | undefined;
+  /**
    * Each topic's logs, so that a topic's id is found without a walk over every log: per partition
    * created, that walk made creating N partitions cost N² (issue 21).
    */
@@ -191,7 +198,14 @@ export class LogManager {
   }
 
   getLog(topic: string, partition: number): PartitionLog | undefined {
-    return this.logs.get(key(topic, partition));
+    if (partition === this.lastPartition && topic === this.lastTopic) return this.lastLog;
+    const log = this.logs.get(key(topic, partition));
+    if (log !== undefined) {
+      this.lastTopic = topic;
+      this.lastPartition = partition;
+      this.lastLog = log;
+    }
+    return log;
   }
 
   /** Returns the partition's log, creating its directory if needed (topic names validated first). */
@@ -234,13 +248,22 @@ export class LogManager {
   }
 
   private addLog(k: string, log: PartitionLog): void {
+    this.forgetLastLookup();
     this.logs.set(k, log);
     let logs = this.topicLogs.get(log.topic);
     if (logs === undefined) this.topicLogs.set(log.topic, (logs = new Set()));
     logs.add(log);
   }
 
+  /** The last getLog answer changes with the map. */
+  private forgetLastLookup(): void {
+    this.lastTopic = undefined;
+    this.lastPartition = -1;
+    this.lastLog = undefined;
+  }
+
   private removeLog(k: string, log: PartitionLog): void {
+    this.forgetLastLookup();
     this.logs.delete(k);
     const logs = this.topicLogs.get(log.topic);
     logs?.delete(log);

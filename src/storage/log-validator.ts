@@ -36,6 +36,7 @@ import { encodeRecordBatch, type RecordInput } from '../record/builder.js';
 import { CompressionType, type CompressionId } from '../record/compression/index.js';
 import {
   ATTRIBUTES_OFFSET,
+  BASE_TIMESTAMP_OFFSET,
   COMPRESSION_CODEC_MASK,
   CONTROL_FLAG_MASK,
   CRC_OFFSET,
@@ -130,6 +131,8 @@ interface ApiRecordError extends RecordError {
   timestamp: boolean;
 }
 
+const TWO_52 = 1n << 52n;
+
 // ---- in-place mutation of a batch's header (DefaultRecordBatch setters) --------------------------
 // The record layer has no setters; these write the fields and CRCs as Kafka's
 // DefaultRecordBatch / AbstractLegacyRecordBatch setters do.
@@ -137,7 +140,9 @@ interface ApiRecordError extends RecordError {
 /** v2: baseOffset = lastOffset - lastOffsetDelta; legacy: the entry (wrapper) offset. Not CRC-covered. */
 export function setLastOffset(batch: AnyRecordBatch, lastOffset: bigint): void {
   if (batch.kind === 'v2') {
-    writeInt64BE(batch.buf, batch.position, BigInt.asIntN(64, lastOffset - BigInt(batch.lastOffsetDelta)));
+    // in plain numbers below 2^52 (every offset a log reaches in practice): no BigInt per append
+    if (lastOffset < TWO_52 && lastOffset >= 0n) writeInt64BE(batch.buf, batch.position, Number(lastOffset) - batch.lastOffsetDelta);
+    else writeInt64BE(batch.buf, batch.position, BigInt.asIntN(64, lastOffset - BigInt(batch.lastOffsetDelta)));
   } else {
     writeInt64BE(batch.buf, batch.position, BigInt.asIntN(64, lastOffset));
   }
@@ -218,6 +223,20 @@ interface BuiltInfo {
   shallowOffsetOfMaxTimestamp: bigint;
 }
 
+const TWO_53 = 1n << 53n;
+
+/** An int64 field as a number when it is a safe integer, else NaN: no BigInt on the append path. */
+function readSafeInt64(buf: Buffer, pos: number): number {
+  const hi = buf.readInt32BE(pos);
+  if (hi < -0x200000 || hi >= 0x200000) return NaN;
+  return hi * 4294967296 + buf.readUInt32BE(pos + 4);
+}
+
+/** Whether the int64 at `pos` is 0 (a v2 batch's baseOffset from a client), without a BigInt. */
+function isZeroInt64(buf: Buffer, pos: number): boolean {
+  return buf.readInt32BE(pos) === 0 && buf.readInt32BE(pos + 4) === 0;
+}
+
 /** The record layout `scanV2` reuses for every record (it never runs nested). */
 const scanLayout = new RecordLayout();
 /** What the native records scan reports: max and min timestampDelta, null keys. */
@@ -276,15 +295,15 @@ class Validator {
     }
     if (this.ctx.origin === 'client') {
       if (batch.kind === 'v2') {
-        // lastOffset - baseOffset is lastOffsetDelta, wrapped as Java longs (one BigInt read, not three)
-        const baseOffset = batch.baseOffset;
-        const countFromOffsets = BigInt.asIntN(64, BigInt.asIntN(64, baseOffset + BigInt(batch.lastOffsetDelta)) - baseOffset + 1n);
-        if (countFromOffsets <= 0n) {
+        // Kafka's lastOffset - baseOffset + 1 in Java longs: (base + delta) - base wraps back to the
+        // int32 delta whatever the base, so the count is delta + 1 exactly, with no BigInt per append
+        const countFromOffsets = batch.lastOffsetDelta + 1;
+        if (countFromOffsets <= 0) {
           throw new InvalidRecordError(`Batch has an invalid offset range: [${batch.baseOffset}, ${batch.lastOffset}]${this.tp}`, at);
         }
         const count = batch.recordsCount;
         if (count <= 0) throw new InvalidRecordError(`Invalid reported count for record batch: ${count}${this.tp}`, at);
-        if (countFromOffsets !== BigInt(count)) {
+        if (countFromOffsets !== count) {
           throw new InvalidRecordError(
             `Inconsistent batch offset range [${batch.baseOffset}, ${batch.lastOffset}] and count of records ${count}${this.tp}`,
             at,
@@ -292,7 +311,7 @@ class Validator {
         }
       }
       if (batch.isControl) throw new InvalidRecordError(`Clients are not allowed to write control records${this.tp}`, at);
-      if (batch.baseSequence < 0 && batch.producerId > -1n) {
+      if (batch.baseSequence < 0 && (batch.kind === 'v2' ? batch.hasProducerId : batch.producerId > -1n)) {
         throw new InvalidRecordError(
           `Invalid sequence number ${batch.baseSequence} in record batch with producerId ${batch.producerId}${this.tp}`,
           at,
@@ -378,14 +397,14 @@ class Validator {
   private scanV2(batch: RecordBatch): { count: number; maxTimestamp: bigint } | undefined {
     if (this.timestampType !== 'CreateTime' || batch.timestampType === 'LogAppendTime') return undefined;
     const needsKey = this.compacted;
-    const base = Number(batch.baseTimestamp);
+    const base = readSafeInt64(batch.buf, batch.position + BASE_TIMESTAMP_OFFSET);
     if (!Number.isSafeInteger(base)) return undefined;
     const now = Number(this.now);
     const before = this.config.messageTimestampBeforeMaxMs;
     const after = this.config.messageTimestampAfterMaxMs;
     // beyond 2^53 ms the window is effectively open
-    const lo = before >= 1n << 53n ? -Infinity : now - Number(before);
-    const hi = after >= 1n << 53n ? Infinity : now + Number(after);
+    const lo = before >= TWO_53 ? -Infinity : now - Number(before);
+    const hi = after >= TWO_53 ? Infinity : now + Number(after);
     const native = nativeAddon;
     if (native !== undefined) {
       // the records' structure in C (native/src/records.c), much faster than the JavaScript scan below, which
@@ -644,11 +663,12 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
   const buf = ctx.mutateInput === true ? records : copyInput(records, ctx.scratch);
 
   // -- analyzeAndValidateRecords --
-  const batches: AnyRecordBatch[] = [];
+  // a literal of the first batch, not `[]` + push (which reserves 17 slots): one batch is the usual append
+  let batches: AnyRecordBatch[] | undefined;
   let source = 0;
   const reader = new BatchReader(buf, { verifyCrc: false });
   for (let batch = reader.nextBatch(); batch !== null; batch = reader.nextBatch()) {
-    if (batch.kind === 'v2' && ctx.origin === 'client' && batch.baseOffset !== 0n) {
+    if (batch.kind === 'v2' && ctx.origin === 'client' && !isZeroInt64(batch.buf, batch.position)) {
       throw new InvalidRecordError(
         `The baseOffset of the record batch in the append${tp === undefined ? '' : ` to ${tp}`} should be 0, but it is ${batch.baseOffset}`,
         { position: batch.position },
@@ -667,9 +687,10 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
       });
     }
     if (batch.compressionType !== CompressionType.none) source = batch.compressionType;
-    batches.push(batch);
+    if (batches === undefined) batches = [batch];
+    else batches.push(batch);
   }
-  if (batches.length === 0) throw new InvalidRecordError('Record batch has no batches at all', { position: 0 });
+  if (batches === undefined) throw new InvalidRecordError('Record batch has no batches at all', { position: 0 });
   // (a view only when something trails the batches: a Buffer view has a cost per append)
   const validBytes = reader.position === buf.length ? buf : buf.subarray(0, reader.position);
 

@@ -25,7 +25,7 @@ import {
 import { errorCodeOf, errorMessageOf } from '../api-error.js';
 import { NO_RESPONSE, type ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
-import { refuseTransactionalWithoutId } from './transactional-records.js';
+import { hasTransactionalRecords, refuseTransactionalWithoutId } from './transactional-records.js';
 import { producedBytes } from '../quotas/quota-manager.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { INTERNAL_TOPICS } from '../../storage/topic.js';
@@ -70,7 +70,8 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     ctx.afterAnswer(ctx.recycleRequestFrame);
     const acks = request.acks;
     // before any append, as Kafka does: transactional records need a transactional id (issue 17)
-    const refused = refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE);
+    // (the authorization closure only for a request with transactional records: most have none)
+    const refused = hasTransactionalRecords(request) ? refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE) : undefined;
     if (refused !== undefined) {
       if (acks !== 0) return { responses: refused, throttleTimeMs: 0 };
       ctx.connection.closeAfterResponse = true;
@@ -78,12 +79,15 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     }
     let anyError = false;
     let appended = false;
-    const responses: TopicProduceResponse[] = [];
-    for (const topic of request.topicData) {
-      const partitionResponses: PartitionProduceResponse[] = [];
-      for (const p of topic.partitionData) {
+    // arrays of their final length: a `[]` grown by push reserves 17 slots, for one partition most often
+    const responses: TopicProduceResponse[] = new Array<TopicProduceResponse>(request.topicData.length);
+    for (let t = 0; t < request.topicData.length; t++) {
+      const topic = request.topicData[t]!;
+      const partitionResponses: PartitionProduceResponse[] = new Array<PartitionProduceResponse>(topic.partitionData.length);
+      for (let i = 0; i < topic.partitionData.length; i++) {
+        const p = topic.partitionData[i]!;
         const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
-        partitionResponses.push(out);
+        partitionResponses[i] = out;
         try {
           if (acks !== 0 && acks !== 1 && acks !== -1) {
             out.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
@@ -127,7 +131,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           if (out.errorCode !== ErrorCode.NONE) anyError = true;
         }
       }
-      responses.push({ name: topic.name, partitionResponses });
+      responses[t] = { name: topic.name, partitionResponses };
     }
     if (appended) broker.appends.notify();
     const throttleTimeMs = broker.quotas.produce.recordAndGetThrottleTimeMs(ctx.clientId, producedBytes(request));

@@ -25,7 +25,9 @@ function firstBatchIsTransactional(records: Buffer | null): boolean {
 
 /** `RequestUtils.hasTransactionalRecords`: some partition's first batch is transactional. */
 export function hasTransactionalRecords(request: ProduceRequest): boolean {
-  return request.topicData.some((t) => t.partitionData.some((p) => firstBatchIsTransactional(p.records)));
+  // loops, not closures: this runs for every Produce request
+  for (const t of request.topicData) for (const p of t.partitionData) if (firstBatchIsTransactional(p.records)) return true;
+  return false;
 }
 
 /**

@@ -89,8 +89,9 @@ export class ClientQuotaManager {
    * quota). With `unrecordIfThrottled` (Fetch: a throttled fetch is answered empty, Kafka
    * `KafkaApis.handleFetchRequest`) the bytes of a throttled request are taken back out.
    */
-  recordAndGetThrottleTimeMs(clientId: string, bytes: number, options: { user?: string; unrecordIfThrottled?: boolean } = {}): number {
-    const user = options.user ?? ANONYMOUS;
+  recordAndGetThrottleTimeMs(clientId: string, bytes: number, options?: { user?: string; unrecordIfThrottled?: boolean }): number {
+    // no default `{}`: that was an object per request for the usual broker, which has no quota
+    const user = options?.user ?? ANONYMOUS;
     const resolved = resolveQuota(this.store, this.key, user, clientId);
     if (resolved === undefined) return 0;
     const now = this.now();
@@ -103,7 +104,7 @@ export class ClientQuotaManager {
     const observed = rate.rate(now);
     if (observed <= resolved.quota) return 0;
     const throttle = Math.round(((observed - resolved.quota) / resolved.quota) * rate.windowMs(now));
-    if (options.unrecordIfThrottled === true) rate.record(-bytes, now);
+    if (options?.unrecordIfThrottled === true) rate.record(-bytes, now);
     return Math.min(throttle, QUOTA_WINDOW_MS);
   }
 }
