@@ -25,7 +25,9 @@
  * BENCH_TXN_VALUE_BYTES (100), BENCH_TXN_WARMUP (3000; 0: none), BENCH_TXN_BEFORE (unset: the path of
  * another build's checkout, e.g. a copy of main with its bin/ and dist/; it runs as a third peer,
  * `kafkalite-before`, in the same turns, so that a change is measured against the build before it
- * under the same load).
+ * under the same load), BENCH_TXN_BEFORE_NODE_FLAGS (node flags for that peer only, e.g.
+ * `--max-semi-space-size=32`: with BENCH_TXN_BEFORE set to this checkout, a serve-time V8 flag
+ * against none in the same turns).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,8 @@ const LARGE = Number(process.env.BENCH_TXN_LARGE ?? 100);
 const VALUE_BYTES = Number(process.env.BENCH_TXN_VALUE_BYTES ?? 100);
 const WARMUP = Number(process.env.BENCH_TXN_WARMUP ?? 3000);
 const BEFORE = process.env.BENCH_TXN_BEFORE;
+/** Node/V8 flags for the BENCH_TXN_BEFORE peer only (space-separated): a serve-time flag against none, same build, same run. */
+const BEFORE_NODE_FLAGS = (process.env.BENCH_TXN_BEFORE_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
 interface Peer {
   name: string;
@@ -125,11 +129,11 @@ const f = (x: number, d = 1): string => x.toFixed(d);
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-bench-txn-'));
   process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
-  const serve = (name: string, root: string, dir: string): Promise<Peer> =>
+  const serve = (name: string, root: string, dir: string, nodeFlags: string[] = []): Promise<Peer> =>
     startPeer(
       name,
       process.execPath,
-      [join(root, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dir, '--log-level', 'warn', '--config', 'auto.create.topics.enable=true'],
+      [...nodeFlags, join(root, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dir, '--log-level', 'warn', '--config', 'auto.create.topics.enable=true'],
       /listening on [^:]+:(\d+)/,
     );
   const kafkalite = await serve('kafkalite', REPO_ROOT, dataDir);
@@ -138,7 +142,7 @@ async function main(): Promise<void> {
   if (BEFORE !== undefined) {
     const beforeDir = join(dataDir, 'before');
     mkdirSync(beforeDir);
-    peers.push(await serve('kafkalite-before', BEFORE, beforeDir));
+    peers.push(await serve('kafkalite-before', BEFORE, beforeDir, BEFORE_NODE_FLAGS));
   }
   const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
   console.log(`load average at start: ${load()} (2 cores)`);
@@ -205,7 +209,7 @@ async function main(): Promise<void> {
   mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(
     join(REPO_ROOT, 'bench', 'results', 'transactions.json'),
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, before: BEFORE ?? null, rounds: ROUNDS, small: SMALL, large: LARGE, valueBytes: VALUE_BYTES, warmup: WARMUP, loadavg: loadavg(), results, summary }, null, 2) + '\n',
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, before: BEFORE ?? null, beforeNodeFlags: BEFORE_NODE_FLAGS, rounds: ROUNDS, small: SMALL, large: LARGE, valueBytes: VALUE_BYTES, warmup: WARMUP, loadavg: loadavg(), results, summary }, null, 2) + '\n',
   );
 }
 

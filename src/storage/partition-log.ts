@@ -286,8 +286,13 @@ export class PartitionLog {
   /**
    * Appends a transaction marker as the coordinator writes it (Kafka `appendAsLeader` with
    * origin COORDINATOR): completes the producer's open transaction; an ABORT lands in the txn index.
+   * The marker batch is built here, so it is handed over (`mutateInput`: no copy), and its write may
+   * be held as a Produce append's is (`heldAppends`, same rule: written before anything is answered).
    */
-  appendEndTxnMarker(marker: { type: 'COMMIT' | 'ABORT'; producerId: bigint; producerEpoch: number; coordinatorEpoch: number; leaderEpoch?: number }): AppendResult {
+  appendEndTxnMarker(
+    marker: { type: 'COMMIT' | 'ABORT'; producerId: bigint; producerEpoch: number; coordinatorEpoch: number; leaderEpoch?: number },
+    options: { heldAppends?: HeldAppends } = {},
+  ): AppendResult {
     const batch = encodeEndTransactionMarker({
       type: marker.type,
       producerId: marker.producerId,
@@ -296,7 +301,7 @@ export class PartitionLog {
       timestamp: this.time(),
       partitionLeaderEpoch: marker.leaderEpoch ?? 0,
     });
-    return this.append(batch, { origin: 'coordinator', leaderEpoch: marker.leaderEpoch ?? 0 });
+    return this.append(batch, { origin: 'coordinator', leaderEpoch: marker.leaderEpoch ?? 0, mutateInput: true, heldAppends: options.heldAppends });
   }
 
   /** Drops producers idle for producer.id.expiration.ms (called by a scheduler, as Kafka does every 10 min). */

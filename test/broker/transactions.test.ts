@@ -18,6 +18,8 @@ import { decodeTransactionLogValue, transactionLogKey, transactionLogValue } fro
 import { errorName } from '../../src/protocol/error-codes.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { parseControlRecordKey } from '../../src/record/control.js';
+import { FileRecords } from '../../src/storage/file-records.js';
+import type { HeldAppends } from '../../src/storage/held-appends.js';
 import { storedBatches, withBroker } from '../helpers/broker.js';
 import { ManualTimer } from '../helpers/manual-timer.js';
 import { RawClient, decodeResponseFrame, encodeRequestFrame, type Msg } from '../helpers/raw-client.js';
@@ -314,6 +316,51 @@ describe('transaction coordinator', () => {
       });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('the markers and Complete states of the transactions ended in one turn are on disk at its end, one write per file', async () => {
+    // the coordinator holds them (held-appends.ts) and writes them itself: no answer follows to do it
+    const { append, writeHeld } = FileRecords.prototype;
+    const pending = new Map<string, number>();
+    const writes: [string, number][] = [];
+    FileRecords.prototype.append = function (this: FileRecords, bytes: Uint8Array, heldAppends?: HeldAppends) {
+      if (heldAppends !== undefined) pending.set(this.path, (pending.get(this.path) ?? 0) + 1);
+      return append.call(this, bytes, heldAppends);
+    };
+    FileRecords.prototype.writeHeld = function (this: FileRecords) {
+      const n = pending.get(this.path) ?? 0;
+      writeHeld.call(this);
+      pending.delete(this.path);
+      if (n > 0) writes.push([this.path, n]);
+    };
+    try {
+      await withBroker({}, async (broker) => {
+        const c = await client(broker);
+        await createTopic(c, 'out');
+        const ids = [];
+        for (const tid of ['ta', 'tb']) {
+          const { producerId: pid, producerEpoch: epoch } = await init(c, tid);
+          assert.deepEqual(await addPartitions(c, tid, pid, epoch, [['out', [0]]]), [['out', 0, 'NONE']]);
+          assert.equal(await produce(c, tid, 'out', 0, pid, epoch, 0, [tid]), 'NONE');
+          ids.push({ tid, pid, epoch });
+        }
+        writes.length = 0;
+        // both EndTxn in one turn, as two connections' requests read together would be
+        for (const { tid, pid, epoch } of ids) assert.equal(name(broker.transactions.endTransaction(tid, pid, epoch, true)), 'NONE');
+        await nextTurn();
+        assert.equal(broker.heldAppends.holding, false, 'nothing is left held after the markers turn');
+        assert.deepEqual(markers(broker, 'out'), ['COMMIT', 'COMMIT'], 'both markers are in the file');
+        const states = storedBatches(broker.dataDir, '__transaction_state', 0).flatMap((b) => b.records.map((r) => (r.value === null ? -1 : decodeTransactionLogValue(r.value).stateId)));
+        assert.deepEqual(states.slice(-4), [2, 2, 4, 4], 'PrepareCommit twice, written at once, then both CompleteCommit');
+        // one write per file for the turn's two markers, and one for its two CompleteCommit
+        assert.deepEqual(
+          writes.map(([path, n]) => [path.includes('__transaction_state') ? '__transaction_state' : 'out', n]).sort(),
+          [['__transaction_state', 2], ['out', 2]],
+        );
+      });
+    } finally {
+      Object.assign(FileRecords.prototype, { append, writeHeld });
     }
   });
 

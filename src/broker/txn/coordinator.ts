@@ -12,6 +12,10 @@
  * at the end of the same event-loop turn (`setImmediate`, after the answer went out), so a request
  * the client sends once its commit returned finds the transaction complete; requests read in the
  * same turn, and everything while markers wait for a retry, get Kafka's CONCURRENT_TRANSACTIONS.
+ * The markers and Complete states of one turn are held appends (held-appends.ts), written together
+ * at its end: one write per file for every transaction completed in that turn. The request-time
+ * appends (Ongoing, PrepareX) are written at once, so that the EndTxn answer leaves before the
+ * markers are written, as Kafka's does, instead of waiting for the turn's end.
  *
  * EndTxn up to v4 follows transaction version 1 (the epoch is bumped by InitProducerId and by the
  * broker's fence); EndTxn v5 follows TV2 (KIP-890 part 2: every commit or abort bumps the epoch,
@@ -129,6 +133,7 @@ export class TransactionCoordinator {
     const t = this.timer.schedule(ms, () => {
       try {
         if (this.active) task();
+        this.writeHeld();
       } catch (e) {
         this.host.logger.error(`transaction coordinator task failed: ${(e as Error).stack ?? String(e)}`);
       }
@@ -140,7 +145,13 @@ export class TransactionCoordinator {
   private later(task: () => void): void {
     const t = this.timer.schedule(RETRY_MS, () => {
       this.tasks.delete(t);
-      if (this.active) task();
+      if (!this.active) return;
+      try {
+        task();
+        this.writeHeld();
+      } catch (e) {
+        this.host.logger.error(`transaction coordinator retry failed: ${(e as Error).stack ?? String(e)}`);
+      }
     });
     this.tasks.add(t);
   }
@@ -154,8 +165,11 @@ export class TransactionCoordinator {
 
   // ---- writing a change -----------------------------------------------------------------------
 
-  /** Appends the target to `__transaction_state`; Kafka's error code on failure. */
-  private append(txn: TransactionMetadata, t: TxnTransit): number {
+  /**
+   * Appends the target to `__transaction_state`; Kafka's error code on failure. `held`: its file
+   * write joins the turn's held appends, which the caller writes before its turn ends.
+   */
+  private append(txn: TransactionMetadata, t: TxnTransit, held = false): number {
     const partitions = t.state === 'Empty' ? null : t.state === 'CompleteCommit' || t.state === 'CompleteAbort' ? [] : partitionsByTopic(t.partitions);
     const value: TransactionLogValueInput = {
       producerId: t.producerId,
@@ -170,7 +184,7 @@ export class TransactionCoordinator {
       clientTransactionVersion: t.clientTransactionVersion,
     };
     try {
-      this.store.appendState(txn.transactionalId, txn.logKey, value, this.timer.now());
+      this.store.appendState(txn.transactionalId, txn.logKey, value, this.timer.now(), held ? this.host.heldAppends : undefined);
       return ErrorCode.NONE;
     } catch (e) {
       const code = errorCodeOf(e);
@@ -398,13 +412,27 @@ export class TransactionCoordinator {
   private sendQueuedMarkers(): void {
     this.markersImmediate = undefined;
     for (const send of this.queuedMarkers.splice(0)) {
-      if (!this.active) return;
+      if (!this.active) break;
       try {
         send();
       } catch (e) {
         this.host.logger.error(`writing transaction markers failed: ${(e as Error).stack ?? String(e)}`);
       }
     }
+    try {
+      this.writeHeld();
+    } catch (e) {
+      // the log directory failed (held-appends.ts): the broker halts, and the restart re-sends the markers
+      this.host.logger.error(`writing transaction markers failed: ${(e as Error).stack ?? String(e)}`);
+    }
+  }
+
+  /**
+   * Writes the held appends (held-appends.ts) of work done outside a request: the markers and
+   * Complete states, timeouts, expiry. Within a request the connection writes them before answering.
+   */
+  private writeHeld(): void {
+    this.host.heldAppends?.writeAll();
   }
 
   private sendMarkers(txn: TransactionMetadata, partitions: string[], marker: TxnMarker, target: TxnTransit): void {
@@ -417,7 +445,8 @@ export class TransactionCoordinator {
   }
 
   private writeCompletion(txn: TransactionMetadata, target: TxnTransit): void {
-    const code = this.append(txn, target);
+    // held: written by sendQueuedMarkers or the retry's task with the markers of its turn
+    const code = this.append(txn, target, true);
     if (code === ErrorCode.NONE) txn.complete(target);
     // Kafka retries COORDINATOR_NOT_AVAILABLE and leaves the rest to a reload; here a later try is the reload's equivalent
     else this.later(() => this.writeCompletion(txn, target));

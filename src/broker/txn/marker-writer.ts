@@ -13,6 +13,7 @@ import { ApiError, errorCodeOf, errorMessageOf } from '../api-error.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import { completeTxnOffsets } from '../group/txn-offsets.js';
 import type { Logger } from '../logger.js';
+import type { HeldAppends } from '../../storage/held-appends.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { TopicRegistry } from '../topic-registry.js';
 import { splitTpKey } from './metadata.js';
@@ -30,10 +31,15 @@ export interface MarkerHost {
   readonly logger: Logger;
   readonly groups: GroupCoordinator;
   readonly appends: { notify(): void };
+  /** The broker's held appends (held-appends.ts), which `writeMarkers` holds its writes in. */
+  readonly heldAppends?: HeldAppends;
 }
 
-/** Appends one marker to a partition hosted here; throws the log's (or group coordinator's) typed errors. */
-export function writeMarker(host: MarkerHost, topic: string, partition: number, m: TxnMarker): void {
+/**
+ * Appends one marker to a partition hosted here; throws the log's (or group coordinator's) typed
+ * errors. `held`: the file write waits for the caller's `held.writeAll()` (held-appends.ts).
+ */
+export function writeMarker(host: MarkerHost, topic: string, partition: number, m: TxnMarker, held?: HeldAppends): void {
   const t = host.topics.get(topic);
   const log = t !== undefined && partition >= 0 && partition < t.partitions ? host.logs.getLog(topic, partition) : undefined;
   // no __consumer_offsets yet: no TxnOffsetCommit was written, so nothing waits for this marker
@@ -43,7 +49,10 @@ export function writeMarker(host: MarkerHost, topic: string, partition: number, 
     return;
   }
   if (log === undefined) throw new ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `This server does not host this topic-partition: ${topic}-${partition}`);
-  log.appendEndTxnMarker({ type: m.commit ? 'COMMIT' : 'ABORT', producerId: m.producerId, producerEpoch: m.producerEpoch, coordinatorEpoch: m.coordinatorEpoch });
+  log.appendEndTxnMarker(
+    { type: m.commit ? 'COMMIT' : 'ABORT', producerId: m.producerId, producerEpoch: m.producerEpoch, coordinatorEpoch: m.coordinatorEpoch },
+    { heldAppends: held },
+  );
   host.appends.notify();
 }
 
@@ -58,7 +67,10 @@ const RETRIABLE = new Set<number>([
 ]);
 
 /**
- * Writes the marker to every partition of `partitions` and returns those to retry. A partition not
+ * Writes the marker to every partition of `partitions` and returns those to retry. The writes are
+ * held (`host.heldAppends`): the caller writes them before its turn ends (the coordinator's
+ * `writeHeld`), so that the markers and Complete states of every transaction completed in one turn
+ * go out as one write per file. A partition not
  * hosted here is dropped (Kafka assumes it was deleted); INVALID_PRODUCER_EPOCH and
  * TRANSACTION_COORDINATOR_FENCED end the partition's part too (a newer producer or coordinator owns it).
  */
@@ -67,7 +79,7 @@ export function writeMarkers(host: MarkerHost, transactionalId: string, partitio
   for (const key of partitions) {
     const { topic, partition } = splitTpKey(key);
     try {
-      writeMarker(host, topic, partition, m);
+      writeMarker(host, topic, partition, m, host.heldAppends);
     } catch (e) {
       const code = errorCodeOf(e);
       if (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) {

@@ -9,6 +9,7 @@ import { readRecordBatches } from '../../record/batches.js';
 import { encodeRecordBatch, writeHeader } from '../../record/builder.js';
 import { RECORD_BATCH_OVERHEAD } from '../../record/constants.js';
 import { sizeOfVarint, writeVarint } from '../../bytes/varint.js';
+import type { HeldAppends } from '../../storage/held-appends.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { partitionForGroup } from '../../internal-topics/offsets.js';
@@ -74,9 +75,10 @@ export class TransactionStateTopic {
    * A state change of the id: its value written straight into a one-record batch, the batch
    * `encodeRecordBatch` would build for `[{ key, value: transactionLogValue(value), timestamp: now }]`
    * (test/broker/txn-state-topic.test.ts compares them), without the value's own buffer and the
-   * batch's copy: the coordinator writes three per transaction.
+   * batch's copy: the coordinator writes three per transaction. `held`: the file write waits for
+   * the caller's `held.writeAll()` (held-appends.ts), with the other appends of its turn.
    */
-  appendState(transactionalId: string, key: Buffer, value: TransactionLogValueInput, now: number): void {
+  appendState(transactionalId: string, key: Buffer, value: TransactionLogValueInput, now: number, held?: HeldAppends): void {
     this.ensureTopic();
     const valueBytes = transactionLogValueSize(value);
     // attributes, timestamp delta 0, offset delta 0, key, value, no headers (DefaultRecord.writeTo)
@@ -105,7 +107,7 @@ export class TransactionStateTopic {
       baseSequence: -1,
       count: 1,
     });
-    this.log(this.partitionFor(transactionalId)).append(batch, { origin: 'coordinator', mutateInput: true });
+    this.log(this.partitionFor(transactionalId)).append(batch, { origin: 'coordinator', mutateInput: true, heldAppends: held });
     this.onAppend();
   }
 
