@@ -687,8 +687,10 @@ export class Connection {
     chunks: Buffer[],
     releases: (() => void)[],
     apiKey = -1,
-    arrivedAt = 0,
-    heldAt = 0,
+    // NaN, not 0, for answers that are not measured: the held answer's time fields then always hold
+    // doubles, and V8 never deoptimizes the code that writes them when a small integer meets a double
+    arrivedAt = NaN,
+    heldAt = NaN,
     storageErrorOf?: AnyApiHandler,
     response?: unknown,
     responseVersion = 0,
