@@ -106,9 +106,12 @@ async function start(): Promise<Started> {
 }
 
 async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  // serve takes SIGTERM once it is up; a signal in the moment after the listener opens would kill it
+  if (signal === 'SIGTERM') await new Promise((r) => setTimeout(r, 1000));
   child.kill(signal);
-  await exited;
+  const code = await exited;
+  if (signal === 'SIGTERM' && code !== 0) throw new Error(`kafkalite serve exited with ${code} after SIGTERM: not a clean stop`);
 }
 
 /** Waits until the process's CPU time stops moving (2 s without 0.05 s of CPU): the warm-up is done. */

@@ -27,7 +27,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
 import { fsyncDirSync } from './fs-util.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
-import { outOfDescriptors } from './descriptor-budget.js';
+import { checkBudgetWithinLimit, outOfDescriptors, processOpenFileLimit } from './descriptor-budget.js';
 import { createLogResources, type LogResourceOptions, type LogResources } from './log-resources.js';
 import { lockDataDir, type DirLock, type DirLockAddon } from './dir-lock.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
@@ -111,6 +111,7 @@ export class LogManager {
     readonly dir: string,
     private readonly options: LogManagerOptions,
   ) {
+    if (options.openFileBudget !== undefined) checkBudgetWithinLimit(options.openFileBudget, processOpenFileLimit());
     this.resources = createLogResources({ ...options, logDir: dir });
     mkdirSync(dir, { recursive: true });
     const warn = (message: string) => options.logger?.('warn', message);
