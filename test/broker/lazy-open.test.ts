@@ -1,7 +1,7 @@
 /**
  * A broker restarted after a clean shutdown opens a partition's log at its first use (issue 21):
  * ListOffsets, DescribeLogDirs, config changes, DeleteTopics and InitProducerId all work on logs
- * not opened yet, and only a request that reads the log opens it.
+ * not opened yet, and only a request that reads the log opens it; the rest open in the background.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -25,7 +25,7 @@ const initProducerId = async (broker: Parameters<typeof call>[0]): Promise<bigin
 };
 
 describe('logs opened at first use after a clean restart', () => {
-  test('ListOffsets opens the log; DescribeLogDirs, config changes and DeleteTopics do not; producer ids go on', async () => {
+  test('ListOffsets opens the log; DescribeLogDirs, config changes and DeleteTopics do not; producer ids go on', { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-lazy-'));
     try {
       const firstPid = await withBroker({ dataDir }, async (broker) => {
@@ -66,6 +66,11 @@ describe('logs opened at first use after a clean restart', () => {
 
         // no id handed out before the restart is handed out again
         assert.ok((await initProducerId(broker)) > firstPid);
+
+        // the logs no request used open in the background (retention and the cleaner walk open logs)
+        while (broker.logs.unopenedCount > 0) await new Promise((r) => setTimeout(r, 50));
+        assert.ok(broker.logs.openedLog('a', 0) !== undefined);
+        assert.equal(broker.logs.openedLog('a', 0)!.config.segmentBytes, 2000000);
       });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
