@@ -9,8 +9,8 @@
  *   - clean: a start after a clean stop (SIGTERM);
  *   - unclean: a start after a SIGKILL of a broker that was listening.
  * Figures: wall time to listen, the process's CPU time (user + system, /proc/<pid>/stat) by then,
- * RSS and open descriptors. With `--warm`, the clean start is also followed until its CPU time stops
- * moving (the background opening of the logs left for first use), with the RSS then.
+ * RSS and open descriptors. With `--warm`, the clean start is also followed
+ * until the broker logs that the logs left for first use are all open, with its CPU and RSS then.
  * The first start after filling is untimed (it writes `kafkalite-producer-ids`, which a directory
  * filled without a broker lacks).
  */
@@ -91,10 +91,11 @@ interface Started {
   fds: number;
 }
 
-async function start(): Promise<Started> {
+async function start(watch = false): Promise<Started> {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn('node', [join(root, 'bin', 'kafkalite.js'), 'serve', '--port', String(port), '--data-dir', dir, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const level = watch ? 'info' : 'warn';
+  const child = spawn('node', [join(root, 'bin', 'kafkalite.js'), 'serve', '--port', String(port), '--data-dir', dir, '--log-level', level], { stdio: ['ignore', 'ignore', watch ? 'pipe' : 'inherit'] });
   let exited = false;
   child.once('exit', () => (exited = true));
   while (!(await canConnect(port))) {
@@ -114,15 +115,17 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   if (signal === 'SIGTERM' && code !== 0) throw new Error(`kafkalite serve exited with ${code} after SIGTERM: not a clean stop`);
 }
 
-/** Waits until the process's CPU time stops moving (2 s without 0.05 s of CPU): the warm-up is done. */
-async function settle(pid: number, since: number): Promise<{ seconds: number; cpu: number; rssMiB: number }> {
-  let last = cpuSeconds(pid);
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 2000));
-    const now = cpuSeconds(pid);
-    if (now - last < 0.05) return { seconds: (performance.now() - since) / 1000 - 2, cpu: now, rssMiB: usage(pid).rssMiB };
-    last = now;
-  }
+/** Waits for the broker's line saying the logs left for first use are open (serve at --log-level info). */
+async function settle(child: ChildProcess, since: number): Promise<{ seconds: number; cpu: number; rssMiB: number }> {
+  await new Promise<void>((resolve) => {
+    let text = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('Opened the logs left for first use')) resolve();
+      text = text.slice(-200);
+    });
+  });
+  return { seconds: (performance.now() - since) / 1000, cpu: cpuSeconds(child.pid!), rssMiB: usage(child.pid!).rssMiB };
 }
 
 if (!existsSync(join(dir, FILLED))) fill();
@@ -130,11 +133,11 @@ await stop((await start()).child, 'SIGTERM');
 const fmt = (s: Started) => `${s.seconds.toFixed(2)} s (CPU ${s.cpu.toFixed(2)} s), RSS ${s.rssMiB} MiB, ${s.fds} fds`;
 for (let r = 0; r < rounds; r++) {
   const began = performance.now();
-  const clean = await start();
+  const clean = await start(warm);
   let line = `round ${r + 1}: clean ${fmt(clean)}`;
   if (warm) {
-    const settled = await settle(clean.child.pid!, began);
-    line += `; settled after ${settled.seconds.toFixed(1)} s (CPU ${settled.cpu.toFixed(2)} s), RSS ${settled.rssMiB} MiB`;
+    const settled = await settle(clean.child, began);
+    line += `; every log open after ${settled.seconds.toFixed(1)} s (CPU ${settled.cpu.toFixed(2)} s), RSS ${settled.rssMiB} MiB`;
   }
   await stop(clean.child, 'SIGKILL');
   const unclean = await start();
