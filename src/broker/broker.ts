@@ -200,6 +200,7 @@ export class Broker extends EventEmitter {
       indexCacheBudgetBytes: this.config.indexCacheBudgetBytes,
       ...(this.config.openFileBudget !== undefined ? { openFileBudget: this.config.openFileBudget } : {}),
       backgroundFlush: this.config.backgroundFlush,
+      openLogsAtFirstUse: true,
     });
     // the users' SCRAM credentials are written once the directory exists and is this broker's (its lock taken)
     if (users.size > 0) {
@@ -213,12 +214,13 @@ export class Broker extends EventEmitter {
     this.heldAppends = new HeldAppends(undefined, logDirFailure);
     logDirFailure.onFailure((failure) => this.halt(failure));
     this.topics = new TopicRegistry(metadata!, () => this.config.logConfig);
+    this.logs.configSource = (topic) => this.topics.get(topic)?.config;
     this.topics.load(this.logs);
-    let maxPid = -1n;
-    for (const log of this.logs.allLogs()) {
-      for (const pid of log.producerStateManager.activeProducers().keys()) if (pid > maxPid) maxPid = pid;
-    }
-    this.producerIds = new ProducerIdManager(dataDir, maxPid + 1n);
+    this.producerIds = new ProducerIdManager(dataDir, () => {
+      let maxPid = -1n;
+      for (const log of this.logs.openAll()) for (const pid of log.producerStateManager.activeProducers().keys()) if (pid > maxPid) maxPid = pid;
+      return maxPid + 1n;
+    });
     this.cleaner = new LogCleaner(dataDir, () => this.logs.allLogs(), {
       config: this.config.cleaner,
       logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
@@ -346,6 +348,23 @@ export class Broker extends EventEmitter {
       t.unref();
       this.timers.push(t);
     };
+    // logs left unopened at a clean start open a few at a time (a tenth of a core at most), so that
+    // retention, the cleaner and producer expiry, which walk the open logs, reach each within minutes
+    if (this.logs.unopenedCount > 0) {
+      const began = performance.now();
+      const warmUp = setInterval(() => {
+        try {
+          if (this.logs.openNext(20) > 0) return;
+          clearInterval(warmUp);
+          this.logger.info(`Opened the logs left for first use in ${Math.round(performance.now() - began)} ms`);
+        } catch (e) {
+          clearInterval(warmUp); // the directory went offline (log-dir-failure.ts): the broker halts
+          this.logger.error(`opening logs failed: ${(e as Error).message}`);
+        }
+      }, 200);
+      warmUp.unref();
+      this.timers.push(warmUp);
+    }
     every(this.config.logRetentionCheckIntervalMs, () => {
       for (const log of this.logs.allLogs()) log.deleteOldSegments();
     });

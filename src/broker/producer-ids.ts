@@ -1,7 +1,9 @@
 /**
  * Producer id allocation for InitProducerId (Kafka `ProducerIdManager`): ids are handed out from
  * blocks of 1000 whose upper end is recorded in `kafkalite-producer-ids` before any id of the block
- * is used, so ids never repeat across restarts (Kafka gets its blocks from the controller).
+ * is used, so ids never repeat across restarts (Kafka gets its blocks from the controller, which
+ * keeps the next block's start in the metadata log as a ProducerIdsRecord: nothing reads the
+ * partitions' producer state at start).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,18 +16,26 @@ export class ProducerIdManager {
   private next: bigint;
   private blockEnd: bigint;
 
-  /** `floor`: one above the largest producer id found in the logs' producer state. */
+  /**
+   * `floor`: one above the largest producer id found in the logs' producer state. Asked only when
+   * the file is missing (a directory an older kafkalite wrote, or a new one), and then written at
+   * once: a start reads one file, not every log (issue 21).
+   */
   constructor(
     private readonly dataDir: string,
-    floor: bigint,
+    floor: () => bigint,
   ) {
     const path = join(dataDir, PRODUCER_IDS_FILE);
-    let stored = 0n;
+    let stored: bigint | undefined;
     if (existsSync(path)) {
       const text = readFileSync(path, 'utf8').trim();
       if (/^\d+$/.test(text)) stored = BigInt(text);
     }
-    this.next = stored > floor ? stored : floor;
+    if (stored === undefined) {
+      stored = floor();
+      atomicWriteFileSync(path, `${stored}\n`);
+    }
+    this.next = stored;
     this.blockEnd = this.next;
   }
 

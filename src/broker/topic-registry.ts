@@ -97,7 +97,7 @@ export class TopicRegistry {
   load(logs: LogManager): void {
     const image = this.metadata.image;
     const counts = new Map<string, number>();
-    for (const log of logs.allLogs()) counts.set(log.topic, Math.max(counts.get(log.topic) ?? 0, log.partition + 1));
+    for (const { topic, partition } of logs.logPartitions()) counts.set(topic, Math.max(counts.get(topic) ?? 0, partition + 1));
     const adopted: Buffer[] = [];
     for (const t of [...image.topics()]) {
       // no partition: a creation cut short; the KRaft metadata log is never a topic
@@ -106,7 +106,7 @@ export class TopicRegistry {
       const found = counts.get(t.name) ?? 0;
       const info = this.put(t.name, t.topicId, Math.max(t.partitions, found), image.configs(t.name));
       for (let p = t.partitions; p < found; p++) adopted.push(partitionRecord(t.topicId, p, logs.nodeId, this.metadata.options.directoryId));
-      for (let p = 0; p < t.partitions; p++) logs.getOrCreateLog(t.name, p, info.config);
+      for (let p = 0; p < t.partitions; p++) logs.ensureLog(t.name, p, info.config);
       if (!logs.hadCleanShutdown) for (let p = 0; p < t.partitions; p++) logs.repairPartitionMetadata(t.name, p, t.topicId);
     }
     for (const [name, n] of counts) {
@@ -235,7 +235,7 @@ export class TopicRegistry {
     if (info === undefined) throw new ApiError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${name}' does not exist.`);
     const config = this.validateOverrides(overrides);
     for (let p = 0; p < info.partitions; p++) {
-      const log = logs.getLog(name, p);
+      const log = logs.openedLog(name, p); // a log opened later takes the registry's config (LogManager.configSource)
       if (log !== undefined) log.config = config;
     }
     const next = this.set({ ...info, overrides: { ...overrides }, config });
@@ -256,7 +256,7 @@ export class TopicRegistry {
     for (const info of [...this.topics.values()]) {
       const config = logConfigFromProperties(info.overrides, this.defaults());
       for (let p = 0; p < info.partitions; p++) {
-        const log = logs.getLog(info.name, p);
+        const log = logs.openedLog(info.name, p);
         if (log !== undefined) log.config = config;
       }
       this.set({ ...info, config });

@@ -170,6 +170,19 @@ export class DescriptorBudget {
   }
 }
 
+/**
+ * Refuses a budget above the process's soft limit, with the error of running out: the budget would
+ * close no file before the limit is hit. With logs opened at their first use (issue 21) the limit
+ * would otherwise be hit at some later request, taking the directory offline, rather than at start.
+ */
+export function checkBudgetWithinLimit(budget: number, limit: number | undefined): void {
+  if (limit === undefined || budget <= limit) return;
+  throw new StorageError(
+    `Out of file descriptors (the process may open ${limit} files, ulimit -n): kafkalite.open.files.budget ${budget} is above the limit. ` +
+      'Raise the limit or lower kafkalite.open.files.budget.',
+  );
+}
+
 function isOutOfDescriptors(e: unknown): boolean {
   let cause: unknown = e;
   for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {

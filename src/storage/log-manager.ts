@@ -10,13 +10,14 @@
  * manager (`resources`, log-resources.ts), shared by its logs only: two managers in one process,
  * e.g. two brokers, keep separate budgets.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError } from '../errors.js';
 import { readOffsetCheckpoint, stageOffsetCheckpoint, writeOffsetCheckpoint, type TopicPartitionOffset } from './checkpoint.js';
 import { consumeCleanShutdownFile, writeCleanShutdownFile } from './clean-shutdown.js';
 import {
   LOG_START_OFFSET_CHECKPOINT_FILE,
+  LOG_SUFFIX,
   META_PROPERTIES_FILE,
   PARTITION_METADATA_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
@@ -26,7 +27,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js';
 import { fsyncDirSync, makeDirectory } from './fs-util.js';
 import { readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writeNewPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
-import { outOfDescriptors } from './descriptor-budget.js';
+import { checkBudgetWithinLimit, outOfDescriptors, processOpenFileLimit } from './descriptor-budget.js';
 import { createLogResources, type LogResourceOptions, type LogResources } from './log-resources.js';
 import { lockDataDir, type DirLock, type DirLockAddon } from './dir-lock.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
@@ -53,12 +54,35 @@ export interface LogManagerOptions extends LogResourceOptions {
   logger?: LogSink;
   /** Tests: the lock's implementation (`undefined`: the pid fallback). Defaults to the native addon. */
   lockAddon?: DirLockAddon;
+  /**
+   * After a clean shutdown, a log is opened at its first use (`getLog`) instead of at start: a
+   * start then reads the checkpoints and the directory listing only (issue 21). After an unclean
+   * one every log is opened, and recovered past its recovery point, before the manager is
+   * returned, as Kafka's LogManager.loadLogs does. The broker sets it; offline tools load all.
+   */
+  openLogsAtFirstUse?: boolean;
+}
+
+/**
+ * A partition directory found at a clean start and not opened yet: what the checkpoints said of it,
+ * which is what a checkpoint writes for it until it is opened (its files are unchanged since the
+ * clean shutdown, so its high watermark is its recovery point, the log end then).
+ */
+interface UnopenedLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dir: string;
+  readonly recoveryPoint: bigint | undefined;
+  readonly logStartOffset: bigint | undefined;
 }
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 export class LogManager {
+  /** The logs opened (`allLogs`). */
   private readonly logs = new Map<string, PartitionLog>();
+  /** The logs found at a clean start and not used since (`openLogsAtFirstUse`), in directory order. */
+  private readonly unopened = new Map<string, UnopenedLog>();
   /**
    * The last getLog answer: request after request, a Produce or Fetch stream names the same
    * partition, and building its key string and hashing it cost more than the lookup itself.
@@ -67,10 +91,15 @@ export class LogManager {
   private lastPartition = -1;
   private lastLog: PartitionLog | undefined;
   /**
-   * Each topic's logs, so that a topic's id is found without a walk over every log: per partition
-   * created, that walk made creating N partitions cost N² (issue 21).
+   * Each topic's partitions on disk, opened or not, so that a topic's id is found without a walk
+   * over every log: per partition created, that walk made creating N partitions cost N² (issue 21).
    */
-  private readonly topicLogs = new Map<string, Set<PartitionLog>>();
+  private readonly topicLogs = new Map<string, Set<number>>();
+  /**
+   * The topic's current config (the broker's topic registry): what a log opened at first use gets,
+   * since dynamic configs may have changed it after the start.
+   */
+  configSource: ((topic: string) => LogConfig | undefined) | undefined;
   /** Topic ids read from or written to a `partition.metadata` of the topic's live logs. */
   private readonly topicIds = new Map<string, string>();
   private readonly dirLock: DirLock;
@@ -89,6 +118,7 @@ export class LogManager {
     readonly dir: string,
     private readonly options: LogManagerOptions,
   ) {
+    if (options.openFileBudget !== undefined) checkBudgetWithinLimit(options.openFileBudget, processOpenFileLimit());
     this.resources = createLogResources({ ...options, logDir: dir });
     mkdirSync(dir, { recursive: true });
     const warn = (message: string) => options.logger?.('warn', message);
@@ -129,9 +159,8 @@ export class LogManager {
    * unreadable (written without fsync at its creation) with the id the metadata log recorded.
    */
   repairPartitionMetadata(topic: string, partition: number, topicId: string): void {
-    const log = this.getLog(topic, partition);
-    if (log === undefined) return;
-    const path = join(log.dir, PARTITION_METADATA);
+    if (!this.hasLog(topic, partition)) return;
+    const path = join(this.dir, partitionDirName(topic, partition), PARTITION_METADATA);
     try {
       const found = readPartitionMetadata(path).topicId;
       // another id is a conflict for the operator (Kafka: InconsistentTopicIdException), not repaired
@@ -150,7 +179,7 @@ export class LogManager {
   }
 
   private configFor(topic: string): LogConfig {
-    return this.topicConfigs?.get(topic) ?? this.options.defaultConfig ?? DEFAULT_LOG_CONFIG;
+    return this.configSource?.(topic) ?? this.topicConfigs?.get(topic) ?? this.options.defaultConfig ?? DEFAULT_LOG_CONFIG;
   }
 
   private checkpointMap(name: string): Map<string, bigint> {
@@ -168,10 +197,13 @@ export class LogManager {
     this.topicConfigs = typeof configs === 'function' ? configs(this) : configs;
     const recoveryPoints = this.checkpointMap(RECOVERY_POINT_CHECKPOINT);
     const logStarts = this.checkpointMap(LOG_START_OFFSET_CHECKPOINT);
-    for (const name of readdirSync(this.dir)) {
+    const lazy = this.options.openLogsAtFirstUse === true && this.hadCleanShutdown;
+    // the entries' types come with the listing (no stat per partition) where the file system gives them
+    for (const entry of readdirSync(this.dir, { withFileTypes: true })) {
+      const name = entry.name;
       const path = join(this.dir, name);
       // Kafka's LogManager skips the tiered-storage cache and the KRaft metadata log (LogManager.loadLogs)
-      if (!statSync(path).isDirectory() || name === 'remote-log-index-cache' || name === `${CLUSTER_METADATA_TOPIC}-0`) continue;
+      if (!isDirectory(entry, path) || name === 'remote-log-index-cache' || name === `${CLUSTER_METADATA_TOPIC}-0`) continue;
       let tp;
       try {
         tp = parseTopicPartitionName(name);
@@ -182,6 +214,11 @@ export class LogManager {
       const k = key(tp.topic, tp.partition);
       const rp = recoveryPoints.get(k);
       const ls = logStarts.get(k);
+      if (lazy) {
+        this.unopened.set(k, { topic: tp.topic, partition: tp.partition, dir: path, recoveryPoint: rp, logStartOffset: ls });
+        this.addPartition(tp.topic, tp.partition);
+        continue;
+      }
       this.addLog(
         k,
         PartitionLog.open(path, tp.topic, tp.partition, {
@@ -197,14 +234,95 @@ export class LogManager {
     }
   }
 
+  /** The partition's log, opened now if it was not yet (`openLogsAtFirstUse`). */
   getLog(topic: string, partition: number): PartitionLog | undefined {
     if (partition === this.lastPartition && topic === this.lastTopic) return this.lastLog;
-    const log = this.logs.get(key(topic, partition));
+    const k = key(topic, partition);
+    const log = this.logs.get(k) ?? this.openAtFirstUse(k);
     if (log !== undefined) {
       this.lastTopic = topic;
       this.lastPartition = partition;
       this.lastLog = log;
     }
+    return log;
+  }
+
+  /** The partition's log if it is open; never opens one (config changes, which the open takes from `configSource`). */
+  openedLog(topic: string, partition: number): PartitionLog | undefined {
+    return this.logs.get(key(topic, partition));
+  }
+
+  /** Whether the partition has a log here, opened or not. */
+  hasLog(topic: string, partition: number): boolean {
+    const k = key(topic, partition);
+    return this.logs.has(k) || this.unopened.has(k);
+  }
+
+  /** Every partition with a log here, opened or not. */
+  logPartitions(): { topic: string; partition: number }[] {
+    const out: { topic: string; partition: number }[] = [];
+    for (const [topic, partitions] of this.topicLogs) for (const partition of partitions) out.push({ topic, partition });
+    return out;
+  }
+
+  /** Logs found at start and not opened yet. */
+  get unopenedCount(): number {
+    return this.unopened.size;
+  }
+
+  /**
+   * The partition's size in bytes (DescribeLogDirs) without opening it: an unopened log's `.log`
+   * files as the clean shutdown left them (trimmed to their records).
+   */
+  logSize(topic: string, partition: number): number | undefined {
+    const k = key(topic, partition);
+    const log = this.logs.get(k);
+    if (log !== undefined) return log.size;
+    const u = this.unopened.get(k);
+    if (u === undefined) return undefined;
+    let size = 0;
+    for (const name of readdirSync(u.dir)) if (name.endsWith(LOG_SUFFIX)) size += statSync(join(u.dir, name)).size;
+    return size;
+  }
+
+  /**
+   * Opens logs not used since the start for at most `budgetMs` (the broker's background warm-up, so
+   * that retention, the cleaner and producer expiry, which walk the open logs, reach every log
+   * within minutes of a start); returns how many are left.
+   */
+  openNext(budgetMs: number): number {
+    const until = performance.now() + budgetMs;
+    for (const k of this.unopened.keys()) {
+      this.openAtFirstUse(k);
+      if (performance.now() >= until) break;
+    }
+    return this.unopened.size;
+  }
+
+  /** Opens every log not opened yet and returns all logs. */
+  openAll(): PartitionLog[] {
+    for (const k of [...this.unopened.keys()]) this.openAtFirstUse(k);
+    return this.allLogs();
+  }
+
+  private openAtFirstUse(k: string): PartitionLog | undefined {
+    const u = this.unopened.get(k);
+    if (u === undefined) return undefined;
+    // a log that cannot be opened takes the directory offline, as a failed load would (log-dir-failure.ts)
+    const log = this.resources.logDirFailure.guard(u.dir, () =>
+      PartitionLog.open(u.dir, u.topic, u.partition, {
+        config: this.configFor(u.topic),
+        // only a clean start leaves logs unopened, and their files are as that shutdown left them
+        hadCleanShutdown: true,
+        ...(u.recoveryPoint !== undefined ? { recoveryPoint: u.recoveryPoint } : {}),
+        ...(u.logStartOffset !== undefined ? { logStartOffset: u.logStartOffset } : {}),
+        ...(this.options.time ? { time: this.options.time } : {}),
+        ...(this.options.logger ? { logger: this.options.logger } : {}),
+        resources: this.resources,
+      }),
+    );
+    this.unopened.delete(k);
+    this.logs.set(k, log);
     return log;
   }
 
@@ -247,12 +365,21 @@ export class LogManager {
     return log;
   }
 
+  /** Creates the partition's log unless it has one (opened or not); opens nothing. */
+  ensureLog(topic: string, partition: number, config?: LogConfig): void {
+    if (!this.hasLog(topic, partition)) this.getOrCreateLog(topic, partition, config);
+  }
+
   private addLog(k: string, log: PartitionLog): void {
     this.forgetLastLookup();
     this.logs.set(k, log);
-    let logs = this.topicLogs.get(log.topic);
-    if (logs === undefined) this.topicLogs.set(log.topic, (logs = new Set()));
-    logs.add(log);
+    this.addPartition(log.topic, log.partition);
+  }
+
+  private addPartition(topic: string, partition: number): void {
+    let partitions = this.topicLogs.get(topic);
+    if (partitions === undefined) this.topicLogs.set(topic, (partitions = new Set()));
+    partitions.add(partition);
   }
 
   /** The last getLog answer changes with the map. */
@@ -262,14 +389,15 @@ export class LogManager {
     this.lastLog = undefined;
   }
 
-  private removeLog(k: string, log: PartitionLog): void {
+  private removeLog(k: string, topic: string, partition: number): void {
     this.forgetLastLookup();
     this.logs.delete(k);
-    const logs = this.topicLogs.get(log.topic);
-    logs?.delete(log);
-    if (logs === undefined || logs.size === 0) {
-      this.topicLogs.delete(log.topic);
-      this.topicIds.delete(log.topic); // a topic created again under this name gets a new id
+    this.unopened.delete(k);
+    const partitions = this.topicLogs.get(topic);
+    partitions?.delete(partition);
+    if (partitions === undefined || partitions.size === 0) {
+      this.topicLogs.delete(topic);
+      this.topicIds.delete(topic); // a topic created again under this name gets a new id
     }
   }
 
@@ -285,8 +413,8 @@ export class LogManager {
   topicId(topic: string): string {
     const known = this.topicIds.get(topic);
     if (known !== undefined) return known;
-    for (const log of this.topicLogs.get(topic) ?? []) {
-      const path = join(log.dir, PARTITION_METADATA);
+    for (const partition of this.topicLogs.get(topic) ?? []) {
+      const path = join(this.dir, partitionDirName(topic, partition), PARTITION_METADATA);
       if (!existsSync(path)) continue;
       const topicId = readPartitionMetadata(path).topicId;
       this.topicIds.set(topic, topicId);
@@ -300,22 +428,25 @@ export class LogManager {
    * `<topic>-<partition>.<id>-delete` (so a restart never loads it again), then remove the files.
    */
   deleteLog(topic: string, partition: number): boolean {
-    const log = this.getLog(topic, partition);
-    if (log === undefined) return false;
+    if (!this.hasLog(topic, partition)) return false;
     this.resources.logDirFailure.checkBeforeChange();
-    return this.resources.logDirFailure.guard(log.dir, () => this.deleteLogFiles(log, topic, partition));
+    const dir = join(this.dir, partitionDirName(topic, partition));
+    return this.resources.logDirFailure.guard(dir, () => this.deleteLogFiles(dir, topic, partition));
   }
 
-  private deleteLogFiles(log: PartitionLog, topic: string, partition: number): boolean {
-    this.removeLog(key(topic, partition), log);
-    log.close();
+  private deleteLogFiles(dir: string, topic: string, partition: number): boolean {
+    const k = key(topic, partition);
+    const log = this.logs.get(k);
+    this.removeLog(k, topic, partition);
+    log?.close(); // a log never opened has nothing to close
     const target = join(this.dir, deleteDirName(topic, partition));
-    renameSync(log.dir, target);
+    renameSync(dir, target);
     fsyncDirSync(this.dir);
     rmSync(target, { recursive: true, force: true });
     return true;
   }
 
+  /** The open logs: those found at a clean start and not used since are not among them (`logPartitions`). */
   allLogs(): PartitionLog[] {
     return [...this.logs.values()];
   }
@@ -380,14 +511,22 @@ export class LogManager {
 
   private checkpointContents(): [string, TopicPartitionOffset[]][] {
     const logs = this.allLogs();
+    const recoveryPoints = logs.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint }));
+    // only logs whose start moved past their first segment are listed (Kafka checkpointLogStartOffsetsInDir)
+    const logStarts = logs.filter((l) => l.logStartOffset > l.segmentBaseOffsets()[0]!).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset }));
+    const highWatermarks = logs.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.highWatermark }));
+    // logs not opened since the clean start keep what the checkpoints said of them
+    for (const u of this.unopened.values()) {
+      if (u.recoveryPoint !== undefined) {
+        recoveryPoints.push({ topic: u.topic, partition: u.partition, offset: u.recoveryPoint });
+        highWatermarks.push({ topic: u.topic, partition: u.partition, offset: u.recoveryPoint });
+      }
+      if (u.logStartOffset !== undefined) logStarts.push({ topic: u.topic, partition: u.partition, offset: u.logStartOffset });
+    }
     return [
-      [join(this.dir, RECOVERY_POINT_CHECKPOINT), logs.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint }))],
-      // only logs whose start moved past their first segment are listed (Kafka checkpointLogStartOffsetsInDir)
-      [
-        join(this.dir, LOG_START_OFFSET_CHECKPOINT),
-        logs.filter((l) => l.logStartOffset > l.segmentBaseOffsets()[0]!).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset })),
-      ],
-      [join(this.dir, REPLICATION_OFFSET_CHECKPOINT), logs.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.highWatermark }))],
+      [join(this.dir, RECOVERY_POINT_CHECKPOINT), recoveryPoints],
+      [join(this.dir, LOG_START_OFFSET_CHECKPOINT), logStarts],
+      [join(this.dir, REPLICATION_OFFSET_CHECKPOINT), highWatermarks],
     ];
   }
 
@@ -427,4 +566,11 @@ export class LogManager {
   private unlock(): void {
     this.dirLock.release();
   }
+}
+
+/** Whether a listing's entry is a directory, with a stat only where the file system did not say. */
+function isDirectory(entry: Dirent, path: string): boolean {
+  if (entry.isDirectory()) return true;
+  if (entry.isFile()) return false;
+  return statSync(path).isDirectory(); // a symbolic link, or a type the listing left unknown
 }

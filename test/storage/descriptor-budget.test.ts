@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { brokerConfigFromProperties } from '../../src/broker/config.js';
 import { InvalidArgumentError, InvalidConfigError, StorageError } from '../../src/errors.js';
-import { budgetForLimit, DescriptorBudget, MIN_DESCRIPTOR_BUDGET, processOpenFileLimit } from '../../src/storage/descriptor-budget.js';
+import { budgetForLimit, checkBudgetWithinLimit, DescriptorBudget, MIN_DESCRIPTOR_BUDGET, processOpenFileLimit } from '../../src/storage/descriptor-budget.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { HeldAppends } from '../../src/storage/held-appends.js';
 import { LogManager } from '../../src/storage/log-manager.js';
@@ -81,6 +81,20 @@ describe('the process limit and the default budget', () => {
       () => brokerConfigFromProperties({ 'kafkalite.open.files.budget': '3' }),
       (e: unknown) => e instanceof InvalidConfigError && /kafkalite.open.files.budget.*at least 8/.test(e.message),
     );
+  });
+
+  test('a budget above the process limit is refused with the error of running out, before the directory is locked', () => {
+    checkBudgetWithinLimit(4096, 4096);
+    checkBudgetWithinLimit(1_000_000, undefined); // limit unknown: nothing to check against
+    assert.throws(
+      () => checkBudgetWithinLimit(4097, 4096),
+      (e: unknown) => e instanceof StorageError && /^Out of file descriptors \(the process may open 4096 files, ulimit -n\): .*Raise the limit or lower kafkalite\.open\.files\.budget\.$/.test(e.message),
+    );
+    const limit = processOpenFileLimit();
+    if (limit !== undefined) {
+      assert.throws(() => LogManager.open(join(dir, 'over'), { openFileBudget: limit + 1 }), StorageError);
+      LogManager.open(join(dir, 'over'), { openFileBudget: limit }).close(); // not locked by the refused open
+    }
   });
 });
 

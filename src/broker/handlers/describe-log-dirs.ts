@@ -13,27 +13,31 @@ import {
   type DescribeLogDirsResponse,
   type DescribeLogDirsTopic,
 } from '../../protocol/schemas/describe-log-dirs.js';
-import type { PartitionLog } from '../../storage/partition-log.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { AclOperation } from '../auth/acl.js';
 import { clusterAuthorized } from '../auth/checks.js';
 
+interface LogSize {
+  partition: number;
+  size: number;
+}
+
 /** The logs the request names (all when `topics` is null), grouped by topic in request order. */
-function requestedLogs(broker: Broker, topics: DescribeLogDirsRequest['topics']): Map<string, PartitionLog[]> {
-  const out = new Map<string, PartitionLog[]>();
-  const add = (log: PartitionLog): void => {
-    const list = out.get(log.topic) ?? [];
-    list.push(log);
-    out.set(log.topic, list);
+function requestedLogs(broker: Broker, topics: DescribeLogDirsRequest['topics']): Map<string, LogSize[]> {
+  const out = new Map<string, LogSize[]>();
+  // sizes without opening logs not used since a clean start (LogManager.logSize)
+  const add = (topic: string, partition: number): void => {
+    const size = broker.logs.logSize(topic, partition);
+    if (size === undefined) return;
+    const list = out.get(topic) ?? [];
+    list.push({ partition, size });
+    out.set(topic, list);
   };
   if (topics === null) {
     for (const t of broker.topics.all()) {
-      for (let p = 0; p < t.partitions; p++) {
-        const log = broker.logs.getLog(t.name, p);
-        if (log !== undefined) add(log);
-      }
+      for (let p = 0; p < t.partitions; p++) add(t.name, p);
     }
     return out;
   }
@@ -41,8 +45,7 @@ function requestedLogs(broker: Broker, topics: DescribeLogDirsRequest['topics'])
     const info = broker.topics.get(t.topic);
     if (info === undefined) continue;
     for (const p of t.partitions) {
-      const log = p >= 0 && p < info.partitions ? broker.logs.getLog(t.topic, p) : undefined;
-      if (log !== undefined) add(log);
+      if (p >= 0 && p < info.partitions) add(t.topic, p);
     }
   }
   return out;
