@@ -392,10 +392,15 @@ export class Broker extends EventEmitter {
     const maxIdleMs = this.config.connectionsMaxIdleMs;
     if (maxIdleMs >= 0) {
       // Kafka looks at the oldest connection on every poll; a sweep a tenth of the limit apart
-      // (at most a second) closes an idle one within 10% of it
+      // (at most a second) closes an idle one within 10% of it. The sweep runs after the event
+      // loop's next I/O phase (setImmediate): Kafka's Selector.poll handles the reads it selected
+      // before maybeCloseOldestConnection, so a request that arrived while the loop was busy
+      // counts before the connection is judged idle (timers run before I/O in Node's loop).
       every(Math.min(Math.max(Math.floor(maxIdleMs / 10), 10), 1000), () => {
-        const now = Date.now();
-        for (const c of this.connections.keys()) c.expireIfIdle(now, maxIdleMs);
+        setImmediate(() => {
+          const now = Date.now();
+          for (const c of this.connections.keys()) c.expireIfIdle(now, maxIdleMs);
+        });
       });
     }
   }

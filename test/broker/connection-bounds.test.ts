@@ -326,6 +326,27 @@ describe('connections.max.idle.ms', () => {
   });
 });
 
+describe('connections.max.idle.ms after a blocked event loop', () => {
+  test('a request that arrived while the event loop was blocked past the limit is read before the idle check (Kafka reads, then closes the oldest)', async () => {
+    const idleMs = 500;
+    await withBroker({ config: { 'connections.max.idle.ms': String(idleMs) } }, async (broker) => {
+      const c = await RawClient.connect(broker.port);
+      await answers(c);
+      // written to the kernel at once; the broker shares this thread, so blocking it leaves the
+      // request unread past the limit, as a long synchronous task or a descheduled process would
+      const pending = c.request(18, 3, { clientSoftwareName: 'probe', clientSoftwareVersion: '1' });
+      const blockedUntil = Date.now() + idleMs * 3;
+      while (Date.now() < blockedUntil) {
+        // busy: nothing else runs on this thread
+      }
+      const v = await within(pending, 'the ApiVersions sent before the block');
+      assert.equal(errorName(v.errorCode), 'NONE');
+      assert.equal(c.isClosed, false, 'closed as idle with a request waiting');
+      c.destroy();
+    });
+  });
+});
+
 describe('max.connections and max.connections.per.ip', () => {
   test('per IP: the connection over the limit is closed; the override raises it; a freed slot is reused', async () => {
     await withBroker({ config: { 'max.connections.per.ip': '2' } }, async (broker) => {
