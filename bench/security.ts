@@ -151,7 +151,7 @@ async function main(): Promise<void> {
     const cpu = process.cpuUsage(cpu0);
     setupCpuMs.push((cpu.user + cpu.system) / 1000);
   }
-  console.log(`self-signed setup (CA + server certificate): median ${f(median(setupMs))} ms wall, ${f(median(setupCpuMs))} ms CPU of the process (the RSA keys are made on the thread pool)`);
+  console.log(`self-signed setup (CA + server certificate): median ${f(median(setupMs))} ms wall, ${f(median(setupCpuMs))} ms CPU of the process (the P-256 keys are made on the thread pool)`);
 
   const { child, out } = await startBroker(join(work, 'data'), tlsDir);
   const caPem = (await import('node:fs')).readFileSync(join(tlsDir, 'ca.pem'), 'utf8');

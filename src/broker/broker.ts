@@ -37,7 +37,7 @@ import { QueuedBytes, type QueuedBytesStats } from './queued-bytes.js';
 import type { LogDirFailure } from '../storage/log-dir-failure.js';
 import { logDirFailureLine } from './log-dir-failure.js';
 import { createAuthorizer, takeAuthorizerProperties, type StandardAuthorizer } from './auth/index.js';
-import { UiServer } from '../ui/server.js';
+import type { UiServer } from '../ui/server.js';
 import { makeSelfSignedTls, selfSignedTlsProperties, type SelfSignedTls, type SelfSignedTlsOptions } from './security/self-signed.js';
 import { securityConfigFromProperties, takeSecurityProperties, type ListenerSecurity, type SecurityConfig } from './security/config.js';
 import { createListenerServer } from './security/listener-server.js';
@@ -265,6 +265,8 @@ export class Broker extends EventEmitter {
     if (options.ui) {
       const ui = options.ui === true ? {} : options.ui;
       try {
+        // loaded when asked for: the console and the CLI readers it serves are not a broker's to load
+        const { UiServer } = await import('../ui/server.js');
         broker.uiServer = await UiServer.start({ ...ui, bootstrap: broker.bootstrap, dataDir, requestMetrics: broker.requestMetrics });
       } catch (e) {
         await broker.close();

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { downConvertFetched, fetchMagic } from '../../src/broker/fetch-down-conversion.js';
 import { encodeEndTransactionMarker, encodeRecordBatch } from '../../src/record/builder.js';
 import { encodeLegacyMessageSet } from '../../src/record/legacy-builder.js';
-import { readRecordBatches } from '../../src/index.js';
+import { readRecordBatches } from '../../src/record/index.js';
 import { UnsupportedCompressionError } from '../../src/errors.js';
 
 function rows(buf: Buffer): [number, bigint, string | undefined][] {

@@ -15,7 +15,7 @@ import {
   writeUnsignedVarint,
   writeVarint,
   writeVarlong,
-} from '../../src/index.js';
+} from '../../src/record/index.js';
 import { hex, refUnsignedVarint, refVarint, refVarlong, toHex } from '../helpers/ref.js';
 import { tierCount } from '../helpers/tier.js';
 

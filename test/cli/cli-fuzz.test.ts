@@ -14,7 +14,7 @@ import { dumpLog } from '../../src/cli/dump-log.js';
 import { LineWriter } from '../../src/cli/output.js';
 import { collectStats } from '../../src/cli/stats.js';
 import { verifyPath } from '../../src/cli/verify.js';
-import { encodeRecordBatch } from '../../src/index.js';
+import { encodeRecordBatch } from '../../src/record/index.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { Rng } from '../helpers/ref.js';

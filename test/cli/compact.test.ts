@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { encodeRecordBatch } from '../../src/index.js';
+import { encodeRecordBatch } from '../../src/record/index.js';
 import { readOffsetCheckpoint } from '../../src/storage/checkpoint.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';

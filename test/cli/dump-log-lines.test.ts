@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { crc32c, encodeRecordBatch } from '../../src/index.js';
+import { crc32c, encodeRecordBatch } from '../../src/record/index.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 
 const TS = 1_700_000_000_000;

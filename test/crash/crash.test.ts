@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { readRecordBatches } from '../../src/index.js';
+import { readRecordBatches } from '../../src/record/index.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { REPO_ROOT } from '../helpers/paths.js';

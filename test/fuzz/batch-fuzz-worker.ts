@@ -21,7 +21,7 @@ import {
   parseEndTransactionMarker,
   type Record,
   type RecordInput,
-} from '../../src/index.js';
+} from '../../src/record/index.js';
 import { Rng, fixCrc, overlong, rawBatch, refVarint, refVarlong } from '../helpers/ref.js';
 import { caseSeed, planCases, runCases, type CasePlan as HarnessCasePlan, type FuzzResult, type FuzzRunConfig } from './harness.js';
 

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { ErrorCodes, KafkaliteError } from '../../src/index.js';
+import { ErrorCodes, KafkaliteError } from '../../src/errors.js';
 import { Rng, toHex } from '../helpers/ref.js';
 
 /** One generated input, with the records it must decode to when it is pristine. */

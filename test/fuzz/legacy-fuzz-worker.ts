@@ -23,7 +23,7 @@ import {
   type LegacyRecord,
   LegacyRecordBatch,
   readRecordBatches,
-} from '../../src/index.js';
+} from '../../src/record/index.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { refCrc32, Rng } from '../helpers/ref.js';
 import { caseSeed, judge, planCases, runCases, type CasePlan as HarnessCasePlan, type FuzzResult, type FuzzRunConfig } from './harness.js';

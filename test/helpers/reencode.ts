@@ -11,7 +11,7 @@ import {
   type RecordBatch,
   type RecordBatchOptions,
   type RecordInput,
-} from '../../src/index.js';
+} from '../../src/record/index.js';
 
 export function recordInputsOf(batch: RecordBatch): RecordInput[] {
   return batch.records().map((r) => ({

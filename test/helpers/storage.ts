@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeRecordBatch, type RecordInput } from '../../src/index.js';
+import { encodeRecordBatch, type RecordInput } from '../../src/record/index.js';
 
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), `kafkalite-${prefix}-`));

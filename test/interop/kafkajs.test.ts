@@ -27,7 +27,7 @@ import {
   type RecordBatch,
   type RecordBatchOptions,
   type RecordInput,
-} from '../../src/index.js';
+} from '../../src/record/index.js';
 import {
   flattenKHeaders,
   groupAsKafkajs,

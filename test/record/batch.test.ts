@@ -12,15 +12,17 @@ import { errorName } from '../../src/protocol/error-codes.js';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import {
-  BatchReader,
-  ControlRecordType,
   CorruptRecordError,
   ErrorCodes,
   InvalidArgumentError,
   InvalidRecordError,
   KafkaliteError,
-  RecordBatch,
   UnsupportedCompressionError,
+} from '../../src/errors.js';
+import {
+  BatchReader,
+  ControlRecordType,
+  RecordBatch,
   decrementSequence,
   encodeControlRecordKey,
   encodeEmptyBatch,
@@ -34,7 +36,7 @@ import {
   type CompressionName,
   type Record,
   type RecordInput,
-} from '../../src/index.js';
+} from '../../src/record/index.js';
 import { ascii, fixCrc, hex, overlong, rawBatch, record, refCrc32c, refVarint, refVarlong, toHex } from '../helpers/ref.js';
 import { v2 } from '../helpers/v2.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { crc32, crc32c, crc32cImplementation } from '../../src/index.js';
+import { crc32, crc32c, crc32cImplementation } from '../../src/record/index.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { Rng, refCrc32, refCrc32c } from '../helpers/ref.js';
 

@@ -1,7 +1,7 @@
 /** Record.headerKeys(): the keys alone, equal to the full header decode (null, empty, non-ASCII, long values). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeRecordBatch, RecordBatch } from '../../src/index.js';
+import { encodeRecordBatch, RecordBatch } from '../../src/record/index.js';
 
 describe('Record.headerKeys', () => {
   it('matches headers.map(key) for every shape of header', () => {

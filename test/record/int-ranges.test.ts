@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeRecordBatch, InvalidArgumentError, readRecordBatches, RecordBatch } from '../../src/index.js';
+import { InvalidArgumentError } from '../../src/errors.js';
+import { encodeRecordBatch, readRecordBatches, RecordBatch } from '../../src/record/index.js';
 import { v2 } from '../helpers/v2.js';
 
 const INT64_MAX = (1n << 63n) - 1n;

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
-import { CorruptRecordError, InvalidRecordError, KafkaliteError, LegacyRecordBatch, readRecordBatches } from '../../src/index.js';
+import { CorruptRecordError, InvalidRecordError, KafkaliteError } from '../../src/errors.js';
+import { LegacyRecordBatch, readRecordBatches } from '../../src/record/index.js';
 import { refCrc32 } from '../helpers/ref.js';
 
 interface Msg {

@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { errorName } from '../../src/protocol/error-codes.js';
-import { encodeRecordBatch, readRecordBatches } from '../../src/index.js';
+import { encodeRecordBatch, readRecordBatches } from '../../src/record/index.js';
 import { formatProblem, verifyPath } from '../../src/cli/verify.js';
 import { KafkaliteError, StorageError } from '../../src/errors.js';
 import { LogDirFailureChannel } from '../../src/storage/log-dir-failure.js';

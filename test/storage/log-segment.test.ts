@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { readRecordBatches } from '../../src/index.js';
+import { readRecordBatches } from '../../src/record/index.js';
 import { LogSegment } from '../../src/storage/log-segment.js';
 import {
   appendRuleIndexes,

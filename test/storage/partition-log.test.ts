@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { encodeRecordBatch, readRecordBatches } from '../../src/index.js';
+import { encodeRecordBatch, readRecordBatches } from '../../src/record/index.js';
 import { readLeaderEpochCheckpoint, readOffsetCheckpoint } from '../../src/storage/checkpoint.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';

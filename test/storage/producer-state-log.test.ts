@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { encodeRecordBatch, KafkaliteError } from '../../src/index.js';
+import { KafkaliteError } from '../../src/errors.js';
+import { encodeRecordBatch } from '../../src/record/index.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { PartitionLog } from '../../src/storage/partition-log.js';
 

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeRecordBatch, readRecordBatches, type RecordInput } from '../../../src/index.js';
+import { encodeRecordBatch, readRecordBatches, type RecordInput } from '../../../src/record/index.js';
 import { LogCleaner, type LogCleanerConfig } from '../../../src/storage/cleaner/log-cleaner.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../../src/storage/log-config.js';
 import { PartitionLog } from '../../../src/storage/partition-log.js';
