@@ -72,12 +72,29 @@ function cachedProcessLimit(): number | undefined {
   return processLimit.value;
 }
 
+/** A holder's place in the budget's recency list. */
+interface LruEntry {
+  readonly holder: DescriptorHolder;
+  /** Towards the least recently used end. */
+  older: LruEntry | undefined;
+  /** Towards the most recently used end. */
+  newer: LruEntry | undefined;
+}
+
+/**
+ * The open descriptors in recency order, as a doubly linked list with a Map from holder to its
+ * entry: opening, using, closing and evicting a file are O(1) however many are open. (A Set
+ * re-inserted on use keeps the order too, but the entries it deletes stay behind as holes until it
+ * rehashes, and every eviction's walk from the oldest end steps over them again: with many files
+ * closed under churn, each eviction became a walk over thousands of holes.)
+ */
 export class DescriptorBudget {
   private readonly limit: number;
-  /** Insertion order is recency order: the first is the least recently used. */
-  private readonly lru = new Set<DescriptorHolder>();
-  /** The most recently touched holder, so repeated use of one file skips the Set shuffle. */
-  private newest: DescriptorHolder | undefined;
+  private readonly entries = new Map<DescriptorHolder, LruEntry>();
+  /** The least recently used: the next to close. */
+  private oldest: LruEntry | undefined;
+  /** The most recently used. */
+  private newest: LruEntry | undefined;
   private closes = 0;
 
   constructor(limit = defaultDescriptorBudget()) {
@@ -93,7 +110,7 @@ export class DescriptorBudget {
 
   /** Descriptors open under the budget now. */
   get openCount(): number {
-    return this.lru.size;
+    return this.entries.size;
   }
 
   /** Descriptors the budget closed so far (diagnostics, tests). */
@@ -101,16 +118,14 @@ export class DescriptorBudget {
     return this.closes;
   }
 
+  /** The holders from the least to the most recently used (diagnostics, tests). */
+  *leastRecentlyUsed(): Generator<DescriptorHolder> {
+    for (let e = this.oldest; e !== undefined; e = e.newer) yield e.holder;
+  }
+
   /** Make room for one more descriptor: call before opening a file. */
   reserve(): void {
-    if (this.lru.size < this.limit) return;
-    for (const victim of this.lru) {
-      if (this.lru.size < this.limit) return;
-      if (!victim.releaseDescriptor()) continue;
-      this.lru.delete(victim);
-      if (this.newest === victim) this.newest = undefined;
-      this.closes++;
-    }
+    if (this.entries.size >= this.limit) this.shed(this.entries.size - this.limit + 1);
   }
 
   /**
@@ -125,7 +140,7 @@ export class DescriptorBudget {
     try {
       return opener();
     } catch (e) {
-      if (!isOutOfDescriptors(e) || this.shed(Math.max(1, Math.ceil(this.lru.size / 4))) === 0) throw outOfDescriptors(e);
+      if (!isOutOfDescriptors(e) || this.shed(Math.max(1, Math.ceil(this.entries.size / 4))) === 0) throw outOfDescriptors(e);
       try {
         return opener();
       } catch (again) {
@@ -134,39 +149,78 @@ export class DescriptorBudget {
     }
   }
 
-  /** Closes up to `n` least recently used descriptors; returns how many it closed. */
+  /**
+   * Closes up to `n` least recently used descriptors; returns how many it closed. A holder that
+   * cannot let go now is moved to the newest end, as if used (it is: its held appends are
+   * pending), so the next eviction does not step over it again; each holder is asked once.
+   */
   private shed(n: number): number {
     let closed = 0;
-    for (const victim of this.lru) {
-      if (closed >= n) break;
-      if (!victim.releaseDescriptor()) continue;
-      this.lru.delete(victim);
-      if (this.newest === victim) this.newest = undefined;
-      this.closes++;
-      closed++;
+    for (let asked = this.entries.size; closed < n && asked > 0; asked--) {
+      const victim = this.oldest!;
+      if (victim.holder.releaseDescriptor()) {
+        this.remove(victim);
+        this.closes++;
+        closed++;
+      } else {
+        this.unlink(victim);
+        this.linkNewest(victim);
+      }
     }
     return closed;
   }
 
   /** `holder` opened its descriptor (after `reserve()`). */
   opened(holder: DescriptorHolder): void {
-    this.lru.delete(holder);
-    this.lru.add(holder);
-    this.newest = holder;
+    const entry = this.entries.get(holder);
+    if (entry !== undefined) {
+      this.touchEntry(entry);
+      return;
+    }
+    const added: LruEntry = { holder, older: undefined, newer: undefined };
+    this.entries.set(holder, added);
+    this.linkNewest(added);
   }
 
   /** `holder` used its descriptor: it becomes the most recently used. */
   touch(holder: DescriptorHolder): void {
-    if (this.newest === holder) return;
-    if (!this.lru.delete(holder)) return;
-    this.lru.add(holder);
-    this.newest = holder;
+    if (this.newest?.holder === holder) return;
+    const entry = this.entries.get(holder);
+    if (entry !== undefined) this.touchEntry(entry);
   }
 
   /** `holder` closed its descriptor itself. */
   closed(holder: DescriptorHolder): void {
-    this.lru.delete(holder);
-    if (this.newest === holder) this.newest = undefined;
+    const entry = this.entries.get(holder);
+    if (entry !== undefined) this.remove(entry);
+  }
+
+  private touchEntry(entry: LruEntry): void {
+    if (this.newest === entry) return;
+    this.unlink(entry);
+    this.linkNewest(entry);
+  }
+
+  private remove(entry: LruEntry): void {
+    this.unlink(entry);
+    this.entries.delete(entry.holder);
+  }
+
+  private unlink(entry: LruEntry): void {
+    if (entry.older === undefined) this.oldest = entry.newer;
+    else entry.older.newer = entry.newer;
+    if (entry.newer === undefined) this.newest = entry.older;
+    else entry.newer.older = entry.older;
+    entry.older = undefined;
+    entry.newer = undefined;
+  }
+
+  private linkNewest(entry: LruEntry): void {
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest === undefined) this.oldest = entry;
+    else this.newest.newer = entry;
+    this.newest = entry;
   }
 }
 
