@@ -16,6 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, StorageError } from '../errors.js';
+import { RecencyList } from './recency-list.js';
 
 /** Something holding one descriptor under the budget. */
 export interface DescriptorHolder {
@@ -72,29 +73,10 @@ function cachedProcessLimit(): number | undefined {
   return processLimit.value;
 }
 
-/** A holder's place in the budget's recency list. */
-interface LruEntry {
-  readonly holder: DescriptorHolder;
-  /** Towards the least recently used end. */
-  older: LruEntry | undefined;
-  /** Towards the most recently used end. */
-  newer: LruEntry | undefined;
-}
-
-/**
- * The open descriptors in recency order, as a doubly linked list with a Map from holder to its
- * entry: opening, using, closing and evicting a file are O(1) however many are open. (A Set
- * re-inserted on use keeps the order too, but the entries it deletes stay behind as holes until it
- * rehashes, and every eviction's walk from the oldest end steps over them again: with many files
- * closed under churn, each eviction became a walk over thousands of holes.)
- */
 export class DescriptorBudget {
   private readonly limit: number;
-  private readonly entries = new Map<DescriptorHolder, LruEntry>();
-  /** The least recently used: the next to close. */
-  private oldest: LruEntry | undefined;
-  /** The most recently used. */
-  private newest: LruEntry | undefined;
+  /** The open descriptors' holders, least recently used first (O(1) steps: recency-list.ts). */
+  private readonly lru = new RecencyList<DescriptorHolder, true>();
   private closes = 0;
 
   constructor(limit = defaultDescriptorBudget()) {
@@ -110,7 +92,7 @@ export class DescriptorBudget {
 
   /** Descriptors open under the budget now. */
   get openCount(): number {
-    return this.entries.size;
+    return this.lru.size;
   }
 
   /** Descriptors the budget closed so far (diagnostics, tests). */
@@ -120,12 +102,12 @@ export class DescriptorBudget {
 
   /** The holders from the least to the most recently used (diagnostics, tests). */
   *leastRecentlyUsed(): Generator<DescriptorHolder> {
-    for (let e = this.oldest; e !== undefined; e = e.newer) yield e.holder;
+    for (const [holder] of this.lru.entries()) yield holder;
   }
 
   /** Make room for one more descriptor: call before opening a file. */
   reserve(): void {
-    if (this.entries.size >= this.limit) this.shed(this.entries.size - this.limit + 1);
+    if (this.lru.size >= this.limit) this.shed(this.lru.size - this.limit + 1);
   }
 
   /**
@@ -140,7 +122,7 @@ export class DescriptorBudget {
     try {
       return opener();
     } catch (e) {
-      if (!isOutOfDescriptors(e) || this.shed(Math.max(1, Math.ceil(this.entries.size / 4))) === 0) throw outOfDescriptors(e);
+      if (!isOutOfDescriptors(e) || this.shed(Math.max(1, Math.ceil(this.lru.size / 4))) === 0) throw outOfDescriptors(e);
       try {
         return opener();
       } catch (again) {
@@ -156,15 +138,14 @@ export class DescriptorBudget {
    */
   private shed(n: number): number {
     let closed = 0;
-    for (let asked = this.entries.size; closed < n && asked > 0; asked--) {
-      const victim = this.oldest!;
-      if (victim.holder.releaseDescriptor()) {
-        this.remove(victim);
+    for (let asked = this.lru.size; closed < n && asked > 0; asked--) {
+      const victim = this.lru.oldest()!;
+      if (victim.releaseDescriptor()) {
+        this.lru.delete(victim);
         this.closes++;
         closed++;
       } else {
-        this.unlink(victim);
-        this.linkNewest(victim);
+        this.lru.touch(victim);
       }
     }
     return closed;
@@ -172,55 +153,17 @@ export class DescriptorBudget {
 
   /** `holder` opened its descriptor (after `reserve()`). */
   opened(holder: DescriptorHolder): void {
-    const entry = this.entries.get(holder);
-    if (entry !== undefined) {
-      this.touchEntry(entry);
-      return;
-    }
-    const added: LruEntry = { holder, older: undefined, newer: undefined };
-    this.entries.set(holder, added);
-    this.linkNewest(added);
+    this.lru.set(holder, true);
   }
 
   /** `holder` used its descriptor: it becomes the most recently used. */
   touch(holder: DescriptorHolder): void {
-    if (this.newest?.holder === holder) return;
-    const entry = this.entries.get(holder);
-    if (entry !== undefined) this.touchEntry(entry);
+    this.lru.touch(holder);
   }
 
   /** `holder` closed its descriptor itself. */
   closed(holder: DescriptorHolder): void {
-    const entry = this.entries.get(holder);
-    if (entry !== undefined) this.remove(entry);
-  }
-
-  private touchEntry(entry: LruEntry): void {
-    if (this.newest === entry) return;
-    this.unlink(entry);
-    this.linkNewest(entry);
-  }
-
-  private remove(entry: LruEntry): void {
-    this.unlink(entry);
-    this.entries.delete(entry.holder);
-  }
-
-  private unlink(entry: LruEntry): void {
-    if (entry.older === undefined) this.oldest = entry.newer;
-    else entry.older.newer = entry.newer;
-    if (entry.newer === undefined) this.newest = entry.older;
-    else entry.newer.older = entry.older;
-    entry.older = undefined;
-    entry.newer = undefined;
-  }
-
-  private linkNewest(entry: LruEntry): void {
-    entry.older = this.newest;
-    entry.newer = undefined;
-    if (this.newest === undefined) this.oldest = entry;
-    else this.newest.newer = entry;
-    this.newest = entry;
+    this.lru.delete(holder);
   }
 }
 
