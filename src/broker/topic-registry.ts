@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { InvalidConfigError, InvalidTopicError } from '../errors.js';
 import { ApiError } from './api-error.js';
 import { ClusterMetadataLog, type ClusterMetadataLogOptions } from '../internal-topics/metadata-log.js';
-import { configRecord, createTopicRecords, partitionRecord, removeTopicRecord } from '../internal-topics/metadata-image.js';
+import type { MetadataRecord } from '../internal-topics/cluster-metadata.js';
+import { configRecord, createTopicRecords, partitionRecords, removeTopicRecord } from '../internal-topics/metadata-image.js';
 import { fsyncDirSync } from '../storage/fs-util.js';
 import { logConfigFromProperties, type LogConfig } from '../storage/log-config.js';
 import type { LogManager } from '../storage/log-manager.js';
@@ -98,14 +99,14 @@ export class TopicRegistry {
     const image = this.metadata.image;
     const counts = new Map<string, number>();
     for (const { topic, partition } of logs.logPartitions()) counts.set(topic, Math.max(counts.get(topic) ?? 0, partition + 1));
-    const adopted: Buffer[] = [];
+    const adopted: MetadataRecord[] = [];
     for (const t of [...image.topics()]) {
       // no partition: a creation cut short; the KRaft metadata log is never a topic
       if (t.partitions === 0 || t.name === CLUSTER_METADATA_TOPIC) continue;
       logs.assignTopicId(t.name, t.topicId);
       const found = counts.get(t.name) ?? 0;
       const info = this.put(t.name, t.topicId, Math.max(t.partitions, found), image.configs(t.name));
-      for (let p = t.partitions; p < found; p++) adopted.push(partitionRecord(t.topicId, p, logs.nodeId, this.metadata.options.directoryId));
+      partitionRecords(t.topicId, t.partitions, found, logs.nodeId, this.metadata.options.directoryId, adopted);
       for (let p = 0; p < t.partitions; p++) logs.ensureLog(t.name, p, info.config);
       if (!logs.hadCleanShutdown) for (let p = 0; p < t.partitions; p++) logs.repairPartitionMetadata(t.name, p, t.topicId);
     }
@@ -120,7 +121,7 @@ export class TopicRegistry {
         for (let p = 0; p < n; p++) logs.repairPartitionMetadata(name, p, topicId);
       }
       const info = this.put(name, topicId, n, {});
-      adopted.push(...createTopicRecords(name, info.topicId, n, {}, logs.nodeId, this.metadata.options.directoryId));
+      for (const r of createTopicRecords(name, info.topicId, n, {}, logs.nodeId, this.metadata.options.directoryId)) adopted.push(r);
     }
     this.metadata.append(adopted);
   }
@@ -197,9 +198,7 @@ export class TopicRegistry {
     const info = this.validatePartitionIncrease(name, count);
     for (let p = info.partitions; p < count; p++) logs.getOrCreateLog(name, p, info.config);
     const next = this.set({ ...info, partitions: count });
-    const records: Buffer[] = [];
-    for (let p = info.partitions; p < count; p++) records.push(partitionRecord(info.topicId, p, logs.nodeId, this.metadata.options.directoryId));
-    this.metadata.append(records);
+    this.metadata.append(partitionRecords(info.topicId, info.partitions, count, logs.nodeId, this.metadata.options.directoryId));
     return next;
   }
 
@@ -240,7 +239,7 @@ export class TopicRegistry {
     }
     const next = this.set({ ...info, overrides: { ...overrides }, config });
     // one ConfigRecord per key set, changed or removed (ConfigurationControlManager.incrementalAlterConfig)
-    const records: Buffer[] = [];
+    const records: MetadataRecord[] = [];
     for (const [k, v] of Object.entries(overrides)) if (info.overrides[k] !== v) records.push(configRecord(name, k, v));
     for (const k of Object.keys(info.overrides)) if (!(k in overrides)) records.push(configRecord(name, k, null));
     this.metadata.append(records);
@@ -295,8 +294,7 @@ function migrateTopicsFile(dataDir: string, metadata: ClusterMetadataLog): void 
         metadata.append(createTopicRecords(name, storedTopicId(dataDir, name, t.partitions), t.partitions, t.configs, nodeId, directoryId));
         continue;
       }
-      const records: Buffer[] = [];
-      for (let p = known.partitions; p < t.partitions; p++) records.push(partitionRecord(known.topicId, p, nodeId, directoryId));
+      const records = partitionRecords(known.topicId, known.partitions, t.partitions, nodeId, directoryId);
       const configs = image.configs(name);
       for (const [k, v] of Object.entries(t.configs)) if (configs[k] !== v) records.push(configRecord(name, k, v));
       metadata.append(records);

@@ -52,6 +52,20 @@ export function decodeMetadataRecord(value: Buffer): DecodedMessage {
 }
 
 /**
+ * A metadata record the broker made: the message it encoded (applied to the image as it is, as
+ * Kafka's controller replays the `ApiMessageAndVersion` it generated rather than the bytes read
+ * back) and its value bytes (`bytes`, what the log and snapshots hold).
+ */
+export interface MetadataRecord extends DecodedMessage {
+  readonly bytes: Buffer;
+}
+
+/** A metadata record of `schema` at `version`, encoded once ({@link encodeMetadataRecord}). */
+export function metadataRecord(schema: MessageSchema, version: number, value: { [k: string]: unknown }): MetadataRecord {
+  return { schema, version, value, bytes: encodeMetadataRecord(schema, version, value) };
+}
+
+/**
  * A `__cluster_metadata` data record's value (Kafka `MetadataRecordSerde.write`): the frame
  * (version 1, the record type, the record version) then the record at that version.
  */

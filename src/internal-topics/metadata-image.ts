@@ -20,8 +20,8 @@
  * Memory is per topic, not per partition: every partition of a single node has the same replica,
  * leader and directory, so a topic keeps its partition count.
  */
-import type { DecodedMessage } from './cluster-metadata.js';
-import { encodeMetadataRecord } from './cluster-metadata.js';
+import type { DecodedMessage, MetadataRecord } from './cluster-metadata.js';
+import { metadataRecord } from './cluster-metadata.js';
 import {
   BeginTransactionRecord,
   ConfigRecord,
@@ -124,63 +124,80 @@ export class MetadataImage {
 
   /** The records of a snapshot of this image (Kafka `MetadataImage.write` order), one record value each. */
   *snapshotRecords(nodeId: number, directoryId: string): Generator<Buffer> {
-    for (const [name, level] of this.features) yield featureLevelRecord(name, level);
-    yield encodeMetadataRecord(ZkMigrationRecord, 0, { zkMigrationState: 0 });
+    for (const [name, level] of this.features) yield featureLevelRecord(name, level).bytes;
+    yield metadataRecord(ZkMigrationRecord, 0, { zkMigrationState: 0 }).bytes;
     for (const t of this.byName.values()) {
-      yield topicRecord(t.name, t.topicId);
-      for (let p = 0; p < t.partitions; p++) yield partitionRecord(t.topicId, p, nodeId, directoryId);
+      yield topicRecord(t.name, t.topicId).bytes;
+      for (const r of partitionRecords(t.topicId, 0, t.partitions, nodeId, directoryId)) yield r.bytes;
     }
-    for (const [name, configs] of this.topicConfigs) for (const [k, value] of configs) yield configRecord(name, k, value);
+    for (const [name, configs] of this.topicConfigs) for (const [k, value] of configs) yield configRecord(name, k, value).bytes;
   }
 }
 
-export function featureLevelRecord(name: string, level: number): Buffer {
-  return encodeMetadataRecord(FeatureLevelRecord, 0, { name, featureLevel: level });
+export function featureLevelRecord(name: string, level: number): MetadataRecord {
+  return metadataRecord(FeatureLevelRecord, 0, { name, featureLevel: level });
 }
 
 /** The bootstrap records a new metadata log starts with (`BootstrapMetadata` in a metadata transaction, KIP-868). */
-export function bootstrapRecords(): Buffer[] {
+export function bootstrapRecords(): MetadataRecord[] {
   return [
-    encodeMetadataRecord(BeginTransactionRecord, 0, { name: 'Bootstrap records' }),
+    metadataRecord(BeginTransactionRecord, 0, { name: 'Bootstrap records' }),
     featureLevelRecord(METADATA_VERSION_FEATURE, METADATA_VERSION_LEVEL),
-    encodeMetadataRecord(ZkMigrationRecord, 0, { zkMigrationState: 0 }),
-    encodeMetadataRecord(EndTransactionRecord, 0, {}),
+    metadataRecord(ZkMigrationRecord, 0, { zkMigrationState: 0 }),
+    metadataRecord(EndTransactionRecord, 0, {}),
   ];
 }
 
-export function topicRecord(name: string, topicId: string): Buffer {
-  return encodeMetadataRecord(TopicRecord, 0, { name, topicId: parseUuid(topicId) });
+export function topicRecord(name: string, topicId: string): MetadataRecord {
+  return metadataRecord(TopicRecord, 0, { name, topicId: parseUuid(topicId) });
 }
 
 /** A single node's partition: this node the only replica, in the ISR and leader, at epoch 0 (`PartitionRegistration.toRecord`). */
-export function partitionRecord(topicId: string, partitionId: number, nodeId: number, directoryId: string): Buffer {
-  return encodeMetadataRecord(PartitionRecord, PARTITION_RECORD_VERSION, {
-    partitionId,
-    topicId: parseUuid(topicId),
-    replicas: [nodeId],
-    isr: [nodeId],
-    removingReplicas: [],
-    addingReplicas: [],
-    leader: nodeId,
-    leaderEpoch: 0,
-    partitionEpoch: 0,
-    directories: [parseUuid(directoryId)],
-  });
+export function partitionRecord(topicId: string, partitionId: number, nodeId: number, directoryId: string): MetadataRecord {
+  return partitionRecords(topicId, partitionId, partitionId + 1, nodeId, directoryId)[0]!;
+}
+
+/**
+ * The PartitionRecords of partitions `from` until `to` of one topic, appended to `out`: the ids
+ * parsed and the replica lists made once for all of them (they are only read, by the encoder and
+ * the image).
+ */
+export function partitionRecords(topicId: string, from: number, to: number, nodeId: number, directoryId: string, out: MetadataRecord[] = []): MetadataRecord[] {
+  const topicIdBytes = parseUuid(topicId);
+  const replicas = [nodeId];
+  const directories = [parseUuid(directoryId)];
+  const none: number[] = [];
+  for (let partitionId = from; partitionId < to; partitionId++) {
+    out.push(
+      metadataRecord(PartitionRecord, PARTITION_RECORD_VERSION, {
+        partitionId,
+        topicId: topicIdBytes,
+        replicas,
+        isr: replicas,
+        removingReplicas: none,
+        addingReplicas: none,
+        leader: nodeId,
+        leaderEpoch: 0,
+        partitionEpoch: 0,
+        directories,
+      }),
+    );
+  }
+  return out;
 }
 
 /** A topic config set (`value`) or removed (null). */
-export function configRecord(topic: string, name: string, value: string | null): Buffer {
-  return encodeMetadataRecord(ConfigRecord, 0, { resourceType: TOPIC_RESOURCE_TYPE, resourceName: topic, name, value });
+export function configRecord(topic: string, name: string, value: string | null): MetadataRecord {
+  return metadataRecord(ConfigRecord, 0, { resourceType: TOPIC_RESOURCE_TYPE, resourceName: topic, name, value });
 }
 
-export function removeTopicRecord(topicId: string): Buffer {
-  return encodeMetadataRecord(RemoveTopicRecord, 0, { topicId: parseUuid(topicId) });
+export function removeTopicRecord(topicId: string): MetadataRecord {
+  return metadataRecord(RemoveTopicRecord, 0, { topicId: parseUuid(topicId) });
 }
 
 /** The records of a topic's creation, in the controller's order. */
-export function createTopicRecords(name: string, topicId: string, partitions: number, configs: Readonly<Record<string, string>>, nodeId: number, directoryId: string): Buffer[] {
+export function createTopicRecords(name: string, topicId: string, partitions: number, configs: Readonly<Record<string, string>>, nodeId: number, directoryId: string): MetadataRecord[] {
   const out = [topicRecord(name, topicId)];
   for (const [k, value] of Object.entries(configs)) out.push(configRecord(name, k, value));
-  for (let p = 0; p < partitions; p++) out.push(partitionRecord(topicId, p, nodeId, directoryId));
-  return out;
+  return partitionRecords(topicId, 0, partitions, nodeId, directoryId, out);
 }

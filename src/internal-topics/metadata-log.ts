@@ -41,7 +41,7 @@ import { PartitionLog, type LogSink } from '../storage/partition-log.js';
 import { CLUSTER_METADATA_TOPIC } from '../storage/topic.js';
 import { METADATA_TOPIC_ID } from '../storage/uuid.js';
 import { AbortTransactionRecord, BeginTransactionRecord, EndTransactionRecord } from '../protocol/schemas/internal/metadata.js';
-import { decodeMetadataRecord, encodeMetadataRecord } from './cluster-metadata.js';
+import { decodeMetadataRecord, metadataRecord, type MetadataRecord } from './cluster-metadata.js';
 import { MetadataTransactionReplay } from './metadata-transactions.js';
 import { MetadataImage, bootstrapRecords, featureLevelRecord, METADATA_VERSION_FEATURE, METADATA_VERSION_LEVEL } from './metadata-image.js';
 
@@ -159,42 +159,45 @@ export class ClusterMetadataLog {
     this.append(bootstrapRecords());
     const bootstrapPath = join(this.options.dataDir, BOOTSTRAP_SNAPSHOT_FILE);
     // `kafka-storage format`'s binary bootstrap file: the bootstrap features as a snapshot of epoch 0
-    if (!existsSync(bootstrapPath)) writeSnapshotFile(bootstrapPath, [featureLevelRecord(METADATA_VERSION_FEATURE, METADATA_VERSION_LEVEL)], 0, now);
+    if (!existsSync(bootstrapPath)) writeSnapshotFile(bootstrapPath, [featureLevelRecord(METADATA_VERSION_FEATURE, METADATA_VERSION_LEVEL).bytes], 0, now);
   }
 
   /**
-   * Appends one change's records (each a metadata record value) and applies them to the image;
-   * fsynced at once unless inside {@link deferFlush}.
+   * Appends one change's records and applies them to the image; fsynced at once unless inside
+   * {@link deferFlush}. The image replays the records as they were made, not decoded back from
+   * their bytes (Kafka's `QuorumController` replays the `ApiMessageAndVersion`s it generated).
    */
-  append(records: readonly Buffer[]): void {
+  append(records: readonly MetadataRecord[]): void {
     if (records.length === 0) return;
     this.abortOpenTransaction('the change before this one was cut short between its batches');
-    const chunks: Buffer[][] = [];
     const transaction = records.length > MAX_BATCH_RECORDS;
     if (!transaction) {
-      chunks.push([...records]);
+      this.appendBatch(records);
     } else {
-      chunks.push([encodeMetadataRecord(BeginTransactionRecord, 0, {})]);
-      for (let i = 0; i < records.length; i += MAX_BATCH_RECORDS) chunks.push(records.slice(i, i + MAX_BATCH_RECORDS));
-      chunks.push([encodeMetadataRecord(EndTransactionRecord, 0, {})]);
-    }
-    for (const [i, chunk] of chunks.entries()) {
       const at = this.log.logEndOffset;
-      this.appendBatch(chunk);
+      this.appendBatch([metadataRecord(BeginTransactionRecord, 0, {})]);
       // from here until the End is written, a failure leaves the transaction open
-      if (transaction && i === 0) this.openTransactionAt = at;
+      this.openTransactionAt = at;
+      for (let i = 0; i < records.length; i += MAX_BATCH_RECORDS) this.appendBatch(records.slice(i, i + MAX_BATCH_RECORDS));
+      this.appendBatch([metadataRecord(EndTransactionRecord, 0, {})]);
     }
     this.openTransactionAt = undefined;
-    for (const value of records) this.image.replay(decodeMetadataRecord(value));
+    for (const record of records) this.image.replay(record);
     this.unflushed = true;
     if (this.deferDepth === 0) this.commit();
   }
 
-  private appendBatch(values: readonly Buffer[]): void {
+  /**
+   * One batch of records, built as the leader writes it (Kafka `BatchAccumulator`): at the log end
+   * offset, in the leader's epoch, so that the log takes it as it is (`appendAsRaftLeader`).
+   */
+  private appendBatch(records: readonly MetadataRecord[]): void {
     const now = this.time();
     const epoch = this.epoch;
-    const batch = encodeRecordBatch(values.map((value): RecordInput => ({ value, timestamp: now })), { partitionLeaderEpoch: epoch });
-    this.log.append(batch, { leaderEpoch: epoch, origin: 'coordinator' });
+    const values: RecordInput[] = new Array(records.length);
+    for (let i = 0; i < records.length; i++) values[i] = { value: records[i]!.bytes, timestamp: now };
+    const batch = encodeRecordBatch(values, { baseOffset: this.log.logEndOffset, partitionLeaderEpoch: epoch });
+    this.log.appendAsRaftLeader(batch, epoch);
     this.bytesSinceSnapshot += batch.length;
   }
 
@@ -202,7 +205,7 @@ export class ClusterMetadataLog {
   private abortOpenTransaction(reason: string): void {
     if (this.openTransactionAt === undefined) return;
     this.options.logger?.('warn', `${this.dir}: aborting the metadata transaction at offset ${this.openTransactionAt}, never ended: ${reason}`);
-    this.appendBatch([encodeMetadataRecord(AbortTransactionRecord, 0, { reason })]);
+    this.appendBatch([metadataRecord(AbortTransactionRecord, 0, { reason })]);
     this.openTransactionAt = undefined;
     this.log.flush();
   }

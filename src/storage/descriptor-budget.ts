@@ -16,6 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, StorageError } from '../errors.js';
+import { RecencyList } from './recency-list.js';
 
 /** Something holding one descriptor under the budget. */
 export interface DescriptorHolder {
@@ -74,10 +75,8 @@ function cachedProcessLimit(): number | undefined {
 
 export class DescriptorBudget {
   private readonly limit: number;
-  /** Insertion order is recency order: the first is the least recently used. */
-  private readonly lru = new Set<DescriptorHolder>();
-  /** The most recently touched holder, so repeated use of one file skips the Set shuffle. */
-  private newest: DescriptorHolder | undefined;
+  /** The open descriptors' holders, least recently used first (O(1) steps: recency-list.ts). */
+  private readonly lru = new RecencyList<DescriptorHolder, true>();
   private closes = 0;
 
   constructor(limit = defaultDescriptorBudget()) {
@@ -101,16 +100,14 @@ export class DescriptorBudget {
     return this.closes;
   }
 
+  /** The holders from the least to the most recently used (diagnostics, tests). */
+  *leastRecentlyUsed(): Generator<DescriptorHolder> {
+    for (const [holder] of this.lru.entries()) yield holder;
+  }
+
   /** Make room for one more descriptor: call before opening a file. */
   reserve(): void {
-    if (this.lru.size < this.limit) return;
-    for (const victim of this.lru) {
-      if (this.lru.size < this.limit) return;
-      if (!victim.releaseDescriptor()) continue;
-      this.lru.delete(victim);
-      if (this.newest === victim) this.newest = undefined;
-      this.closes++;
-    }
+    if (this.lru.size >= this.limit) this.shed(this.lru.size - this.limit + 1);
   }
 
   /**
@@ -134,39 +131,39 @@ export class DescriptorBudget {
     }
   }
 
-  /** Closes up to `n` least recently used descriptors; returns how many it closed. */
+  /**
+   * Closes up to `n` least recently used descriptors; returns how many it closed. A holder that
+   * cannot let go now is moved to the newest end, as if used (it is: its held appends are
+   * pending), so the next eviction does not step over it again; each holder is asked once.
+   */
   private shed(n: number): number {
     let closed = 0;
-    for (const victim of this.lru) {
-      if (closed >= n) break;
-      if (!victim.releaseDescriptor()) continue;
-      this.lru.delete(victim);
-      if (this.newest === victim) this.newest = undefined;
-      this.closes++;
-      closed++;
+    for (let asked = this.lru.size; closed < n && asked > 0; asked--) {
+      const victim = this.lru.oldest()!;
+      if (victim.releaseDescriptor()) {
+        this.lru.delete(victim);
+        this.closes++;
+        closed++;
+      } else {
+        this.lru.touch(victim);
+      }
     }
     return closed;
   }
 
   /** `holder` opened its descriptor (after `reserve()`). */
   opened(holder: DescriptorHolder): void {
-    this.lru.delete(holder);
-    this.lru.add(holder);
-    this.newest = holder;
+    this.lru.set(holder, true);
   }
 
   /** `holder` used its descriptor: it becomes the most recently used. */
   touch(holder: DescriptorHolder): void {
-    if (this.newest === holder) return;
-    if (!this.lru.delete(holder)) return;
-    this.lru.add(holder);
-    this.newest = holder;
+    this.lru.touch(holder);
   }
 
   /** `holder` closed its descriptor itself. */
   closed(holder: DescriptorHolder): void {
     this.lru.delete(holder);
-    if (this.newest === holder) this.newest = undefined;
   }
 }
 

@@ -13,6 +13,7 @@
  * bounded by `segment.index.bytes`, just as Kafka keeps the active index's mmap resident.
  */
 import { InvalidArgumentError } from '../errors.js';
+import { RecencyList } from './recency-list.js';
 
 /** Something that owns a budgeted cache and can let it go. */
 export interface CacheHolder {
@@ -25,10 +26,8 @@ export const DEFAULT_INDEX_CACHE_BUDGET = 64 * 1024 * 1024;
 export class IndexCacheBudget {
   private limit: number;
   private used = 0;
-  /** Insertion order is recency order: the first key is the least recently used. */
-  private readonly lru = new Map<CacheHolder, number>();
-  /** The most recently touched holder, so repeated lookups on one index skip the Map shuffle. */
-  private newest: CacheHolder | undefined;
+  /** The admitted caches' holders and bytes, least recently used first (O(1) steps: recency-list.ts). */
+  private readonly lru = new RecencyList<CacheHolder, number>();
 
   constructor(limit = DEFAULT_INDEX_CACHE_BUDGET) {
     this.limit = checkLimit(limit);
@@ -64,35 +63,25 @@ export class IndexCacheBudget {
     this.evictUntilFits(bytes);
     this.lru.set(holder, bytes);
     this.used += bytes;
-    this.newest = holder;
     return true;
   }
 
   /** Mark `holder` as most recently used. */
   touch(holder: CacheHolder): void {
-    if (this.newest === holder) return;
-    const bytes = this.lru.get(holder);
-    if (bytes === undefined) return;
-    this.lru.delete(holder);
-    this.lru.set(holder, bytes);
-    this.newest = holder;
+    this.lru.touch(holder);
   }
 
   /** Return `holder`'s reservation (it dropped or took over its cache). No-op if not admitted. */
   release(holder: CacheHolder): void {
-    const bytes = this.lru.get(holder);
-    if (bytes === undefined) return;
-    this.lru.delete(holder);
-    this.used -= bytes;
-    if (this.newest === holder) this.newest = undefined;
+    const bytes = this.lru.delete(holder);
+    if (bytes !== undefined) this.used -= bytes;
   }
 
   private evictUntilFits(incoming: number): void {
-    for (const [victim, bytes] of this.lru) {
-      if (this.used + incoming <= this.limit) return;
-      this.lru.delete(victim);
-      this.used -= bytes;
-      if (this.newest === victim) this.newest = undefined;
+    while (this.used + incoming > this.limit) {
+      const victim = this.lru.oldest();
+      if (victim === undefined) return;
+      this.used -= this.lru.delete(victim)!;
       victim.evictCache();
     }
   }

@@ -21,7 +21,8 @@ import type { LogConfig } from './log-config.js';
 import { LogLoader, type LogLoaderOptions, type RecoveryReport } from './log-loader.js';
 import type { LogSegment, TimestampAndOffset } from './log-segment.js';
 import { validateAndAssignOffsets, type ValidationResult } from './log-validator.js';
-import type { CompletedTxn, ProducerAppendInfo } from './producer-append-info.js';
+import { analyzeRaftLeaderRecords } from './raft-leader-append.js';
+import type { AppendOrigin, CompletedTxn, ProducerAppendInfo } from './producer-append-info.js';
 import type { ProducerStateManager } from './producer-state.js';
 import { completeTxn, reloadProducerState } from './producer-state-rebuild.js';
 import type { AbortedTxn } from './transaction-index.js';
@@ -179,7 +180,7 @@ export class PartitionLog {
    */
   append(
     records: Buffer,
-    options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; heldAppends?: HeldAppends } = {},
+    options: { leaderEpoch?: number; origin?: AppendOrigin; mutateInput?: boolean; heldAppends?: HeldAppends } = {},
   ): AppendResult {
     // Kafka's maybeHandleIOException, inlined on this hot path: see log-dir-failure.ts
     const failures = this.resources.logDirFailure;
@@ -200,23 +201,26 @@ export class PartitionLog {
    */
   private appendToLog(
     records: Buffer,
-    options: { leaderEpoch?: number; origin?: 'client' | 'replication' | 'coordinator'; mutateInput?: boolean; heldAppends?: HeldAppends },
+    options: { leaderEpoch?: number; origin?: AppendOrigin; mutateInput?: boolean; heldAppends?: HeldAppends },
   ): AppendResult {
     const leo = this.localLog.logEndOffset;
     if (records.length === 0) {
       return { firstOffset: leo, lastOffset: leo - 1n, maxTimestamp: -1n, logAppendTime: -1n, recordCount: 0, logStartOffset: this.startOffset, duplicate: false };
     }
     const now = this.time();
-    const validated = validateAndAssignOffsets(records, {
-      config: this.config,
-      nextOffset: leo,
-      now: BigInt(now),
-      partitionLeaderEpoch: options.leaderEpoch ?? 0,
-      origin: options.origin ?? 'client',
-      topicPartition: this.topicPartition,
-      scratch: this.appendScratch,
-      mutateInput: options.mutateInput === true,
-    });
+    const validated =
+      options.origin === 'raftLeader'
+        ? analyzeRaftLeaderRecords(records, { config: this.config, nextOffset: leo, leaderEpoch: options.leaderEpoch ?? 0, topicPartition: this.topicPartition })
+        : validateAndAssignOffsets(records, {
+            config: this.config,
+            nextOffset: leo,
+            now: BigInt(now),
+            partitionLeaderEpoch: options.leaderEpoch ?? 0,
+            origin: options.origin ?? 'client',
+            topicPartition: this.topicPartition,
+            scratch: this.appendScratch,
+            mutateInput: options.mutateInput === true,
+          });
     const bytes = validated.records;
     if (bytes.length > this.config.segmentBytes) {
       throw new RecordListTooLargeError(
@@ -281,6 +285,15 @@ export class PartitionLog {
       logStartOffset: this.startOffset,
       duplicate: false,
     };
+  }
+
+  /**
+   * Appends batches the KRaft leader built itself, at the log end offset and in `leaderEpoch`
+   * (Kafka `appendAsLeader` with origin RAFT_LEADER): written as they are, after the shallow
+   * checks of raft-leader-append.ts instead of the validation a producer's records get.
+   */
+  appendAsRaftLeader(records: Buffer, leaderEpoch: number): AppendResult {
+    return this.append(records, { leaderEpoch, origin: 'raftLeader' });
   }
 
   /**

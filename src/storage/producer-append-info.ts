@@ -25,9 +25,10 @@ const INT32_MAX = 0x7fffffff;
 
 /**
  * Who is appending (Kafka `AppendOrigin`): clients get full validation; the coordinator (offset
- * commits, markers) no sequence checks; replication (and recovery replay) only warnings.
+ * commits, markers) no sequence checks; replication (and recovery replay) only warnings; the KRaft
+ * leader's own batches (RAFT_LEADER) no validation pass at all (raft-leader-append.ts).
  */
-export type AppendOrigin = 'client' | 'replication' | 'coordinator';
+export type AppendOrigin = 'client' | 'replication' | 'coordinator' | 'raftLeader';
 
 /** A finished transaction (`CompletedTxn`): firstOffset..lastOffset, lastOffset being the marker. */
 export interface CompletedTxn {

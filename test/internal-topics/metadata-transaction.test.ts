@@ -169,9 +169,9 @@ describe('metadata transactions', () => {
       const append = (values: Buffer[]) => metadata.log.append(encodeRecordBatch(values.map((value) => ({ value })), { partitionLeaderEpoch: 1 }), { leaderEpoch: 1, origin: 'coordinator' });
       const begin = encodeMetadataRecord(BeginTransactionRecord, 0, {});
       append([begin]);
-      append([topicRecord('lost', lost), partitionRecord(lost, 0, 1, DIRECTORY_ID)]);
+      append([topicRecord('lost', lost).bytes, partitionRecord(lost, 0, 1, DIRECTORY_ID).bytes]);
       append([begin]);
-      append(createTopicRecords('whole', whole, 3, {}, 1, DIRECTORY_ID));
+      append(createTopicRecords('whole', whole, 3, {}, 1, DIRECTORY_ID).map((r) => r.bytes));
       append([encodeMetadataRecord(EndTransactionRecord, 0, {})]);
       metadata.close();
       const warnings: string[] = [];

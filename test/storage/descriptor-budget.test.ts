@@ -98,6 +98,106 @@ describe('the process limit and the default budget', () => {
   });
 });
 
+describe('the least-recently-used order', () => {
+  /** Holders named by number; `refuse` holds those that cannot let go now. */
+  function setup(limit: number) {
+    const budget = new DescriptorBudget(limit);
+    const released: number[] = [];
+    const refuse = new Set<number>();
+    const holders = Array.from({ length: 40 }, (_, i) => ({ id: i, releaseDescriptor: () => (refuse.has(i) ? false : (released.push(i), true)) }));
+    const order = () => [...budget.leastRecentlyUsed()].map((h) => holders.findIndex((x) => x === h));
+    const open = (i: number) => {
+      budget.reserve();
+      budget.opened(holders[i]!);
+    };
+    return { budget, released, refuse, holders, order, open };
+  }
+
+  test('evicts the least recently used; touch and reopen make a holder the newest; a holder closed by itself leaves the list', () => {
+    const { budget, released, holders, order, open } = setup(8);
+    for (let i = 0; i < 8; i++) open(i);
+    assert.deepEqual(order(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    budget.touch(holders[0]!);
+    budget.touch(holders[3]!);
+    budget.touch(holders[3]!);
+    budget.opened(holders[5]!); // opened again without a close in between: counted once
+    assert.deepEqual(order(), [1, 2, 4, 6, 7, 0, 3, 5]);
+    assert.equal(budget.openCount, 8);
+    budget.closed(holders[2]!);
+    budget.closed(holders[2]!); // twice is harmless
+    budget.touch(holders[2]!); // not open: not added
+    assert.deepEqual(order(), [1, 4, 6, 7, 0, 3, 5]);
+    open(8);
+    assert.deepEqual(released, [], 'room was left by the close');
+    open(9);
+    open(10);
+    assert.deepEqual(released, [1, 4]);
+    assert.deepEqual(order(), [6, 7, 0, 3, 5, 8, 9, 10]);
+    assert.equal(budget.evictions, 2);
+  });
+
+  test('a holder that cannot let go is passed over and moved to the newest end; when none can, nothing is closed', () => {
+    const { budget, released, refuse, order, open } = setup(8);
+    for (let i = 0; i < 8; i++) open(i);
+    refuse.add(0);
+    refuse.add(1);
+    open(8);
+    assert.deepEqual(released, [2]);
+    assert.deepEqual(order(), [3, 4, 5, 6, 7, 0, 1, 8]);
+    for (let i = 0; i < 40; i++) refuse.add(i);
+    open(9);
+    assert.deepEqual(released, [2], 'nobody could be closed');
+    assert.equal(budget.openCount, 9, 'over the budget rather than a loop');
+    refuse.clear();
+    open(10);
+    assert.deepEqual(released, [2, 3, 4], 'back within the budget, oldest first');
+    assert.deepEqual(order(), [5, 6, 7, 0, 1, 8, 9, 10]);
+    assert.equal(budget.openCount, 8);
+  });
+
+  test('under churn over many more holders than the budget, the order is that of a plain list kept by hand', () => {
+    const { budget, released, holders, order, open } = setup(8);
+    // the model: an array from least to most recently used, each step done the obvious O(n) way
+    const model: number[] = [];
+    const modelReleased: number[] = [];
+    const use = (i: number) => {
+      const at = model.indexOf(i);
+      if (at >= 0) model.splice(at, 1);
+      model.push(i);
+    };
+    let seed = 0x2545f491;
+    const random = (n: number) => {
+      // xorshift32: a fixed sequence, so a failure repeats
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    for (let step = 0; step < 5000; step++) {
+      const i = random(40);
+      const op = random(4);
+      if (op === 0) {
+        budget.closed(holders[i]!);
+        const at = model.indexOf(i);
+        if (at >= 0) model.splice(at, 1);
+      } else if (op === 1) {
+        budget.touch(holders[i]!);
+        if (model.includes(i)) use(i);
+      } else if (!model.includes(i)) {
+        // a holder opens its file only while it has none open (file-records.ts, index-file.ts)
+        open(i);
+        while (model.length >= 8) modelReleased.push(model.shift()!);
+        use(i);
+      }
+      assert.ok(budget.openCount <= 8);
+    }
+    assert.ok(modelReleased.length > 500, `the budget was under pressure (${modelReleased.length} evictions)`);
+    assert.deepEqual(released, modelReleased);
+    assert.deepEqual(order(), model);
+    assert.equal(budget.evictions, modelReleased.length);
+  });
+});
+
 describe('running out of descriptors anyway', () => {
   const emfile = () => Object.assign(new Error('EMFILE: too many open files, open'), { code: 'EMFILE' });
 
