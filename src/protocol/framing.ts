@@ -18,6 +18,7 @@
  * bench/README.md).
  */
 import { BufferPool, type ByteReservations } from '../bytes/buffer-pool.js';
+import { objectArray } from '../v8/elements-kind.js';
 import { FrameTooLargeError } from './errors.js';
 
 /** Per-decoder pool when none is shared: room for two 1 MiB Produce frames. */
@@ -29,7 +30,12 @@ const DEFAULT_POOL_BYTES = 2 * 1024 * 1024 + 64 * 1024;
 const DIRECT_MIN_BYTES = 64 * 1024;
 
 export class FrameDecoder {
-  private chunks: Buffer[] = [];
+  /**
+   * Created in the elements kind it keeps (objects): a fresh `[]` is V8's small-integer kind, and
+   * optimized code of a decoder whose chunks were objects from the start deoptimized ('not a Smi')
+   * at every new connection's first push (`node dist/bench/request-path.js`). Emptied, never replaced.
+   */
+  private readonly chunks: Buffer[] = objectArray();
   /** Read offset in chunks[0]. */
   private head = 0;
   /** Unconsumed bytes over all chunks. */
@@ -86,14 +92,24 @@ export class FrameDecoder {
    * `failed` is set; every later push throws.
    */
   push(chunk: Buffer): Buffer[] {
-    if (this.failure !== undefined) throw this.failure;
     const frames: Buffer[] = [];
+    this.pushInto(chunk, frames);
+    return frames;
+  }
+
+  /**
+   * `push` that appends the frames to `frames` instead of a new array (a connection reuses one
+   * list for every read: a new one per read was 250 B per request). Same throws as `push`.
+   */
+  pushInto(chunk: Buffer, frames: Buffer[]): void {
+    if (this.failure !== undefined) throw this.failure;
+    const before = frames.length;
     if (this.assembling !== undefined) {
       // bytes read elsewhere while a frame is assembled in place: its part is copied in
       const k = Math.min(chunk.length, this.pending - this.assembled);
       chunk.copy(this.assembling, this.assembled, 0, k);
-      this.directFilledInto(k, frames);
-      if (this.assembling !== undefined) return frames;
+      this.completeDirect(k, frames);
+      if (this.assembling !== undefined) return;
       chunk = chunk.subarray(k);
     }
     if (chunk.length > 0) {
@@ -106,8 +122,8 @@ export class FrameDecoder {
         const size = this.readSize();
         if (size < 0 || size > this.maxFrameBytes) {
           this.failure = new FrameTooLargeError(`frame size ${size} is outside [0, ${this.maxFrameBytes}]`);
-          if (frames.length === 0) throw this.failure;
-          this.chunks = [];
+          if (frames.length === before) throw this.failure;
+          this.chunks.length = 0;
           this.buffered = 0;
           break;
         }
@@ -120,7 +136,6 @@ export class FrameDecoder {
       frames.push(this.take(this.pending));
       this.pending = -1;
     }
-    return frames;
   }
 
   /**
@@ -134,15 +149,20 @@ export class FrameDecoder {
 
   /** `n` bytes were read into the last `directTarget()`; returns the frame they complete, if any. */
   directFilled(n: number): Buffer[] {
-    if (this.assembling === undefined || n < 0 || n > this.pending - this.assembled) {
-      throw new RangeError(`${n} bytes cannot have been read into the frame being assembled`);
-    }
     const frames: Buffer[] = [];
     this.directFilledInto(n, frames);
     return frames;
   }
 
-  private directFilledInto(n: number, frames: Buffer[]): void {
+  /** `directFilled` that appends the frame it completes, if any, to `frames`. */
+  directFilledInto(n: number, frames: Buffer[]): void {
+    if (this.assembling === undefined || n < 0 || n > this.pending - this.assembled) {
+      throw new RangeError(`${n} bytes cannot have been read into the frame being assembled`);
+    }
+    this.completeDirect(n, frames);
+  }
+
+  private completeDirect(n: number, frames: Buffer[]): void {
     this.assembled += n;
     if (this.assembled < this.pending) return;
     frames.push(this.assembling!);
@@ -159,7 +179,7 @@ export class FrameDecoder {
     this.reserved = 0;
     this.assembling = undefined;
     this.assembled = 0;
-    this.chunks = [];
+    this.chunks.length = 0;
     this.head = 0;
     this.buffered = 0;
     this.pending = -1;
@@ -181,7 +201,7 @@ export class FrameDecoder {
       c.copy(frame, filled, start);
       filled += c.length - start;
     }
-    this.chunks = [];
+    this.chunks.length = 0;
     this.head = 0;
     this.buffered = 0;
     this.assembling = frame;
