@@ -21,6 +21,8 @@ const WARMUP = Number(process.env.BENCH_PATH_WARMUP ?? 15000);
 const COUNT = Number(process.env.BENCH_PATH_COUNT ?? 40000);
 const LIST = process.env.BENCH_PATH_DEOPTS === '1';
 const TOPIC = 'request-path';
+/** Another build's bin/kafkalite.js to measure (an A/B against this one). */
+const BROKER = process.env.BENCH_PATH_BROKER ?? join(REPO_ROOT, 'bin', 'kafkalite.js');
 /** More node flags for the broker (e.g. `--trace-deopt-verbose`). */
 const NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 
@@ -33,7 +35,7 @@ async function produceLoop(client: RawClient, n: number): Promise<void> {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kl-path-'));
-const child = spawn(process.execPath, ['--trace-deopt', '--trace-opt', '--trace-gc-nvp', ...NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--trace-deopt', '--trace-opt', '--trace-gc-nvp', ...NODE_FLAGS, BROKER, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
 child.stdout.setEncoding('utf8');
 child.stdout.on('data', (d: string) => (out += d));

@@ -42,6 +42,7 @@ import { handleRawSaslToken } from './security/raw-token.js';
 import { afterFailureDelay } from './security/failure-delay.js';
 import { ApiKey } from '../protocol/api-keys.js';
 import { PhaseIndex } from './request-metrics.js';
+import { doubleArray, objectArray } from '../v8/elements-kind.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -97,12 +98,19 @@ const MAX_RETIRED_BYTES = 4 * READ_CHUNK_BYTES;
  * written chunk by chunk, uncopied.
  */
 const COPY_ANSWERS_UP_TO = 16 * 1024;
+/** Flush records kept for reuse: one per answer write in flight beyond this is made and dropped. */
+const MAX_SPARE_FLUSHES = 4;
 
 export class Connection {
   private readonly decoder: FrameDecoder;
-  private readonly queue: Buffer[] = [];
+  // Every array below is created in the elements kind it keeps (v8/elements-kind.ts) and emptied,
+  // never replaced: a fresh `[]` per connection or per flush deoptimized the read and answer path
+  // ('not a Smi') with each new client, and arrays made per flush or per read were garbage.
+  /** Frames one read completed (the decoder appends them here; emptied once queued). */
+  private readonly readFrames: Buffer[] = objectArray();
+  private readonly queue: Buffer[] = objectArray();
   /** When each queued frame was complete (performance.now()), for the broker's request metrics. */
-  private readonly queueArrivals: number[] = [];
+  private readonly queueArrivals: number[] = doubleArray();
   private queuedBytes = 0;
   private processing = false;
   /** The byte stream cannot be framed any further: close once the queued requests are answered. */
@@ -113,19 +121,24 @@ export class Connection {
   /** Resolves when the request in progress (if any) has been answered. */
   private idle: Promise<void> = Promise.resolve();
   /** Encoded answers not yet handed to the socket (see MAX_HELD_ANSWER_BYTES). */
-  private readonly held: Buffer[] = [];
+  private readonly held: Buffer[] = objectArray();
   private heldBytes = 0;
   /**
    * `afterAnswer` callbacks of the held answers (and of requests answered with nothing): run once
    * the held appends are written and the socket has taken the answers, never before, since a
    * Produce frame given back to the pool may still be the bytes of a held append.
    */
-  private heldReleases: (() => void)[] = [];
+  private heldReleases: (() => void)[] = objectArray();
   /**
    * Per held answer, in order: how many of `held` are its chunks, and its KAFKA_STORAGE_ERROR form
    * when it was computed while Produce appends were held (sent instead if their write fails).
    */
-  private heldAnswers: HeldAnswer[] = [];
+  private heldAnswers: HeldAnswer[] = objectArray();
+  /**
+   * Flushes whose answers the socket wrote, kept for the next flushes (their lists and callback):
+   * one flush record per answered turn was two arrays and a closure.
+   */
+  private readonly spareFlushes: SentFlush[] = objectArray();
   /** A flushAnswers is scheduled for the end of this event-loop turn. */
   private flushScheduled = false;
   private readonly socket: Socket;
@@ -137,7 +150,7 @@ export class Connection {
   /** Frames that are views of `readChunk` and were not given back yet. */
   private readChunkFrames = 0;
   /** Earlier read chunks, with their frames not given back yet, oldest first (MAX_RETIRED_BYTES). */
-  private readonly retiredChunks: { chunk: Buffer; frames: number }[] = [];
+  private readonly retiredChunks: { chunk: Buffer; frames: number }[] = objectArray();
   /** The last read target was the rest of a frame being assembled (framing.ts directTarget). */
   private readingDirect = false;
   /** Answer bytes of this connection counted in `broker.queuedResponses` (its socket's writableLength when last looked at). */
@@ -266,10 +279,12 @@ export class Connection {
   /** Received bytes: a chunk, or (chunk undefined) `direct` bytes read into the frame being assembled. */
   private onData(chunk: Buffer | undefined, direct = 0): void {
     if (this.closed) return;
-    let frames: Buffer[];
+    const frames = this.readFrames;
     try {
-      frames = chunk === undefined ? this.decoder.directFilled(direct) : this.decoder.push(chunk);
+      if (chunk === undefined) this.decoder.directFilledInto(direct, frames);
+      else this.decoder.pushInto(chunk, frames);
     } catch (e) {
+      frames.length = 0;
       this.broker.logger.warnThrottled(`frame:${this.remote}`, `closing connection ${this.remote}: ${errorMessageOf(e)}`);
       this.destroy();
       return;
@@ -284,12 +299,14 @@ export class Connection {
     let bytes = 0;
     const now = performance.now();
     const chunkMemory = chunk?.buffer;
-    for (const f of frames) {
+    for (let i = 0; i < frames.length; i++) {
+      const f = frames[i]!;
       if (f.buffer === chunkMemory && chunkMemory === this.readChunk.buffer) this.readChunkFrames++;
       this.queue.push(f);
       this.queueArrivals.push(now);
       bytes += f.length;
     }
+    frames.length = 0;
     this.queuedBytes += bytes;
     this.requests.add(bytes, this.queuedBytes);
     this.lastActive = Date.now();
@@ -435,14 +452,15 @@ export class Connection {
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(this.flushAtTurnEnd);
+    if (turnEndFlushes.length === 0) setImmediate(flushAllAtTurnEnd);
+    turnEndFlushes.push(this);
   }
 
-  /** scheduleFlush's callback, made once per connection rather than once per request. */
-  private readonly flushAtTurnEnd = (): void => {
+  /** The turn-end flush scheduleFlush asked for (called by flushAllAtTurnEnd only). */
+  flushAtTurnEnd(): void {
     this.flushScheduled = false;
     if (!this.tryFlushAnswers()) this.destroy();
-  };
+  }
 
   /** flushAnswers outside a drain, where nothing catches: false (logged) when the held appends could not be written. */
   private tryFlushAnswers(): boolean {
@@ -719,18 +737,23 @@ export class Connection {
       this.answerStorageError();
       return;
     }
-    const answers = this.heldAnswers;
-    this.heldAnswers = [];
-    const releases = this.heldReleases;
-    this.heldReleases = [];
-    if (this.held.length === 0) {
-      runAll(releases);
+    if (this.held.length === 0 || this.closed) {
+      this.heldAnswers.length = 0;
+      this.held.length = 0;
+      this.heldBytes = 0;
+      runAll(this.heldReleases);
       return;
     }
-    if (!this.closed) {
+    {
+      const flush = this.takeHeldIntoFlush();
       const sentAt = performance.now();
+      flush.sentAt = sentAt;
       const metrics = this.broker.requestMetrics;
-      for (const a of answers) if (a.apiKey >= 0) metrics.record(a.apiKey, PhaseIndex.append, (sentAt - a.heldAt) * 1000);
+      const answers = flush.answers;
+      for (let i = 0; i < answers.length; i++) {
+        const a = answers[i]!;
+        if (a.apiKey >= 0) metrics.record(a.apiKey, PhaseIndex.append, (sentAt - a.heldAt) * 1000);
+      }
       const copy = this.held.length > 1 && this.heldBytes <= COPY_ANSWERS_UP_TO;
       const single = copy || this.held.length === 1;
       if (!single) this.socket.cork();
@@ -738,22 +761,47 @@ export class Connection {
       for (let i = 0; i < last; i++) this.socket.write(this.held[i]!);
       // called once written, or with an error when the socket is destroyed first: either way the
       // kernel no longer needs the bytes
-      this.socket.write(copy ? Buffer.concat(this.held, this.heldBytes) : this.held[last]!, () => {
-        const writtenAt = performance.now();
-        for (const a of answers) {
-          if (a.apiKey < 0) continue;
-          metrics.record(a.apiKey, PhaseIndex.write, (writtenAt - sentAt) * 1000);
-          metrics.record(a.apiKey, PhaseIndex.total, (writtenAt - a.arrivedAt) * 1000);
-        }
-        this.onAnswersWritten(releases);
-      });
+      this.socket.write(copy ? Buffer.concat(this.held, this.heldBytes) : this.held[last]!, flush.written);
       if (!single) this.socket.uncork();
       this.countAnswerBytes();
-    } else {
-      runAll(releases);
     }
     this.held.length = 0;
     this.heldBytes = 0;
+  }
+
+  /** A flush record (a spare one, else a new one) now holding the held answers and releases; the held lists are its emptied ones. */
+  private takeHeldIntoFlush(): SentFlush {
+    let flush = this.spareFlushes.pop();
+    if (flush === undefined) {
+      const made: SentFlush = { answers: objectArray(), releases: objectArray(), sentAt: NaN, written: () => this.flushWritten(made) };
+      flush = made;
+    }
+    const answers = flush.answers;
+    flush.answers = this.heldAnswers;
+    this.heldAnswers = answers;
+    const releases = flush.releases;
+    flush.releases = this.heldReleases;
+    this.heldReleases = releases;
+    return flush;
+  }
+
+  /**
+   * The socket wrote a flush's answers, or failed to (destroyed first): either way the kernel no
+   * longer needs their bytes. Its record goes back to the spares (at most MAX_SPARE_FLUSHES).
+   */
+  private flushWritten(flush: SentFlush): void {
+    const writtenAt = performance.now();
+    const metrics = this.broker.requestMetrics;
+    const answers = flush.answers;
+    for (let i = 0; i < answers.length; i++) {
+      const a = answers[i]!;
+      if (a.apiKey < 0) continue;
+      metrics.record(a.apiKey, PhaseIndex.write, (writtenAt - flush.sentAt) * 1000);
+      metrics.record(a.apiKey, PhaseIndex.total, (writtenAt - a.arrivedAt) * 1000);
+    }
+    answers.length = 0;
+    this.onAnswersWritten(flush.releases);
+    if (flush.releases.length === 0 && this.spareFlushes.length < MAX_SPARE_FLUSHES) this.spareFlushes.push(flush);
   }
 
   /**
@@ -779,7 +827,7 @@ export class Connection {
     this.heldAnswers.length = 0;
     this.held.length = 0;
     this.heldBytes = 0;
-    this.heldReleases = [];
+    this.heldReleases.length = 0;
     if (this.closed || out.length === 0) return;
     this.socket.cork();
     for (let i = 0; i < out.length - 1; i++) this.socket.write(out[i]!);
@@ -796,10 +844,10 @@ export class Connection {
   private releaseHeld(): void {
     const releases = this.heldReleases;
     if (releases.length === 0) return;
-    this.heldReleases = [];
     try {
       this.broker.heldAppends.writeAll();
     } catch {
+      releases.length = 0;
       return;
     }
     runAll(releases);
@@ -831,6 +879,38 @@ export class Connection {
     this.closed = true;
     this.socket.end();
   }
+}
+
+/**
+ * Connections whose held answers go out at this turn's end, in the order they asked, all from one
+ * immediate: one per connection was a different callback each, and Node's processImmediate,
+ * optimized for the first connection's, deoptimized ('wrong call target') at every new client's.
+ */
+const turnEndFlushes: Connection[] = objectArray();
+
+function flushAllAtTurnEnd(): void {
+  let i = 0;
+  try {
+    // by index: a flush may ask for another connection's, which then runs in this pass too
+    for (; i < turnEndFlushes.length; i++) turnEndFlushes[i]!.flushAtTurnEnd();
+  } finally {
+    // one that threw is dropped (its flushScheduled is already false); the rest go in a new immediate
+    if (i + 1 < turnEndFlushes.length) {
+      turnEndFlushes.splice(0, i + 1);
+      setImmediate(flushAllAtTurnEnd);
+    } else {
+      turnEndFlushes.length = 0;
+    }
+  }
+}
+
+/** Answers handed to the socket in one write, until it has written them; `written` is the write's callback. */
+interface SentFlush {
+  answers: HeldAnswer[];
+  releases: (() => void)[];
+  /** performance.now() when handed to the socket. */
+  sentAt: number;
+  readonly written: () => void;
 }
 
 /** One held answer: how many of `held` are its chunks, and what the request metrics need of it. */
