@@ -42,6 +42,8 @@ import { handleRawSaslToken } from './security/raw-token.js';
 import { afterFailureDelay } from './security/failure-delay.js';
 import { ApiKey } from '../protocol/api-keys.js';
 import { PhaseIndex } from './request-metrics.js';
+import { doubleArray, objectArray } from '../v8/elements-kind.js';
+import { KeptList } from '../v8/kept-list.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -97,12 +99,20 @@ const MAX_RETIRED_BYTES = 4 * READ_CHUNK_BYTES;
  * written chunk by chunk, uncopied.
  */
 const COPY_ANSWERS_UP_TO = 16 * 1024;
+/** Flush records kept for reuse: one per answer write in flight beyond this is made and dropped. */
+const MAX_SPARE_FLUSHES = 4;
 
 export class Connection {
   private readonly decoder: FrameDecoder;
-  private readonly queue: Buffer[] = [];
+  // The lists below are created in the elements kind they keep (v8/elements-kind.ts) and emptied
+  // without giving back their memory (v8/kept-list.ts), never replaced: a fresh `[]` per connection
+  // deoptimized the read and answer path ('not a Smi') with each new client, and arrays made or
+  // emptied per read, request or flush were a new element store each time.
+  /** Frames one read completed (the decoder appends them here; emptied once queued). */
+  private readonly readFrames = new KeptList<Buffer>(objectArray(), NO_BYTES);
+  private readonly queue = new KeptList<Buffer>(objectArray(), NO_BYTES);
   /** When each queued frame was complete (performance.now()), for the broker's request metrics. */
-  private readonly queueArrivals: number[] = [];
+  private readonly queueArrivals = new KeptList<number>(doubleArray(), 0);
   private queuedBytes = 0;
   private processing = false;
   /** The byte stream cannot be framed any further: close once the queued requests are answered. */
@@ -113,19 +123,24 @@ export class Connection {
   /** Resolves when the request in progress (if any) has been answered. */
   private idle: Promise<void> = Promise.resolve();
   /** Encoded answers not yet handed to the socket (see MAX_HELD_ANSWER_BYTES). */
-  private readonly held: Buffer[] = [];
+  private readonly held = new KeptList<Buffer>(objectArray(), NO_BYTES);
   private heldBytes = 0;
   /**
    * `afterAnswer` callbacks of the held answers (and of requests answered with nothing): run once
    * the held appends are written and the socket has taken the answers, never before, since a
    * Produce frame given back to the pool may still be the bytes of a held append.
    */
-  private heldReleases: (() => void)[] = [];
+  private heldReleases = new KeptList<() => void>(objectArray(), noop);
   /**
    * Per held answer, in order: how many of `held` are its chunks, and its KAFKA_STORAGE_ERROR form
    * when it was computed while Produce appends were held (sent instead if their write fails).
    */
-  private heldAnswers: HeldAnswer[] = [];
+  private heldAnswers = new KeptList<HeldAnswer | undefined>(objectArray(), undefined);
+  /**
+   * Flushes whose answers the socket wrote, kept for the next flushes (their lists and callback):
+   * one flush record per answered turn was two arrays and a closure.
+   */
+  private readonly spareFlushes: SentFlush[] = objectArray();
   /** A flushAnswers is scheduled for the end of this event-loop turn. */
   private flushScheduled = false;
   private readonly socket: Socket;
@@ -137,7 +152,7 @@ export class Connection {
   /** Frames that are views of `readChunk` and were not given back yet. */
   private readChunkFrames = 0;
   /** Earlier read chunks, with their frames not given back yet, oldest first (MAX_RETIRED_BYTES). */
-  private readonly retiredChunks: { chunk: Buffer; frames: number }[] = [];
+  private readonly retiredChunks: { chunk: Buffer; frames: number }[] = objectArray();
   /** The last read target was the rest of a frame being assembled (framing.ts directTarget). */
   private readingDirect = false;
   /** Answer bytes of this connection counted in `broker.queuedResponses` (its socket's writableLength when last looked at). */
@@ -266,10 +281,12 @@ export class Connection {
   /** Received bytes: a chunk, or (chunk undefined) `direct` bytes read into the frame being assembled. */
   private onData(chunk: Buffer | undefined, direct = 0): void {
     if (this.closed) return;
-    let frames: Buffer[];
+    const frames = this.readFrames;
     try {
-      frames = chunk === undefined ? this.decoder.directFilled(direct) : this.decoder.push(chunk);
+      if (chunk === undefined) this.decoder.directFilledInto(direct, frames);
+      else this.decoder.pushInto(chunk, frames);
     } catch (e) {
+      frames.clear();
       this.broker.logger.warnThrottled(`frame:${this.remote}`, `closing connection ${this.remote}: ${errorMessageOf(e)}`);
       this.destroy();
       return;
@@ -284,12 +301,14 @@ export class Connection {
     let bytes = 0;
     const now = performance.now();
     const chunkMemory = chunk?.buffer;
-    for (const f of frames) {
+    for (let i = 0; i < frames.length; i++) {
+      const f = frames.get(i);
       if (f.buffer === chunkMemory && chunkMemory === this.readChunk.buffer) this.readChunkFrames++;
       this.queue.push(f);
       this.queueArrivals.push(now);
       bytes += f.length;
     }
+    frames.clear();
     this.queuedBytes += bytes;
     this.requests.add(bytes, this.queuedBytes);
     this.lastActive = Date.now();
@@ -321,8 +340,8 @@ export class Connection {
           // a close during the mute took the queue
           if (this.closed || this.queue.length === 0) break;
         }
-        const frame = this.queue.shift()!;
-        const arrivedAt = this.queueArrivals.shift()!;
+        const frame = this.queue.shift();
+        const arrivedAt = this.queueArrivals.shift();
         this.queuedBytes -= frame.length;
         this.requests.sub(frame.length);
         if (this.socket.isPaused()) this.maybeResumeReading();
@@ -400,7 +419,7 @@ export class Connection {
   }
 
   /** The socket wrote a flush's last answer (or failed to: `closed`). */
-  private onAnswersWritten(releases: (() => void)[]): void {
+  private onAnswersWritten(releases: KeptList<() => void>): void {
     runAll(releases);
     this.countAnswerBytes();
     if (this.socket.writableLength === 0) {
@@ -426,8 +445,8 @@ export class Connection {
   private clearQueue(): void {
     this.requests.sub(this.queuedBytes);
     this.requests.forget(this.resumeReading);
-    this.queue.length = 0;
-    this.queueArrivals.length = 0;
+    this.queue.clear();
+    this.queueArrivals.clear();
     this.queuedBytes = 0;
   }
 
@@ -435,14 +454,15 @@ export class Connection {
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(this.flushAtTurnEnd);
+    if (turnEndFlushes.length === 0) setImmediate(flushAllAtTurnEnd);
+    turnEndFlushes.push(this);
   }
 
-  /** scheduleFlush's callback, made once per connection rather than once per request. */
-  private readonly flushAtTurnEnd = (): void => {
+  /** The turn-end flush scheduleFlush asked for (called by flushAllAtTurnEnd only). */
+  flushAtTurnEnd(): void {
     this.flushScheduled = false;
     if (!this.tryFlushAnswers()) this.destroy();
-  };
+  }
 
   /** flushAnswers outside a drain, where nothing catches: false (logged) when the held appends could not be written. */
   private tryFlushAnswers(): boolean {
@@ -719,41 +739,76 @@ export class Connection {
       this.answerStorageError();
       return;
     }
-    const answers = this.heldAnswers;
-    this.heldAnswers = [];
-    const releases = this.heldReleases;
-    this.heldReleases = [];
-    if (this.held.length === 0) {
-      runAll(releases);
+    if (this.held.length === 0 || this.closed) {
+      this.heldAnswers.clear();
+      this.held.clear();
+      this.heldBytes = 0;
+      runAll(this.heldReleases);
       return;
     }
-    if (!this.closed) {
+    {
+      const flush = this.takeHeldIntoFlush();
       const sentAt = performance.now();
+      flush.sentAt = sentAt;
       const metrics = this.broker.requestMetrics;
-      for (const a of answers) if (a.apiKey >= 0) metrics.record(a.apiKey, PhaseIndex.append, (sentAt - a.heldAt) * 1000);
+      const answers = flush.answers;
+      for (let i = 0; i < answers.length; i++) {
+        const a = answers.get(i)!;
+        if (a.apiKey >= 0) metrics.record(a.apiKey, PhaseIndex.append, (sentAt - a.heldAt) * 1000);
+      }
       const copy = this.held.length > 1 && this.heldBytes <= COPY_ANSWERS_UP_TO;
       const single = copy || this.held.length === 1;
       if (!single) this.socket.cork();
       const last = single ? 0 : this.held.length - 1;
-      for (let i = 0; i < last; i++) this.socket.write(this.held[i]!);
+      for (let i = 0; i < last; i++) this.socket.write(this.held.get(i));
       // called once written, or with an error when the socket is destroyed first: either way the
       // kernel no longer needs the bytes
-      this.socket.write(copy ? Buffer.concat(this.held, this.heldBytes) : this.held[last]!, () => {
-        const writtenAt = performance.now();
-        for (const a of answers) {
-          if (a.apiKey < 0) continue;
-          metrics.record(a.apiKey, PhaseIndex.write, (writtenAt - sentAt) * 1000);
-          metrics.record(a.apiKey, PhaseIndex.total, (writtenAt - a.arrivedAt) * 1000);
-        }
-        this.onAnswersWritten(releases);
-      });
+      this.socket.write(copy ? concatHeld(this.held, this.heldBytes) : this.held.get(last), flush.written);
       if (!single) this.socket.uncork();
       this.countAnswerBytes();
-    } else {
-      runAll(releases);
     }
-    this.held.length = 0;
+    this.held.clear();
     this.heldBytes = 0;
+  }
+
+  /** A flush record (a spare one, else a new one) now holding the held answers and releases; the held lists are its emptied ones. */
+  private takeHeldIntoFlush(): SentFlush {
+    let flush = this.spareFlushes.pop();
+    if (flush === undefined) {
+      const made: SentFlush = {
+        answers: new KeptList<HeldAnswer | undefined>(objectArray(), undefined),
+        releases: new KeptList<() => void>(objectArray(), noop),
+        sentAt: NaN,
+        written: () => this.flushWritten(made),
+      };
+      flush = made;
+    }
+    const answers = flush.answers;
+    flush.answers = this.heldAnswers;
+    this.heldAnswers = answers;
+    const releases = flush.releases;
+    flush.releases = this.heldReleases;
+    this.heldReleases = releases;
+    return flush;
+  }
+
+  /**
+   * The socket wrote a flush's answers, or failed to (destroyed first): either way the kernel no
+   * longer needs their bytes. Its record goes back to the spares (at most MAX_SPARE_FLUSHES).
+   */
+  private flushWritten(flush: SentFlush): void {
+    const writtenAt = performance.now();
+    const metrics = this.broker.requestMetrics;
+    const answers = flush.answers;
+    for (let i = 0; i < answers.length; i++) {
+      const a = answers.get(i)!;
+      if (a.apiKey < 0) continue;
+      metrics.record(a.apiKey, PhaseIndex.write, (writtenAt - flush.sentAt) * 1000);
+      metrics.record(a.apiKey, PhaseIndex.total, (writtenAt - a.arrivedAt) * 1000);
+    }
+    answers.clear();
+    this.onAnswersWritten(flush.releases);
+    if (flush.releases.length === 0 && this.spareFlushes.length < MAX_SPARE_FLUSHES) this.spareFlushes.push(flush);
   }
 
   /**
@@ -764,7 +819,8 @@ export class Connection {
   private answerStorageError(): void {
     const out: Buffer[] = [];
     let at = 0;
-    for (const a of this.heldAnswers) {
+    for (let i = 0; i < this.heldAnswers.length; i++) {
+      const a = this.heldAnswers.get(i)!;
       let instead: Buffer[] | undefined;
       try {
         if (a.storageErrorOf !== undefined) {
@@ -773,17 +829,18 @@ export class Connection {
       } catch (e) {
         this.broker.logger.error(`storage error answer to ${this.remote} cannot be encoded: ${errorMessageOf(e)}`);
       }
-      out.push(...(instead ?? this.held.slice(at, at + a.chunks)));
+      if (instead !== undefined) out.push(...instead);
+      else for (let k = at; k < at + a.chunks; k++) out.push(this.held.get(k));
       at += a.chunks;
     }
-    this.heldAnswers.length = 0;
-    this.held.length = 0;
+    this.heldAnswers.clear();
+    this.held.clear();
     this.heldBytes = 0;
-    this.heldReleases = [];
+    this.heldReleases.clear();
     if (this.closed || out.length === 0) return;
     this.socket.cork();
     for (let i = 0; i < out.length - 1; i++) this.socket.write(out[i]!);
-    this.socket.write(out[out.length - 1]!, () => this.onAnswersWritten([]));
+    this.socket.write(out[out.length - 1]!, () => this.onAnswersWritten(NO_RELEASES));
     this.socket.uncork();
     this.countAnswerBytes();
   }
@@ -796,10 +853,10 @@ export class Connection {
   private releaseHeld(): void {
     const releases = this.heldReleases;
     if (releases.length === 0) return;
-    this.heldReleases = [];
     try {
       this.broker.heldAppends.writeAll();
     } catch {
+      releases.clear();
       return;
     }
     runAll(releases);
@@ -807,8 +864,8 @@ export class Connection {
 
   destroy(): void {
     this.decoder.dispose();
-    this.heldAnswers.length = 0;
-    this.held.length = 0;
+    this.heldAnswers.clear();
+    this.held.clear();
     this.heldBytes = 0;
     this.releaseHeld();
     this.closed = true;
@@ -833,6 +890,38 @@ export class Connection {
   }
 }
 
+/**
+ * Connections whose held answers go out at this turn's end, in the order they asked, all from one
+ * immediate: one per connection was a different callback each, and Node's processImmediate,
+ * optimized for the first connection's, deoptimized ('wrong call target') at every new client's.
+ */
+const turnEndFlushes = new KeptList<Connection | undefined>(objectArray(), undefined);
+
+function flushAllAtTurnEnd(): void {
+  let i = 0;
+  try {
+    // by index: a flush may ask for another connection's, which then runs in this pass too
+    for (; i < turnEndFlushes.length; i++) turnEndFlushes.get(i)!.flushAtTurnEnd();
+  } finally {
+    // one that threw is dropped (its flushScheduled is already false); the rest go in a new immediate
+    if (i + 1 < turnEndFlushes.length) {
+      turnEndFlushes.dropFirst(i + 1);
+      setImmediate(flushAllAtTurnEnd);
+    } else {
+      turnEndFlushes.clear();
+    }
+  }
+}
+
+/** Answers handed to the socket in one write, until it has written them; `written` is the write's callback. */
+interface SentFlush {
+  answers: KeptList<HeldAnswer | undefined>;
+  releases: KeptList<() => void>;
+  /** performance.now() when handed to the socket. */
+  sentAt: number;
+  readonly written: () => void;
+}
+
 /** One held answer: how many of `held` are its chunks, and what the request metrics need of it. */
 interface HeldAnswer {
   chunks: number;
@@ -852,19 +941,36 @@ interface HeldAnswer {
 }
 
 /** Moves every callback of `from` to the end of `to` (no array per request, as `splice(0)` made). */
-function takeAll(from: (() => void)[], to: (() => void)[]): void {
+function takeAll(from: (() => void)[], to: KeptList<() => void>): void {
   for (let i = 0; i < from.length; i++) to.push(from[i]!);
   from.length = 0;
 }
 
 /** Runs and forgets the callbacks in `fns`. */
-function runAll(fns: (() => void)[]): void {
-  // by index, not over a `splice(0)` copy (an array per answer); callbacks a callback adds stay
+function runAll(fns: KeptList<() => void>): void {
+  // by index; callbacks a callback adds stay
   const n = fns.length;
   try {
-    for (let i = 0; i < n; i++) fns[i]!();
+    for (let i = 0; i < n; i++) fns.get(i)();
   } finally {
-    if (fns.length === n) fns.length = 0;
-    else fns.splice(0, n);
+    fns.dropFirst(n);
   }
 }
+
+/** The held answers' chunks copied into one buffer of `bytes` (Buffer.concat takes only arrays). */
+function concatHeld(held: KeptList<Buffer>, bytes: number): Buffer {
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (let i = 0; i < held.length; i++) {
+    const c = held.get(i);
+    c.copy(out, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** What emptied slots of Buffer lists hold. */
+const NO_BYTES = Buffer.alloc(0);
+function noop(): void {}
+/** The releases of a write that has none (answerStorageError's). */
+const NO_RELEASES = new KeptList<() => void>(objectArray(), noop);

@@ -18,8 +18,12 @@
  * bench/README.md).
  */
 import { BufferPool, type ByteReservations } from '../bytes/buffer-pool.js';
+import { objectArray } from '../v8/elements-kind.js';
+import { KeptList } from '../v8/kept-list.js';
 import { FrameTooLargeError } from './errors.js';
 
+/** What emptied slots of the chunk list hold. */
+const NO_BYTES = Buffer.alloc(0);
 /** Per-decoder pool when none is shared: room for two 1 MiB Produce frames. */
 const DEFAULT_POOL_BYTES = 2 * 1024 * 1024 + 64 * 1024;
 /**
@@ -28,8 +32,20 @@ const DEFAULT_POOL_BYTES = 2 * 1024 * 1024 + 64 * 1024;
  */
 const DIRECT_MIN_BYTES = 64 * 1024;
 
+/** Where `pushInto` and `directFilledInto` append frames: an array, or a list a connection reuses. */
+export interface FrameSink {
+  readonly length: number;
+  push(frame: Buffer): unknown;
+}
+
 export class FrameDecoder {
-  private chunks: Buffer[] = [];
+  /**
+   * Created in the elements kind it keeps (objects) and emptied without giving back its memory
+   * (v8/kept-list.ts): a fresh `[]` is V8's small-integer kind, and optimized code that saw only
+   * object chunks deoptimized ('not a Smi') at every new connection's first push; an array emptied
+   * by `shift` got a new element store at the next push, once per request.
+   */
+  private readonly chunks = new KeptList<Buffer>(objectArray(), NO_BYTES);
   /** Read offset in chunks[0]. */
   private head = 0;
   /** Unconsumed bytes over all chunks. */
@@ -67,7 +83,7 @@ export class FrameDecoder {
 
   /** Whether bytes received but not yet returned as frames are in `memory` (a reader reusing its read chunks asks). */
   holds(memory: ArrayBufferLike): boolean {
-    for (const c of this.chunks) if (c.buffer === memory) return true;
+    for (let i = 0; i < this.chunks.length; i++) if (this.chunks.get(i).buffer === memory) return true;
     return false;
   }
 
@@ -86,14 +102,24 @@ export class FrameDecoder {
    * `failed` is set; every later push throws.
    */
   push(chunk: Buffer): Buffer[] {
-    if (this.failure !== undefined) throw this.failure;
     const frames: Buffer[] = [];
+    this.pushInto(chunk, frames);
+    return frames;
+  }
+
+  /**
+   * `push` that appends the frames to `frames` instead of a new array (a connection reuses one
+   * list for every read: a new one per read was 250 B per request). Same throws as `push`.
+   */
+  pushInto(chunk: Buffer, frames: FrameSink): void {
+    if (this.failure !== undefined) throw this.failure;
+    const before = frames.length;
     if (this.assembling !== undefined) {
       // bytes read elsewhere while a frame is assembled in place: its part is copied in
       const k = Math.min(chunk.length, this.pending - this.assembled);
       chunk.copy(this.assembling, this.assembled, 0, k);
-      this.directFilledInto(k, frames);
-      if (this.assembling !== undefined) return frames;
+      this.completeDirect(k, frames);
+      if (this.assembling !== undefined) return;
       chunk = chunk.subarray(k);
     }
     if (chunk.length > 0) {
@@ -106,8 +132,8 @@ export class FrameDecoder {
         const size = this.readSize();
         if (size < 0 || size > this.maxFrameBytes) {
           this.failure = new FrameTooLargeError(`frame size ${size} is outside [0, ${this.maxFrameBytes}]`);
-          if (frames.length === 0) throw this.failure;
-          this.chunks = [];
+          if (frames.length === before) throw this.failure;
+          this.chunks.clear();
           this.buffered = 0;
           break;
         }
@@ -120,7 +146,6 @@ export class FrameDecoder {
       frames.push(this.take(this.pending));
       this.pending = -1;
     }
-    return frames;
   }
 
   /**
@@ -134,15 +159,20 @@ export class FrameDecoder {
 
   /** `n` bytes were read into the last `directTarget()`; returns the frame they complete, if any. */
   directFilled(n: number): Buffer[] {
-    if (this.assembling === undefined || n < 0 || n > this.pending - this.assembled) {
-      throw new RangeError(`${n} bytes cannot have been read into the frame being assembled`);
-    }
     const frames: Buffer[] = [];
     this.directFilledInto(n, frames);
     return frames;
   }
 
-  private directFilledInto(n: number, frames: Buffer[]): void {
+  /** `directFilled` that appends the frame it completes, if any, to `frames`. */
+  directFilledInto(n: number, frames: FrameSink): void {
+    if (this.assembling === undefined || n < 0 || n > this.pending - this.assembled) {
+      throw new RangeError(`${n} bytes cannot have been read into the frame being assembled`);
+    }
+    this.completeDirect(n, frames);
+  }
+
+  private completeDirect(n: number, frames: FrameSink): void {
     this.assembled += n;
     if (this.assembled < this.pending) return;
     frames.push(this.assembling!);
@@ -159,7 +189,7 @@ export class FrameDecoder {
     this.reserved = 0;
     this.assembling = undefined;
     this.assembled = 0;
-    this.chunks = [];
+    this.chunks.clear();
     this.head = 0;
     this.buffered = 0;
     this.pending = -1;
@@ -176,12 +206,12 @@ export class FrameDecoder {
     const frame = this.pool.take(this.pending);
     let filled = 0;
     for (let i = 0; i < this.chunks.length; i++) {
-      const c = this.chunks[i]!;
+      const c = this.chunks.get(i);
       const start = i === 0 ? this.head : 0;
       c.copy(frame, filled, start);
       filled += c.length - start;
     }
-    this.chunks = [];
+    this.chunks.clear();
     this.head = 0;
     this.buffered = 0;
     this.assembling = frame;
@@ -189,7 +219,7 @@ export class FrameDecoder {
   }
 
   private readSize(): number {
-    const first = this.chunks[0]!;
+    const first = this.chunks.get(0);
     if (first.length - this.head < 4) return this.take(4).readInt32BE(0);
     const size = first.readInt32BE(this.head);
     this.skip(4);
@@ -199,7 +229,7 @@ export class FrameDecoder {
   private skip(n: number): void {
     this.head += n;
     this.buffered -= n;
-    if (this.head === this.chunks[0]!.length) {
+    if (this.head === this.chunks.get(0).length) {
       this.chunks.shift();
       this.head = 0;
     }
@@ -207,9 +237,9 @@ export class FrameDecoder {
 
   /** The next n buffered bytes: a subarray when one chunk holds them, else one copy. */
   private take(n: number): Buffer {
-    const first = this.chunks[0];
+    const first = this.chunks.get(0);
     if (n === 0) return Buffer.alloc(0);
-    if (first && first.length - this.head >= n) {
+    if (first.length - this.head >= n) {
       const out = first.subarray(this.head, this.head + n);
       this.skip(n);
       return out;
@@ -217,7 +247,7 @@ export class FrameDecoder {
     const out = this.pool.take(n);
     let filled = 0;
     while (filled < n) {
-      const c = this.chunks[0]!;
+      const c = this.chunks.get(0);
       const k = Math.min(n - filled, c.length - this.head);
       c.copy(out, filled, this.head, this.head + k);
       filled += k;

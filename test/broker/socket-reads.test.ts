@@ -126,16 +126,16 @@ describe('socket reads into chosen buffers', () => {
   }
 
   test('the broker assembles large Produce frames in place and stores them byte for byte', async () => {
-    const original = FrameDecoder.prototype.directFilled;
+    const original = FrameDecoder.prototype.directFilledInto;
     let directBytes = 0;
-    FrameDecoder.prototype.directFilled = function (this: FrameDecoder, n: number) {
+    FrameDecoder.prototype.directFilledInto = function (this: FrameDecoder, n: number, frames: Buffer[]) {
       directBytes += n;
-      return original.call(this, n);
+      original.call(this, n, frames);
     };
     try {
       await largeProduceRoundTrip();
     } finally {
-      FrameDecoder.prototype.directFilled = original;
+      FrameDecoder.prototype.directFilledInto = original;
     }
     assert.ok(directBytes > 1 << 20, `only ${directBytes} bytes were read in place`);
   });
@@ -170,16 +170,16 @@ describe('socket reads into chosen buffers', () => {
   });
 
   test('with kafkalite.socket.reads=stream the broker serves the same requests from data events', async () => {
-    const original = FrameDecoder.prototype.directFilled;
+    const original = FrameDecoder.prototype.directFilledInto;
     let directBytes = 0;
-    FrameDecoder.prototype.directFilled = function (this: FrameDecoder, n: number) {
+    FrameDecoder.prototype.directFilledInto = function (this: FrameDecoder, n: number, frames: Buffer[]) {
       directBytes += n;
-      return original.call(this, n);
+      original.call(this, n, frames);
     };
     try {
       await largeProduceRoundTrip({ 'kafkalite.socket.reads': 'stream' });
     } finally {
-      FrameDecoder.prototype.directFilled = original;
+      FrameDecoder.prototype.directFilledInto = original;
     }
     assert.equal(directBytes, 0, 'nothing was read in place');
   });

@@ -150,6 +150,22 @@ test('FrameDecoder returns the whole frames before a bad size prefix, then refus
   assert.throws(() => d.push(frame(Buffer.from('three'))), FrameTooLargeError);
 });
 
+test('FrameDecoder.pushInto appends to the caller\'s list (one list reused for every read), and refuses a bad prefix only when it added nothing', () => {
+  const d = new FrameDecoder(100);
+  const out: Buffer[] = [Buffer.from('earlier')];
+  const stream = Buffer.concat([frame(Buffer.from('one')), frame(Buffer.from('two'))]);
+  d.pushInto(stream.subarray(0, 9), out);
+  assert.deepStrictEqual(out.map((f) => f.toString()), ['earlier', 'one']);
+  out.length = 0;
+  d.pushInto(stream.subarray(9), out);
+  assert.deepStrictEqual(out.map((f) => f.toString()), ['two']);
+  const bad = Buffer.alloc(4);
+  bad.writeInt32BE(101, 0);
+  // a list that already held frames does not count: nothing before the bad prefix in this push
+  assert.throws(() => d.pushInto(bad, out), FrameTooLargeError);
+  assert.deepStrictEqual(out.map((f) => f.toString()), ['two']);
+});
+
 test('FrameDecoder reuses the memory of a recycled copied frame, never of a chunk view', () => {
   const big = frame(Buffer.alloc(3000, 7));
   const d = new FrameDecoder(10_000);
