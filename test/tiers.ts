@@ -146,6 +146,7 @@ export const OWN_PROCESS: Readonly<Record<string, string>> = {
   'broker/held-appends': 'patches FileRecords.prototype and FrameDecoder.prototype for its tests',
   'broker/socket-reads': 'patches FrameDecoder.prototype.directFilledInto for its tests',
   'broker/transactions': 'patches FileRecords.prototype.append/writeHeld for its tests',
+  'broker/connection-bounds': 'times idle connections by the wall clock (1 s); failed once in a shard under load',
   'storage/descriptor-budget': "counts the process's own descriptors in /proc/self/fd; root-level hooks",
   'storage/cleaner/log-cleaner': 'root-level beforeEach/afterEach',
   'storage/held-appends': 'root-level beforeEach/afterEach',
@@ -187,17 +188,15 @@ export function shardsOf(files: readonly string[], all: ReadonlyMap<string, stri
 /**
  * Writes each shard as a module that imports its files in turn (a file that throws at import
  * rejects the shard's top-level await, so `node --test` reports the shard failed), and returns
- * the shard paths and the files that run alone.
+ * their paths.
  */
-function writeShards(dir: string, files: readonly string[], all: ReadonlyMap<string, string>): string[] {
-  const { shards, alone } = shardsOf(files, all);
+export function writeShards(dir: string, shards: readonly (readonly string[])[]): string[] {
   mkdirSync(dir, { recursive: true });
-  const paths = shards.map((s, i) => {
+  return shards.map((s, i) => {
     const p = join(dir, `unit-shard-${String(i + 1).padStart(2, '0')}.mjs`);
     writeFileSync(p, s.map((f) => `await import(${JSON.stringify(pathToFileURL(f).href)});\n`).join(''));
     return p;
   });
-  return [...alone, ...paths];
 }
 
 function main(argv: string[]): void {
@@ -223,7 +222,8 @@ function main(argv: string[]): void {
   let runFiles = files;
   if (tier === 'unit') {
     scratch ??= mkdtempSync(join(tmpdir(), 'kafkalite-unit-'));
-    runFiles = writeShards(join(scratch, 'shards'), files, all);
+    const { shards, alone } = shardsOf(files, all);
+    runFiles = [...alone, ...writeShards(join(scratch, 'shards'), shards)];
   }
   const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...nodeOptions, ...runFiles], { stdio: 'inherit', env });
   const done = (code: number): void => {
