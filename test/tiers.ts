@@ -16,7 +16,9 @@
  * The unit tier's scratch directories go to memory (/dev/shm) when it is there: its tests
  * fsync thousands of small files, which on a virtual disk is most of their time. The full suite
  * stays on the disk. Its fuzz, crash and property loops run a smaller fixed count
- * (helpers/tier.ts `tierCount`); the full suite runs them in full.
+ * (helpers/tier.ts `tierCount`); the full suite runs them in full. It runs its files in a few
+ * shard processes (`shardsOf`, `OWN_PROCESS`) rather than one process per file; `peers` and `all`
+ * keep one process per file.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
