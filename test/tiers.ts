@@ -16,13 +16,15 @@
  * The unit tier's scratch directories go to memory (/dev/shm) when it is there: its tests
  * fsync thousands of small files, which on a virtual disk is most of their time. The full suite
  * stays on the disk. Its fuzz, crash and property loops run a smaller fixed count
- * (helpers/tier.ts `tierCount`); the full suite runs them in full.
+ * (helpers/tier.ts `tierCount`); the full suite runs them in full. It runs its files in a few
+ * shard processes (`shardsOf`, `OWN_PROCESS`) rather than one process per file; `peers` and `all`
+ * keep one process per file.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * `shared`: the ../shared corpora; `python`: Debian's /usr/bin/python3 with kafka-python and the
@@ -137,13 +139,76 @@ export function filesOf(tier: Tier, all: ReadonlyMap<string, string>): string[] 
     .map(([, p]) => p);
 }
 
+/**
+ * Unit files that cannot share a process with others in a shard (see `shardsOf`), each with why.
+ * Root-level beforeEach/afterEach hooks attach to the process's root test, so in a shard they would
+ * run around every other file's tests too.
+ */
+export const OWN_PROCESS: Readonly<Record<string, string>> = {
+  'broker/held-appends': 'patches FileRecords.prototype and FrameDecoder.prototype for its tests',
+  'broker/socket-reads': 'patches FrameDecoder.prototype.directFilledInto for its tests',
+  'broker/transactions': 'patches FileRecords.prototype.append/writeHeld for its tests',
+  'broker/connection-bounds': 'times idle connections by the wall clock (1 s); failed once in a shard under load',
+  'storage/descriptor-budget': "counts the process's own descriptors in /proc/self/fd; root-level hooks",
+  'storage/cleaner/log-cleaner': 'root-level beforeEach/afterEach',
+  'storage/held-appends': 'root-level beforeEach/afterEach',
+  'storage/new-log': 'root-level beforeEach/afterEach',
+  'storage/log-segment': 'root-level beforeEach/afterEach',
+  'storage/partition-log': 'root-level beforeEach/afterEach',
+  'storage/lazy-log-open': 'root-level beforeEach/afterEach',
+  'storage/log-resources': 'root-level beforeEach/afterEach',
+  'storage/transaction-index': 'root-level beforeEach/afterEach',
+};
+
+/** How many shards the unit tier's other files are packed into. */
+export const UNIT_SHARDS = 10;
+
+/**
+ * The unit tier's files packed into `k` shards (plus the OWN_PROCESS files alone): `node --test`
+ * starts one process per file, and each process loading its ~280 modules was most of the tier's
+ * CPU (issue 16). Greedy by a rough cost (the compiled file's size), the largest first, each to the
+ * lightest shard; a shard keeps its files in their sorted order. `cost` is for the tests.
+ */
+export function shardsOf(files: readonly string[], all: ReadonlyMap<string, string>, k = UNIT_SHARDS, cost = (p: string) => statSync(p).size): { shards: string[][]; alone: string[] } {
+  const stale = Object.keys(OWN_PROCESS).filter((key) => !all.has(key));
+  if (stale.length > 0) throw new Error(`test/tiers.ts OWN_PROCESS lists test files that do not exist: ${stale.join(', ')}`);
+  const aloneSet = new Set(Object.keys(OWN_PROCESS).map((key) => all.get(key)));
+  const alone = files.filter((f) => aloneSet.has(f));
+  const shards: string[][] = Array.from({ length: k }, () => []);
+  const load = new Array<number>(k).fill(0);
+  const rest = files.filter((f) => !aloneSet.has(f)).map((f) => ({ f, c: cost(f) }));
+  for (const { f, c } of [...rest].sort((a, b) => b.c - a.c)) {
+    const i = load.indexOf(Math.min(...load));
+    shards[i].push(f);
+    load[i] += c;
+  }
+  const order = new Map(files.map((f, i) => [f, i]));
+  for (const s of shards) s.sort((a, b) => order.get(a)! - order.get(b)!);
+  return { shards: shards.filter((s) => s.length > 0), alone };
+}
+
+/**
+ * Writes each shard as a module that imports its files in turn (a file that throws at import
+ * rejects the shard's top-level await, so `node --test` reports the shard failed), and returns
+ * their paths.
+ */
+export function writeShards(dir: string, shards: readonly (readonly string[])[]): string[] {
+  mkdirSync(dir, { recursive: true });
+  return shards.map((s, i) => {
+    const p = join(dir, `unit-shard-${String(i + 1).padStart(2, '0')}.mjs`);
+    writeFileSync(p, s.map((f) => `await import(${JSON.stringify(pathToFileURL(f).href)});\n`).join(''));
+    return p;
+  });
+}
+
 function main(argv: string[]): void {
   const [tier, ...nodeOptions] = argv;
   if (tier !== 'unit' && tier !== 'peers' && tier !== 'all') {
     console.error('usage: node dist/test/tiers.js unit|peers|all [node --test options]');
     process.exit(2);
   }
-  const files = filesOf(tier, testFiles(fileURLToPath(new URL('.', import.meta.url))));
+  const all = testFiles(fileURLToPath(new URL('.', import.meta.url)));
+  const files = filesOf(tier, all);
   const env: NodeJS.ProcessEnv = { ...process.env, KAFKALITE_TEST_TIER: tier };
   let scratch: string | undefined;
   if (tier === 'unit' && existsSync('/dev/shm')) {
@@ -156,7 +221,13 @@ function main(argv: string[]): void {
       // not writable: the scratch directories stay on the disk, only slower
     }
   }
-  const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...nodeOptions, ...files], { stdio: 'inherit', env });
+  let runFiles = files;
+  if (tier === 'unit') {
+    scratch ??= mkdtempSync(join(tmpdir(), 'kafkalite-unit-'));
+    const { shards, alone } = shardsOf(files, all);
+    runFiles = [...alone, ...writeShards(join(scratch, 'shards'), shards)];
+  }
+  const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...nodeOptions, ...runFiles], { stdio: 'inherit', env });
   const done = (code: number): void => {
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
     process.exit(code);
