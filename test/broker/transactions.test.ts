@@ -364,6 +364,49 @@ describe('transaction coordinator', () => {
     }
   });
 
+  test('the markers of every transaction ended in a turn reach their logs before any Complete record (PrepareX → markers → CompleteX)', async () => {
+    // two transactions on different logs: held appends write files in the order they were first
+    // held, so a Complete appended before the second marker would be written before it
+    const { append, writeHeld } = FileRecords.prototype;
+    const pending = new Set<string>();
+    const order: string[] = [];
+    FileRecords.prototype.append = function (this: FileRecords, bytes: Uint8Array, heldAppends?: HeldAppends) {
+      if (heldAppends !== undefined) pending.add(this.path);
+      return append.call(this, bytes, heldAppends);
+    };
+    FileRecords.prototype.writeHeld = function (this: FileRecords) {
+      writeHeld.call(this);
+      if (pending.delete(this.path)) order.push(this.path.includes('__transaction_state') ? '__transaction_state' : this.path.includes('first') ? 'first' : 'second');
+    };
+    try {
+      await withBroker({}, async (broker) => {
+        const c = await client(broker);
+        await createTopic(c, 'first');
+        await createTopic(c, 'second');
+        const ids = [];
+        for (const [tid, topic] of [['ta', 'first'], ['tb', 'second']] as const) {
+          const { producerId: pid, producerEpoch: epoch } = await init(c, tid);
+          assert.deepEqual(await addPartitions(c, tid, pid, epoch, [[topic, [0]]]), [[topic, 0, 'NONE']]);
+          assert.equal(await produce(c, tid, topic, 0, pid, epoch, 0, [tid]), 'NONE');
+          ids.push({ tid, pid, epoch });
+        }
+        order.length = 0;
+        for (const { tid, pid, epoch } of ids) assert.equal(name(broker.transactions.endTransaction(tid, pid, epoch, true)), 'NONE');
+        await nextTurn();
+        assert.deepEqual(markers(broker, 'first'), ['COMMIT']);
+        assert.deepEqual(markers(broker, 'second'), ['COMMIT']);
+        const lastState = order.lastIndexOf('__transaction_state');
+        const markersWritten = [order.indexOf('first'), order.indexOf('second')];
+        assert.ok(markersWritten.every((i) => i >= 0 && i < lastState), `writes in the order ${order.join(', ')}`);
+        // the turn's Complete records come in one write after both markers
+        assert.deepEqual(order.slice(-3).sort(), ['__transaction_state', 'first', 'second'].sort());
+        assert.equal(order[order.length - 1], '__transaction_state', `writes in the order ${order.join(', ')}`);
+      });
+    } finally {
+      Object.assign(FileRecords.prototype, { append, writeHeld });
+    }
+  });
+
   test('a clean shutdown writes the markers and CompleteCommit of an EndTxn it just answered', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kl-txn-close-'));
     try {

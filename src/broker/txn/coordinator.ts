@@ -76,7 +76,7 @@ export class TransactionCoordinator {
   private active = false;
   private readonly tasks = new Set<TimerTask>();
   /** Marker sends queued by completeTransaction, run after this turn's answers (see above). */
-  private readonly queuedMarkers: (() => void)[] = [];
+  private readonly queuedMarkers: ((completions: (() => void)[]) => void)[] = [];
   private markersImmediate: NodeJS.Immediate | undefined;
 
   constructor(
@@ -404,22 +404,35 @@ export class TransactionCoordinator {
     txn.pendingState = target.state;
     const marker: TxnMarker = { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: this.coordinatorEpoch };
     const partitions = [...txn.partitions];
-    this.queuedMarkers.push(() => this.sendMarkers(txn, partitions, marker, target));
+    this.queuedMarkers.push((completions) => this.sendMarkers(txn, partitions, marker, target, completions));
     this.markersImmediate ??= setImmediate(() => this.sendQueuedMarkers());
     return target;
   }
 
   private sendQueuedMarkers(): void {
     this.markersImmediate = undefined;
+    const completions: (() => void)[] = [];
     for (const send of this.queuedMarkers.splice(0)) {
       if (!this.active) break;
       try {
-        send();
+        send(completions);
       } catch (e) {
         this.host.logger.error(`writing transaction markers failed: ${(e as Error).stack ?? String(e)}`);
       }
     }
     try {
+      // every marker of the turn reaches its log before any Complete record is appended: Kafka
+      // writes CompleteX only once all the markers are acknowledged, so a crash or a failed write
+      // between the two leaves PrepareX, whose markers the load sends again, never a Complete
+      // without its markers (held appends write files in the order they were first held)
+      this.writeHeld();
+      for (const complete of completions) {
+        try {
+          complete();
+        } catch (e) {
+          this.host.logger.error(`writing a transaction's completion failed: ${(e as Error).stack ?? String(e)}`);
+        }
+      }
       this.writeHeld();
     } catch (e) {
       // the log directory failed (held-appends.ts): the broker halts, and the restart re-sends the markers
@@ -435,13 +448,20 @@ export class TransactionCoordinator {
     this.host.heldAppends?.writeAll();
   }
 
-  private sendMarkers(txn: TransactionMetadata, partitions: string[], marker: TxnMarker, target: TxnTransit): void {
+  /** `completions` collects the Complete writes of a marker run (sendQueuedMarkers writes the markers first); a retry writes its own. */
+  private sendMarkers(txn: TransactionMetadata, partitions: string[], marker: TxnMarker, target: TxnTransit, completions?: (() => void)[]): void {
     const retry = writeMarkers(this.host, txn.transactionalId, partitions, marker);
     // acknowledged partitions leave the in-memory set, as Kafka's does (DescribeTransactions shows what is left)
     const left = new Set(retry);
     for (const p of partitions) if (!left.has(p)) txn.partitions.delete(p);
-    if (retry.length > 0) this.later(() => this.sendMarkers(txn, retry, marker, target));
-    else this.writeCompletion(txn, target);
+    if (retry.length > 0) {
+      this.later(() => this.sendMarkers(txn, retry, marker, target));
+    } else if (completions !== undefined) {
+      completions.push(() => this.writeCompletion(txn, target));
+    } else {
+      this.writeHeld(); // the markers first, as in sendQueuedMarkers
+      this.writeCompletion(txn, target);
+    }
   }
 
   private writeCompletion(txn: TransactionMetadata, target: TxnTransit): void {
