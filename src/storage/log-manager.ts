@@ -160,7 +160,7 @@ export class LogManager {
    */
   repairPartitionMetadata(topic: string, partition: number, topicId: string): void {
     if (!this.hasLog(topic, partition)) return;
-    const path = join(this.dir, partitionDirName(topic, partition), PARTITION_METADATA);
+    const path = join(this.partitionDir(topic, partition), PARTITION_METADATA);
     try {
       const found = readPartitionMetadata(path).topicId;
       // another id is a conflict for the operator (Kafka: InconsistentTopicIdException), not repaired
@@ -414,7 +414,7 @@ export class LogManager {
     const known = this.topicIds.get(topic);
     if (known !== undefined) return known;
     for (const partition of this.topicLogs.get(topic) ?? []) {
-      const path = join(this.dir, partitionDirName(topic, partition), PARTITION_METADATA);
+      const path = join(this.partitionDir(topic, partition), PARTITION_METADATA);
       if (!existsSync(path)) continue;
       const topicId = readPartitionMetadata(path).topicId;
       this.topicIds.set(topic, topicId);
@@ -430,8 +430,17 @@ export class LogManager {
   deleteLog(topic: string, partition: number): boolean {
     if (!this.hasLog(topic, partition)) return false;
     this.resources.logDirFailure.checkBeforeChange();
-    const dir = join(this.dir, partitionDirName(topic, partition));
+    const dir = this.partitionDir(topic, partition);
     return this.resources.logDirFailure.guard(dir, () => this.deleteLogFiles(dir, topic, partition));
+  }
+
+  /**
+   * The directory a partition's log was loaded from, opened or not: Kafka's name parsing reads
+   * `t-01` as partition 1, so the name is not always `partitionDirName`'s.
+   */
+  private partitionDir(topic: string, partition: number): string {
+    const k = key(topic, partition);
+    return this.logs.get(k)?.dir ?? this.unopened.get(k)?.dir ?? join(this.dir, partitionDirName(topic, partition));
   }
 
   private deleteLogFiles(dir: string, topic: string, partition: number): boolean {

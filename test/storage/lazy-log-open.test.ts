@@ -4,7 +4,7 @@
  * opened since; an unclean start opens and recovers every log before returning, as Kafka does.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { readOffsetCheckpoint } from '../../src/storage/checkpoint.js';
@@ -47,6 +47,27 @@ afterEach(() => {
 });
 
 describe('logs opened at first use', () => {
+  it('a directory named other than partitionDirName (t-01, which Kafka reads as partition 1) is deleted and found by its real name, opened or not', () => {
+    populate();
+    renameSync(join(dir, 't-1'), join(dir, 't-01'));
+    for (const openIt of [false, true]) {
+      const m = openManager();
+      if (openIt) assert.equal(m.getLog('t', 1)!.logEndOffset, 3n);
+      assert.equal(m.deleteLog('t', 1), true);
+      assert.equal(m.hasLog('t', 1), false);
+      assert.equal(existsSync(join(dir, 't-01')), false, 'the real directory was left behind');
+      closeManager(m);
+      // the next round deletes it again from a fresh copy of its name
+      if (!openIt) {
+        const again = openManager();
+        const log = again.getOrCreateLog('t', 1);
+        log.append(clientBatch(3, T0, 40, 'again-'));
+        closeManager(again);
+        renameSync(join(dir, 't-1'), join(dir, 't-01'));
+      }
+    }
+  });
+
   it('a clean start opens no log; getLog opens one with its records, log start and log end', () => {
     populate();
     const m = openManager();
