@@ -547,6 +547,8 @@ export class LogManager {
       log.close();
     }
     this.checkpoint();
+    // a late getLog (a timer, the console) must not open a log once the marker is written and the lock released
+    this.unopened.clear();
     writeCleanShutdownFile(this.dir, brokerEpoch);
     this.unlock();
   }
@@ -569,6 +571,7 @@ export class LogManager {
         this.options.logger?.('warn', `Closing ${log.dir} after the log directory failed: ${(e as Error).message}`);
       }
     }
+    this.unopened.clear();
     this.unlock();
   }
 

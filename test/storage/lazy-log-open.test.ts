@@ -47,6 +47,15 @@ afterEach(() => {
 });
 
 describe('logs opened at first use', () => {
+  it('after close, a late getLog opens nothing (the clean-shutdown marker is written and the lock released)', () => {
+    populate();
+    const m = openManager();
+    closeManager(m);
+    assert.equal(m.getLog('t', 0), undefined);
+    const again = openManager();
+    assert.equal(again.getLog('t', 0)!.logEndOffset, 30n, 'the next start still finds the log');
+  });
+
   it('a directory named other than partitionDirName (t-01, which Kafka reads as partition 1) is deleted and found by its real name, opened or not', () => {
     populate();
     renameSync(join(dir, 't-1'), join(dir, 't-01'));
