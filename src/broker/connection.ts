@@ -270,7 +270,9 @@ export class Connection {
       this.onData(undefined, n);
     } else {
       this.readChunkUsed += n;
-      const filled = n === buf.length;
+      // a whole chunk's worth filled: a client streaming requests (a request that happens to fill the
+      // tail of a chunk exactly says nothing about the next)
+      const filled = n === buf.length && n >= READ_CHUNK_BYTES;
       this.onData(buf.subarray(0, n));
       // a large frame began (assembled in place from now on): its first bytes were copied, keep that copy small
       if (this.decoder.directTarget() !== undefined) this.readChunkBytes = READ_CHUNK_BYTES;
