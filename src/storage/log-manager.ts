@@ -74,6 +74,8 @@ interface UnopenedLog {
   readonly dir: string;
   readonly recoveryPoint: bigint | undefined;
   readonly logStartOffset: bigint | undefined;
+  /** The `.log` files' bytes, listed once: nothing writes to a log until it opens. */
+  size?: number;
 }
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
@@ -280,9 +282,13 @@ export class LogManager {
     if (log !== undefined) return log.size;
     const u = this.unopened.get(k);
     if (u === undefined) return undefined;
-    let size = 0;
-    for (const name of readdirSync(u.dir)) if (name.endsWith(LOG_SUFFIX)) size += statSync(join(u.dir, name)).size;
-    return size;
+    if (u.size === undefined) {
+      // once per log: DescribeLogDirs over 100k unopened logs would otherwise list them all per request
+      let size = 0;
+      for (const name of readdirSync(u.dir)) if (name.endsWith(LOG_SUFFIX)) size += statSync(join(u.dir, name)).size;
+      u.size = size;
+    }
+    return u.size;
   }
 
   /**
