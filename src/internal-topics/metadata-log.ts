@@ -93,6 +93,8 @@ export class ClusterMetadataLog {
    * AbortTransactionRecord closes it before anything else is appended.
    */
   private openTransactionAt: bigint | undefined;
+  /** Replay dropped a transaction that was never closed (a log of a kafkalite before aborts). */
+  private droppedUnclosed = false;
   private deferDepth = 0;
   private unflushed = false;
 
@@ -135,6 +137,9 @@ export class ClusterMetadataLog {
     }
     // ActivationRecordsGenerator: the new leader of a log ending inside a transaction aborts it
     this.abortOpenTransaction('Controller failover');
+    // a log of a kafkalite before aborts, holding a change cut short: Kafka's loader would take the
+    // later changes as part of it, so the image goes into a snapshot and that log goes
+    if (this.droppedUnclosed) this.snapshot();
   }
 
   /** The leader epoch appends are made in: the log's latest (Kafka's may be past 1), at least 1. */
@@ -171,15 +176,17 @@ export class ClusterMetadataLog {
     if (records.length === 0) return;
     this.abortOpenTransaction('the change before this one was cut short between its batches');
     const transaction = records.length > MAX_BATCH_RECORDS;
+    // one timestamp for every batch of the change: replay tells a change cut short by it (metadata-transactions.ts)
+    const now = this.time();
     if (!transaction) {
-      this.appendBatch(records);
+      this.appendBatch(records, now);
     } else {
       const at = this.log.logEndOffset;
-      this.appendBatch([metadataRecord(BeginTransactionRecord, 0, {})]);
+      this.appendBatch([metadataRecord(BeginTransactionRecord, 0, {})], now);
       // from here until the End is written, a failure leaves the transaction open
       this.openTransactionAt = at;
-      for (let i = 0; i < records.length; i += MAX_BATCH_RECORDS) this.appendBatch(records.slice(i, i + MAX_BATCH_RECORDS));
-      this.appendBatch([metadataRecord(EndTransactionRecord, 0, {})]);
+      for (let i = 0; i < records.length; i += MAX_BATCH_RECORDS) this.appendBatch(records.slice(i, i + MAX_BATCH_RECORDS), now);
+      this.appendBatch([metadataRecord(EndTransactionRecord, 0, {})], now);
     }
     this.openTransactionAt = undefined;
     for (const record of records) this.image.replay(record);
@@ -191,8 +198,7 @@ export class ClusterMetadataLog {
    * One batch of records, built as the leader writes it (Kafka `BatchAccumulator`): at the log end
    * offset, in the leader's epoch, so that the log takes it as it is (`appendAsRaftLeader`).
    */
-  private appendBatch(records: readonly MetadataRecord[]): void {
-    const now = this.time();
+  private appendBatch(records: readonly MetadataRecord[], now = this.time()): void {
     const epoch = this.epoch;
     const values: RecordInput[] = new Array(records.length);
     for (let i = 0; i < records.length; i++) values[i] = { value: records[i]!.bytes, timestamp: now };
@@ -283,12 +289,13 @@ export class ClusterMetadataLog {
         if (b.kind !== 'v2' || b.isControl) continue;
         // a Kafka snapshot may end inside a batch: its records before `from` are in the snapshot
         const partial = b.baseOffset < from;
-        for (const rec of b.records()) if ((!partial || rec.offset >= from) && rec.value !== null) transactions.replay(decodeMetadataRecord(rec.value), rec.offset);
+        for (const rec of b.records()) if ((!partial || rec.offset >= from) && rec.value !== null) transactions.replay(decodeMetadataRecord(rec.value), rec.offset, b.maxTimestamp);
       }
       if (next <= offset) break;
       offset = next;
     }
     this.openTransactionAt = transactions.openTransactionAt;
+    this.droppedUnclosed = transactions.droppedUnclosed;
     return bytes;
   }
 

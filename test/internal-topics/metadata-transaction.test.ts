@@ -166,19 +166,50 @@ describe('metadata transactions', () => {
       let metadata = open(dir);
       const lost = randomUuid();
       const whole = randomUuid();
-      const append = (values: Buffer[]) => metadata.log.append(encodeRecordBatch(values.map((value) => ({ value })), { partitionLeaderEpoch: 1 }), { leaderEpoch: 1, origin: 'coordinator' });
+      // that writer gave every batch of a change its one timestamp
+      const append = (values: Buffer[], timestamp: number) => metadata.log.append(encodeRecordBatch(values.map((value) => ({ value, timestamp })), { partitionLeaderEpoch: 1 }), { leaderEpoch: 1, origin: 'coordinator' });
       const begin = encodeMetadataRecord(BeginTransactionRecord, 0, {});
-      append([begin]);
-      append([topicRecord('lost', lost).bytes, partitionRecord(lost, 0, 1, DIRECTORY_ID).bytes]);
-      append([begin]);
-      append(createTopicRecords('whole', whole, 3, {}, 1, DIRECTORY_ID).map((r) => r.bytes));
-      append([encodeMetadataRecord(EndTransactionRecord, 0, {})]);
+      append([begin], 1_000);
+      append([topicRecord('lost', lost).bytes, partitionRecord(lost, 0, 1, DIRECTORY_ID).bytes], 1_000);
+      append([begin], 2_000);
+      append(createTopicRecords('whole', whole, 3, {}, 1, DIRECTORY_ID).map((r) => r.bytes), 2_000);
+      append([encodeMetadataRecord(EndTransactionRecord, 0, {})], 2_000);
       metadata.close();
       const warnings: string[] = [];
       metadata = open(dir, warnings);
       assert.ok(warnings.some((w) => /the metadata transaction at offset \d+ was never closed; its 2 records are dropped/.test(w)), warnings.join('\n'));
       assert.equal(metadata.image.topic('lost'), undefined);
       assert.equal(metadata.image.topic('whole')?.partitions, 3);
+      metadata.close();
+      assertKafkaLoadable(dir);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('a log written before aborts existed (a change cut short, then small changes written later): the later changes apply, and a snapshot leaves a log Kafka loads', () => {
+    const { dir, cleanup } = tempDir('metadata-txn');
+    try {
+      let metadata = open(dir);
+      const big = randomUuid();
+      const later = randomUuid();
+      const append = (values: Buffer[], timestamp: number) => metadata.log.append(encodeRecordBatch(values.map((value) => ({ value, timestamp })), { partitionLeaderEpoch: 1 }), { leaderEpoch: 1, origin: 'coordinator' });
+      append([encodeMetadataRecord(BeginTransactionRecord, 0, {})], 1_000);
+      append(bigTopic(big, 1000).map((r) => r.bytes), 1_000);
+      // the writer died here and, restarted, wrote on as if that change were closed
+      append(createTopicRecords('later', later, 2, { 'cleanup.policy': 'compact' }, 1, DIRECTORY_ID).map((r) => r.bytes), 5_000);
+      metadata.close();
+      const warnings: string[] = [];
+      metadata = open(dir, warnings);
+      assert.ok(warnings.some((w) => /was never closed; its 1001 records are dropped \(a change written later/.test(w)), warnings.join('\n'));
+      assert.equal(metadata.image.topic('big'), undefined, 'the change cut short is dropped, as an abort would drop it');
+      assert.equal(metadata.image.topic('later')?.partitions, 2);
+      assert.deepEqual(metadata.image.configs('later'), { 'cleanup.policy': 'compact' });
+      metadata.close();
+      assertKafkaLoadable(dir);
+      metadata = open(dir);
+      assert.equal(metadata.image.topic('later')?.partitions, 2, 'the snapshot holds the later change');
+      assert.deepEqual(metadata.image.configs('later'), { 'cleanup.policy': 'compact' });
       metadata.close();
     } finally {
       cleanup();
