@@ -72,6 +72,11 @@ function failAppendsFrom(metadata: ClusterMetadataLog, n: number, once = false):
   };
 }
 
+/** One batch as a kafkalite before aborts wrote it: every batch of a change with that change's one timestamp. */
+function appendAsEarlierWriter(metadata: ClusterMetadataLog, values: Buffer[], timestamp: number): void {
+  metadata.log.append(encodeRecordBatch(values.map((value) => ({ value, timestamp })), { partitionLeaderEpoch: 1 }), { leaderEpoch: 1, origin: 'coordinator' });
+}
+
 describe('metadata transactions', () => {
   it('a crash between the batches of a change: nothing of it is applied, and the reopened log is closed with an AbortTransactionRecord', () => {
     const { dir, cleanup } = tempDir('metadata-txn');
@@ -166,8 +171,7 @@ describe('metadata transactions', () => {
       let metadata = open(dir);
       const lost = randomUuid();
       const whole = randomUuid();
-      // that writer gave every batch of a change its one timestamp
-      const append = (values: Buffer[], timestamp: number) => metadata.log.append(encodeRecordBatch(values.map((value) => ({ value, timestamp })), { partitionLeaderEpoch: 1 }), { leaderEpoch: 1, origin: 'coordinator' });
+      const append = (values: Buffer[], timestamp: number) => appendAsEarlierWriter(metadata, values, timestamp);
       const begin = encodeMetadataRecord(BeginTransactionRecord, 0, {});
       append([begin], 1_000);
       append([topicRecord('lost', lost).bytes, partitionRecord(lost, 0, 1, DIRECTORY_ID).bytes], 1_000);
@@ -193,7 +197,7 @@ describe('metadata transactions', () => {
       let metadata = open(dir);
       const big = randomUuid();
       const later = randomUuid();
-      const append = (values: Buffer[], timestamp: number) => metadata.log.append(encodeRecordBatch(values.map((value) => ({ value, timestamp })), { partitionLeaderEpoch: 1 }), { leaderEpoch: 1, origin: 'coordinator' });
+      const append = (values: Buffer[], timestamp: number) => appendAsEarlierWriter(metadata, values, timestamp);
       append([encodeMetadataRecord(BeginTransactionRecord, 0, {})], 1_000);
       append(bigTopic(big, 1000).map((r) => r.bytes), 1_000);
       // the writer died here and, restarted, wrote on as if that change were closed
