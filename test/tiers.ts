@@ -65,6 +65,7 @@ export const PEER_TESTS: Readonly<Record<string, readonly Need[]>> = {
   'interop/broker/old-clients': ['python', 'confluent-kafka', 'kcat'],
   'interop/broker/security-kcat': ['kcat', 'openssl'],
   'interop/broker/self-signed-kcat': ['kcat'],
+  'interop/broker/self-signed-python': ['python', 'confluent-kafka'],
   'interop/broker/security-kafkajs': ['openssl'],
   'interop/broker/security-platformatic': ['openssl', 'node22'],
   'interop/broker/acls-scenarios-kcat': ['kcat'],
