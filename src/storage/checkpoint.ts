@@ -102,49 +102,34 @@ export interface TextLine {
  * bytes are an error there, and a BOM then fails the version check).
  */
 export function readTextLines(bytes: Buffer, location: string): TextLine[] {
-  // ASCII, as Kafka writes checkpoints: decoded once rather than line by line, which was most of
-  // reading a 100,000-partition checkpoint at start (issue 21); the lines are the same
-  if (isAscii(bytes)) return asciiLines(bytes.toString('latin1'));
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  // ASCII, as Kafka writes checkpoints: decoded once and sliced, rather than decoded line by line,
+  // which was most of reading a 100,000-partition checkpoint at start (issue 21); the lines are the same
+  const ascii = isAscii(bytes) ? bytes.toString('latin1') : undefined;
+  const decoder = ascii === undefined ? new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }) : undefined;
   const lines: TextLine[] = [];
+  const push = (start: number, end: number): void => {
+    const line = lines.length + 1;
+    lines.push(ascii !== undefined ? { text: ascii.slice(start, end), line, position: start } : decodeLine(decoder!, bytes, start, end, line, location));
+  };
   let start = 0;
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;
     if (b === 0x0a || b === 0x0d) {
-      lines.push(decodeLine(decoder, bytes, start, i, lines.length + 1, location));
+      push(start, i);
       i += b === 0x0d && bytes[i + 1] === 0x0a ? 2 : 1;
       start = i;
     } else {
       i++;
     }
   }
-  if (start < bytes.length) lines.push(decodeLine(decoder, bytes, start, bytes.length, lines.length + 1, location));
+  if (start < bytes.length) push(start, bytes.length);
   return lines;
 }
 
 function isAscii(bytes: Buffer): boolean {
   for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return false;
   return true;
-}
-
-/** `readTextLines` over text of one byte per character. */
-function asciiLines(text: string): TextLine[] {
-  const lines: TextLine[] = [];
-  let start = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === 0x0a || c === 0x0d) {
-      lines.push({ text: text.slice(start, i), line: lines.length + 1, position: start });
-      i += c === 0x0d && text.charCodeAt(i + 1) === 0x0a ? 2 : 1;
-      start = i;
-    } else {
-      i++;
-    }
-  }
-  if (start < text.length) lines.push({ text: text.slice(start), line: lines.length + 1, position: start });
-  return lines;
 }
 
 function decodeLine(
