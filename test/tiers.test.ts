@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,9 @@ test('the unit tier puts every file in exactly one shard or alone in its own pro
   assert.deepEqual([...shards.flat(), ...alone].sort(), [...unit].sort());
   assert.deepEqual(alone.sort(), Object.keys(OWN_PROCESS).map((k) => all.get(k)).sort());
   for (const k of Object.keys(OWN_PROCESS)) assert.ok(!(k in PEER_TESTS), `${k} is a peer file`);
+  // a root-level beforeEach/afterEach would run around every other file's tests in a shard
+  const rootEachHook = /^(?:beforeEach|afterEach)\(/m;
+  for (const f of [...shards.flat()]) assert.ok(!rootEachHook.test(readFileSync(f, 'utf8')), `${f} has root-level beforeEach/afterEach hooks: list it in OWN_PROCESS`);
   // greedy by cost: four files of cost 4, 3, 2, 2 over two shards weigh 6 and 5
   const toy = new Map([['a', 'a'], ['b', 'b'], ['c', 'c'], ['d', 'd']]);
   const costs: Record<string, number> = { a: 4, b: 3, c: 2, d: 2 };

@@ -159,6 +159,7 @@ export const OWN_PROCESS: Readonly<Record<string, string>> = {
   'storage/lazy-log-open': 'root-level beforeEach/afterEach',
   'storage/log-resources': 'root-level beforeEach/afterEach',
   'storage/transaction-index': 'root-level beforeEach/afterEach',
+  'storage/log-dir-failure': 'root-level beforeEach/afterEach',
 };
 
 /** How many shards the unit tier's other files are packed into. */
