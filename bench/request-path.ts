@@ -7,6 +7,12 @@
  * each a new connection, measured the same way. Per phase: V8 deopts (bailouts) and functions
  * (re)optimized, scavenges and the bytes allocated per request (the sum of `allocated=` over the
  * phase's collections, i.e. up to its last one). BENCH_PATH_DEOPTS=1 lists each bailout.
+ *
+ * Between client A and client B the broker runs a full collection (bench/gc-on-signal.ts), as V8's
+ * memory reducer does when a broker goes idle between a test's clients. The line after it counts the
+ * optimized functions V8 dropped then because an object or hidden class their code embeds had died
+ * ("weak objects"): each is compiled again while the next client waits. src/v8/map-anchors.ts keeps
+ * the request path's hidden classes alive so that count stays near zero.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,7 +41,8 @@ async function produceLoop(client: RawClient, n: number): Promise<void> {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kl-path-'));
-const child = spawn(process.execPath, ['--trace-deopt', '--trace-opt', '--trace-gc-nvp', ...NODE_FLAGS, BROKER, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const gcOnSignal = join(REPO_ROOT, 'dist', 'bench', 'gc-on-signal.js');
+const child = spawn(process.execPath, ['--trace-deopt', '--trace-opt', '--trace-gc-nvp', '--expose-gc', '--import', gcOnSignal, ...NODE_FLAGS, BROKER, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
 child.stdout.setEncoding('utf8');
 child.stdout.on('data', (d: string) => (out += d));
@@ -71,6 +78,20 @@ async function phase(name: string, client: RawClient, n: number): Promise<void> 
   }
 }
 
+/** Has the broker run a full collection; reports the optimized code V8 dropped for dead weak objects. */
+async function fullCollection(): Promise<void> {
+  await sleep(300);
+  const from = out.length;
+  child.kill('SIGUSR2');
+  while (!out.slice(from).includes('[gc-on-signal: full collection done]')) await sleep(20);
+  const dropped = out.slice(from).split('\n').filter((l) => l.startsWith('[marking dependent code') && l.includes('reason: weak objects'));
+  console.log(`full collection after client A closed: ${dropped.length} optimized functions dropped (weak objects)`);
+  if (LIST) {
+    const names = dropped.map((l) => /<SharedFunctionInfo ?([^>]*)>/.exec(l)?.[1] || '(anonymous)');
+    console.log(`  ${names.sort().join(', ')}`);
+  }
+}
+
 try {
   const a = await RawClient.connect(port);
   a.send(encodeRequestFrame(19, 5, a.correlationId(), { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false }));
@@ -78,6 +99,7 @@ try {
   await phase('client A, warm-up', a, WARMUP);
   await phase('client A', a, COUNT);
   a.socket.destroy();
+  await fullCollection();
   for (const name of ['client B (new connection)', 'client C (new connection)']) {
     const c = await RawClient.connect(port);
     await phase(name, c, COUNT);
