@@ -8,7 +8,7 @@
  * (re)optimized, scavenges and the bytes allocated per request (the sum of `allocated=` over the
  * phase's collections, i.e. up to its last one). BENCH_PATH_DEOPTS=1 lists each bailout.
  *
- * Between client A and client B the broker runs a full collection (bench/gc-on-signal.ts), as V8's
+ * Between client A and client B the broker runs a full collection (test/helpers/gc-on-signal.ts), as V8's
  * memory reducer does when a broker goes idle between a test's clients. The line after it counts the
  * optimized functions V8 dropped then because an object or hidden class their code embeds had died
  * ("weak objects"): each is compiled again while the next client waits. src/v8/map-anchors.ts keeps
@@ -41,7 +41,7 @@ async function produceLoop(client: RawClient, n: number): Promise<void> {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kl-path-'));
-const gcOnSignal = join(REPO_ROOT, 'dist', 'bench', 'gc-on-signal.js');
+const gcOnSignal = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
 const child = spawn(process.execPath, ['--trace-deopt', '--trace-opt', '--trace-gc-nvp', '--expose-gc', '--import', gcOnSignal, ...NODE_FLAGS, BROKER, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
 child.stdout.setEncoding('utf8');

@@ -44,6 +44,7 @@ import { ApiKey } from '../protocol/api-keys.js';
 import { PhaseIndex } from './request-metrics.js';
 import { doubleArray, objectArray } from '../v8/elements-kind.js';
 import { KeptList } from '../v8/kept-list.js';
+import { LatestInstance } from '../v8/map-anchors.js';
 
 /**
  * Reading pauses while this many frames, or this many bytes of them, wait (Kafka mutes after one):
@@ -202,6 +203,9 @@ export class Connection {
       this.countAnswerBytes();
       this.answersWritten?.();
       broker.connectionClosed(this);
+      // its hidden classes (connection, socket, frame decoder, lists) outlive it: V8 keeps the
+      // request path's optimized code for the next client (src/v8/map-anchors.ts)
+      lastClosedConnection.keep(this);
     });
   }
 
@@ -897,6 +901,9 @@ export class Connection {
  * immediate: one per connection was a different callback each, and Node's processImmediate,
  * optimized for the first connection's, deoptimized ('wrong call target') at every new client's.
  */
+/** The connection that closed last (src/v8/map-anchors.ts). */
+const lastClosedConnection = new LatestInstance<Connection>();
+
 const turnEndFlushes = new KeptList<Connection | undefined>(objectArray(), undefined);
 
 function flushAllAtTurnEnd(): void {

@@ -12,6 +12,7 @@
  * timestamp delta), and as a `bigint` only when it is not, so the value always round-trips exactly
  * without putting a BigInt allocation on the per-record path.
  */
+import { anchorHiddenClass } from '../v8/map-anchors.js';
 
 export class VarintError extends Error {
   constructor(
@@ -204,3 +205,5 @@ function zigzag64(value: number | bigint): bigint {
   const v = BigInt.asIntN(64, BigInt(value));
   return BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
 }
+
+anchorHiddenClass(new ByteReader(Buffer.alloc(0), 0, 0));

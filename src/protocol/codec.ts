@@ -24,6 +24,7 @@
  * out once, while every `records` value and every `bytes` value of ZERO_COPY_MIN bytes or more is
  * its own chunk, never copied, so a Fetch response can go to `socket.writev` as is.
  */
+import { anchorHiddenClass } from '../v8/map-anchors.js';
 import { readInt64BE, writeInt64BE } from '../bytes/int64.js';
 import { InvalidArgumentError, KafkaliteError } from '../errors.js';
 import { ByteReader, VarintError, sizeOfUnsignedVarint, writeUnsignedVarint } from '../bytes/varint.js';
@@ -54,6 +55,8 @@ class Cursor extends ByteReader {
     super(b, pos, end);
   }
 }
+
+anchorHiddenClass(new Cursor(Buffer.alloc(0), 0, 0));
 
 type Read = (c: Cursor) => unknown;
 type Write = (w: ChunkWriter, v: any) => void;
@@ -197,6 +200,8 @@ class ChunkWriter {
     return chunks;
   }
 }
+
+anchorHiddenClass(new ChunkWriter());
 
 function fixedWriter(size: number, put: (b: Buffer, v: any, pos: number) => unknown): Write {
   return (w, v) => {

@@ -7,6 +7,7 @@
  * (c) `records()` decodes them all.
  * The CRC is verified before records are read unless `verifyCrc: false` is passed.
  */
+import { anchorHiddenClass } from '../v8/map-anchors.js';
 import { CorruptRecordError, InvalidRecordError, KafkaliteError } from '../errors.js';
 import { crc32c } from './crc.js';
 import { compressionName, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from './compression/index.js';
@@ -383,3 +384,5 @@ export class RecordIterator implements IterableIterator<Record> {
     out.headerCount = headerCount;
   }
 }
+
+anchorHiddenClass(new RecordBatch(Buffer.alloc(RECORD_BATCH_OVERHEAD)));

@@ -11,6 +11,7 @@
 
 /** A batch of any magic: v2 (`kind: 'v2'`) or a legacy magic 0/1 entry (`kind: 'legacy'`). */
 export type AnyRecordBatch = RecordBatch | LegacyRecordBatch;
+import { anchorHiddenClass } from '../v8/map-anchors.js';
 import { CorruptRecordError } from '../errors.js';
 import { RecordBatch } from './batch.js';
 import { LegacyRecordBatch } from './legacy.js';
@@ -107,6 +108,8 @@ export class BatchReader implements IterableIterator<AnyRecordBatch> {
     return batch;
   }
 }
+
+anchorHiddenClass(new BatchReader(Buffer.alloc(0), { verifyCrc: false }));
 
 /** Iterate the complete batches (any magic) in `buf`. */
 export function readRecordBatches(buf: Buffer, options?: BatchReaderOptions): BatchReader {

@@ -30,6 +30,7 @@ import {
   UnsupportedCompressionError,
   UnsupportedForMessageFormatError,
 } from '../errors.js';
+import { LatestInstance } from '../v8/map-anchors.js';
 import type { RecordBatch } from '../record/batch.js';
 import { BatchReader, type AnyRecordBatch } from '../record/batches.js';
 import { encodeRecordBatch, type RecordInput } from '../record/builder.js';
@@ -241,6 +242,12 @@ function isZeroInt64(buf: Buffer, pos: number): boolean {
 const scanLayout = new RecordLayout();
 /** What the native records scan reports: max and min timestampDelta, null keys. */
 const scanSummary = new Float64Array(3);
+
+/**
+ * The last validation's Validator, kept with its context and batches until the next one, so its
+ * hidden class and the optimized validation code outlive an idle broker's full GC (map-anchors.ts).
+ */
+const latestValidator = new LatestInstance<Validator>();
 
 class Validator {
   private readonly config: LogConfig;
@@ -697,6 +704,7 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
   // -- LogValidator --
   const target = targetCompressionOf(config, source);
   const v = new Validator(ctx, batches, source, target);
+  latestValidator.keep(v);
   const logAppendTime = config.messageTimestampType === 'LogAppendTime' ? ctx.now : -1n;
   const common = { firstOffset: ctx.nextOffset, logAppendTime, sourceCompression: source, targetCompression: target.codec };
 

@@ -1,5 +1,5 @@
 /**
- * Preloaded into a broker by bench/request-path.ts (`--expose-gc --import`): SIGUSR2 runs a full
+ * Preloaded into a broker by bench/request-path.ts and test/v8/map-anchors.test.ts (`--expose-gc --import`): SIGUSR2 runs a full
  * (mark-compact) collection, as V8's memory reducer does by itself once a broker goes idle. That is
  * the collection after which V8 drops optimized code whose embedded hidden classes (maps) or objects
  * died ("marking dependent code ... reason: weak objects" under --trace-deopt).
