@@ -9,8 +9,10 @@
  * it was.
  */
 import { InvalidProducerEpochError, InvalidTxnStateError, OutOfOrderSequenceError, TransactionCoordinatorFencedError } from '../errors.js';
-import type { RecordBatch } from '../record/batch.js';
+import type { RecordBatch, RecordIterator } from '../record/batch.js';
+import type { Record } from '../record/record.js';
 import { parseEndTransactionMarker } from '../record/control.js';
+import { LatestInstance } from '../v8/map-anchors.js';
 import {
   addBatch,
   applyEndMarker,
@@ -51,6 +53,14 @@ export type ProducerStateLogger = (level: 'info' | 'warn', message: string) => v
  * Validation and staging of one producer's batches within one append (`ProducerAppendInfo`).
  * Obtain it from {@link ProducerStateManager.prepareUpdate}.
  */
+/**
+ * The last end-transaction marker's record reader and record, kept until the next, so their hidden
+ * classes and the marker-reading code outlive a full GC between an idle broker's clients
+ * (map-anchors.ts).
+ */
+const lastMarkerIterator = new LatestInstance<RecordIterator>();
+const lastMarkerRecord = new LatestInstance<Record>();
+
 export class ProducerAppendInfo {
   private readonly updatedEntry: ProducerStateEntry;
   private readonly transactions: TxnMetadata[] = [];
@@ -73,8 +83,12 @@ export class ProducerAppendInfo {
    */
   append(batch: RecordBatch, firstOffsetMetadata?: bigint): CompletedTxn | undefined {
     if (batch.isControl) {
-      const first = batch.recordIterator().readNext();
+      const iterator = batch.recordIterator();
+      const first = iterator.readNext();
       if (first === null) return undefined;
+      // a marker per transaction and partition: the only records the transactional path reads
+      lastMarkerIterator.keep(iterator);
+      lastMarkerRecord.keep(first);
       const marker = parseEndTransactionMarker(first.key, first.value);
       return this.appendEndTxnMarker(
         marker.type,

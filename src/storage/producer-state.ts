@@ -16,6 +16,7 @@ import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
+import { LatestInstance } from '../v8/map-anchors.js';
 import { DELETED_SUFFIX, offsetFromFileName, SNAPSHOT_SUFFIX, snapshotPath } from './file-names.js';
 import { ProducerAppendInfo, type AppendOrigin, type CompletedTxn, type ProducerStateLogger, type TxnMetadata } from './producer-append-info.js';
 import {
@@ -69,6 +70,12 @@ function minByFirstOffset(txns: Iterable<TxnMetadata>, skipProducer?: bigint): T
 }
 
 /** The producer state of one partition (`ProducerStateManager`). */
+/**
+ * The last append's ProducerAppendInfo, kept until the next: its hidden class, and the optimized
+ * append code that checks it, outlive a full GC between an idle broker's clients (map-anchors.ts).
+ */
+const latestAppendInfo = new LatestInstance<ProducerAppendInfo>();
+
 export class ProducerStateManager {
   readonly producerIdExpirationMs: number;
   readonly maxTransactionTimeoutMs: number;
@@ -169,7 +176,9 @@ export class ProducerStateManager {
   /** Stage an append for one producer; nothing changes until {@link update}. */
   prepareUpdate(producerId: bigint, origin: AppendOrigin): ProducerAppendInfo {
     const current = this.producers.get(producerId) ?? emptyProducerStateEntry(producerId);
-    return new ProducerAppendInfo(producerId, current, origin, this.logger);
+    const info = new ProducerAppendInfo(producerId, current, origin, this.logger);
+    latestAppendInfo.keep(info);
+    return info;
   }
 
   /** Commit a staged append (after the batches were written). */
