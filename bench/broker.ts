@@ -29,6 +29,7 @@
  * Each produce run also records the peer's CPU time (/proc/<pid>/stat utime+stime) over the run.
  */
 import { spawnListening, stopChild } from './child.js';
+import { cpuMsOf } from './proc-cpu.js';
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -182,13 +183,6 @@ async function startChild(name: string, cmd: string, args: string[], pattern: Re
 
 function stopPeer(p: Peer): Promise<void> {
   return stopChild(p.child);
-}
-
-/** User + system CPU time of a process so far, in ms (/proc/<pid>/stat utime and stime, in clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssMiB(pid: number): number {

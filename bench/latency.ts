@@ -22,11 +22,18 @@
  * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js) adds `kafkalite-base` to every round (a
  * same-run A/B); BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`) and BENCH_BROKER_LOG_LEVEL (`debug`:
  * the broker's request metrics every 30 s, on stderr) go to the kafkalite broker.
+ * BENCH_LATENCY_FULL_GC=1 has every kafkalite broker run a full collection before each of its
+ * rounds (test/helpers/gc-on-signal.ts), as V8's memory reducer does by itself when a broker sits idle
+ * between a suite's clients: the rounds then show what a new client pays when hidden classes died
+ * with the previous one (src/v8/map-anchors.ts). Each kafkalite round line also gives the broker's
+ * CPU time over the round (/proc/<pid>/stat utime+stime, every thread).
  * Results: stdout and bench/results/latency.json (overwritten; git keeps the history).
  */
 import { spawnListening, stopChild } from './child.js';
+import { cpuMsOf } from './proc-cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../test/helpers/paths.js';
@@ -41,6 +48,8 @@ const E2E_MOCK_COUNT = Number(process.env.BENCH_E2E_MOCK_COUNT ?? 20);
 const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
 const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
+const FULL_GC = process.env.BENCH_LATENCY_FULL_GC === '1';
+const GC_ON_SIGNAL = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
 
 interface Peer {
   name: string;
@@ -59,7 +68,8 @@ function stopPeer(p: Peer): Promise<void> {
 }
 
 function kafkaliteBroker(name: string, bin: string, dataDir: string, flags: string[]): Promise<Peer> {
-  return startChild(name, process.execPath, [...flags, bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', BROKER_LOG_LEVEL], /listening on [^:]+:(\d+)/, false);
+  const gcFlags = FULL_GC ? ['--expose-gc', '--import', GC_ON_SIGNAL] : [];
+  return startChild(name, process.execPath, [...gcFlags, ...flags, bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', BROKER_LOG_LEVEL], /listening on [^:]+:(\d+)/, false);
 }
 
 /** One round of latency_bench.py: the latencies in µs. */
@@ -120,9 +130,15 @@ async function main(): Promise<void> {
         const p = peers[(k + round) % peers.length]!;
         for (const mode of ['roundtrip', 'e2e'] as const) {
           const count = mode === 'roundtrip' ? COUNT : p.mock ? E2E_MOCK_COUNT : E2E_COUNT;
+          if (FULL_GC && !p.mock && mode === 'roundtrip') {
+            p.child.kill('SIGUSR2');
+            await sleep(300);
+          }
+          const cpu0 = p.mock ? 0 : cpuMsOf(p.child.pid!);
           const q = quantiles(await runRound(p, mode, `latency-${mode}-${round}`, count));
+          const cpu = p.mock ? '' : `  broker CPU ${f(cpuMsOf(p.child.pid!) - cpu0, 0)} ms`;
           results.push({ peer: p.name, mode, round, q });
-          console.log(`${mode.padEnd(9)} round ${round + 1} ${p.name.padEnd(16)} p50 ${f(q.p50 / 1000, 3)} ms  p99 ${f(q.p99 / 1000, 3)} ms  p99.9 ${f(q.p999 / 1000, 3)} ms  max ${f(q.max / 1000, 3)} ms  (n ${q.n})`);
+          console.log(`${mode.padEnd(9)} round ${round + 1} ${p.name.padEnd(16)} p50 ${f(q.p50 / 1000, 3)} ms  p99 ${f(q.p99 / 1000, 3)} ms  p99.9 ${f(q.p999 / 1000, 3)} ms  max ${f(q.max / 1000, 3)} ms  (n ${q.n})${cpu}`);
         }
       }
     }
