@@ -26,7 +26,7 @@
  * (`debug`: the broker's request metrics, queue/handle/append/write per API, every 30 s on stderr),
  * BENCH_CONSOLE=1 (issue 22's A/B: a second kafkalite, `kafkalite+console`, served with `--ui-port 0` and
  * no page open, in the same rotated rounds; its throughput and CPU time are compared with kafkalite's).
- * Each produce run also records the peer's CPU time (/proc/<pid>/stat utime+stime) over the run.
+ * Each produce run also records the peer's CPU time (bench/proc-cpu.ts: every thread's schedstat) over the run.
  */
 import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';

@@ -26,7 +26,11 @@
  * rounds (test/helpers/gc-on-signal.ts), as V8's memory reducer does by itself when a broker sits idle
  * between a suite's clients: the rounds then show what a new client pays when hidden classes died
  * with the previous one (src/v8/map-anchors.ts). Each kafkalite round line also gives the broker's
- * CPU time over the round (/proc/<pid>/stat utime+stime, every thread).
+ * CPU time over the round (bench/proc-cpu.ts: every thread's on-CPU time).
+ * BENCH_LATENCY_FLOOR=1 adds `node-floor` (bench/latency-floor.ts), round trips only: a Node process
+ * that relays the client to the kafkalite broker until it has the broker's answer to a Produce,
+ * then persists each Produce itself (writeSync) and answers with that copy, doing nothing else: what
+ * Node, its socket path and the write cost a round trip, against which kafkalite's own work shows.
  * Results: stdout and bench/results/latency.json (overwritten; git keeps the history).
  */
 import { spawnListening, stopChild } from './child.js';
@@ -49,18 +53,19 @@ const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
 const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
 const FULL_GC = process.env.BENCH_LATENCY_FULL_GC === '1';
+const FLOOR = process.env.BENCH_LATENCY_FLOOR === '1';
 const GC_ON_SIGNAL = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
 
 interface Peer {
   name: string;
   bootstrap: string;
   child: ChildProcess;
-  mock: boolean;
+  kind: 'kafkalite' | 'mock' | 'floor';
 }
 
-async function startChild(name: string, cmd: string, args: string[], pattern: RegExp, mock: boolean): Promise<Peer> {
+async function startChild(name: string, cmd: string, args: string[], pattern: RegExp, kind: Peer['kind']): Promise<Peer> {
   const { child, port } = await spawnListening(name, cmd, args, pattern);
-  return { name, bootstrap: `127.0.0.1:${port}`, child, mock };
+  return { name, bootstrap: `127.0.0.1:${port}`, child, kind };
 }
 
 function stopPeer(p: Peer): Promise<void> {
@@ -69,7 +74,7 @@ function stopPeer(p: Peer): Promise<void> {
 
 function kafkaliteBroker(name: string, bin: string, dataDir: string, flags: string[]): Promise<Peer> {
   const gcFlags = FULL_GC ? ['--expose-gc', '--import', GC_ON_SIGNAL] : [];
-  return startChild(name, process.execPath, [...gcFlags, ...flags, bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', BROKER_LOG_LEVEL], /listening on [^:]+:(\d+)/, false);
+  return startChild(name, process.execPath, [...gcFlags, ...flags, bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', BROKER_LOG_LEVEL], /listening on [^:]+:(\d+)/, 'kafkalite');
 }
 
 /** One round of latency_bench.py: the latencies in µs. */
@@ -113,15 +118,23 @@ async function main(): Promise<void> {
   try {
     mkdirSync(join(dataDir, 'kafkalite'));
     peers.push(await kafkaliteBroker('kafkalite', join(REPO_ROOT, 'bin', 'kafkalite.js'), join(dataDir, 'kafkalite'), BROKER_NODE_FLAGS));
-    peers.push(await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true));
+    peers.push(await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, 'mock'));
+    if (FLOOR) {
+      mkdirSync(join(dataDir, 'floor'));
+      peers.push(await startChild('node-floor', process.execPath, [join(REPO_ROOT, 'dist', 'bench', 'latency-floor.js'), peers[0]!.bootstrap, join(dataDir, 'floor')], /listening on [^:]+:(\d+)/, 'floor'));
+    }
     if (BASELINE_BROKER !== undefined) {
       mkdirSync(join(dataDir, 'base'));
       peers.push(await kafkaliteBroker('kafkalite-base', BASELINE_BROKER, join(dataDir, 'base'), []));
     }
     for (const p of peers) {
       if (WARMUP <= 0) break;
-      const q = quantiles(await runRound(p, 'roundtrip', 'latency-warmup', WARMUP));
-      const e = quantiles(await runRound(p, 'e2e', 'latency-warmup', p.mock ? 2 : Math.ceil(WARMUP / 10)));
+      const q = quantiles(await runRound(p, 'roundtrip', p.kind === 'floor' ? 'floor-warmup' : 'latency-warmup', WARMUP));
+      if (p.kind === 'floor') {
+        console.log(`warm-up   ${p.name.padEnd(16)} round trip p50 ${f(q.p50 / 1000, 3)} ms  p99 ${f(q.p99 / 1000, 3)} ms (not counted)`);
+        continue;
+      }
+      const e = quantiles(await runRound(p, 'e2e', 'latency-warmup', p.kind === 'mock' ? 2 : Math.ceil(WARMUP / 10)));
       console.log(`warm-up   ${p.name.padEnd(16)} round trip p50 ${f(q.p50 / 1000, 3)} ms  p99 ${f(q.p99 / 1000, 3)} ms; produce to consume p50 ${f(e.p50 / 1000, 3)} ms  p99 ${f(e.p99 / 1000, 3)} ms (not counted)`);
     }
     const results: { peer: string; mode: string; round: number; q: Quantiles }[] = [];
@@ -129,14 +142,18 @@ async function main(): Promise<void> {
       for (let k = 0; k < peers.length; k++) {
         const p = peers[(k + round) % peers.length]!;
         for (const mode of ['roundtrip', 'e2e'] as const) {
-          const count = mode === 'roundtrip' ? COUNT : p.mock ? E2E_MOCK_COUNT : E2E_COUNT;
-          if (FULL_GC && !p.mock && mode === 'roundtrip') {
+          // the floor answers Produce itself: what it acknowledges never reaches a consumer
+          if (p.kind === 'floor' && mode === 'e2e') continue;
+          const count = mode === 'roundtrip' ? COUNT : p.kind === 'mock' ? E2E_MOCK_COUNT : E2E_COUNT;
+          if (FULL_GC && p.kind === 'kafkalite' && mode === 'roundtrip') {
             p.child.kill('SIGUSR2');
             await sleep(300);
           }
-          const cpu0 = p.mock ? 0 : cpuMsOf(p.child.pid!);
-          const q = quantiles(await runRound(p, mode, `latency-${mode}-${round}`, count));
-          const cpu = p.mock ? '' : `  broker CPU ${f(cpuMsOf(p.child.pid!) - cpu0, 0)} ms`;
+          const cpu0 = p.kind === 'mock' ? 0 : cpuMsOf(p.child.pid!);
+          // (the floor's topics live in the kafkalite broker it relays to: named apart, so kafkalite's own rounds still create theirs)
+          const topic = p.kind === 'floor' ? `floor-${mode}-${round}` : `latency-${mode}-${round}`;
+          const q = quantiles(await runRound(p, mode, topic, count));
+          const cpu = p.kind === 'mock' ? '' : `  ${p.kind === 'floor' ? 'floor' : 'broker'} CPU ${f(cpuMsOf(p.child.pid!) - cpu0, 0)} ms`;
           results.push({ peer: p.name, mode, round, q });
           console.log(`${mode.padEnd(9)} round ${round + 1} ${p.name.padEnd(16)} p50 ${f(q.p50 / 1000, 3)} ms  p99 ${f(q.p99 / 1000, 3)} ms  p99.9 ${f(q.p999 / 1000, 3)} ms  max ${f(q.max / 1000, 3)} ms  (n ${q.n})${cpu}`);
         }
@@ -150,12 +167,16 @@ async function main(): Promise<void> {
       const rows: Record<string, unknown> = {};
       for (const p of peers) {
         const rs = by(p.name);
+        if (rs.length === 0) continue;
         const row = { p50Ms: median(rs.map((r) => r.q.p50)) / 1000, p99Ms: median(rs.map((r) => r.q.p99)) / 1000, p999Ms: median(rs.map((r) => r.q.p999)) / 1000 };
         rows[p.name] = row;
         console.log(`${p.name.padEnd(16)} ${f(row.p50Ms, 3).padStart(8)} ${f(row.p99Ms, 3).padStart(8)} ${f(row.p999Ms, 3).padStart(8)}`);
       }
       const ratios: Record<string, unknown> = {};
-      for (const [a, b] of [['kafkalite', 'librdkafka-mock'], ...(BASELINE_BROKER ? [['kafkalite', 'kafkalite-base']] : [])] as [string, string][]) {
+      const pairs: [string, string][] = [['kafkalite', 'librdkafka-mock']];
+      if (BASELINE_BROKER) pairs.push(['kafkalite', 'kafkalite-base']);
+      if (FLOOR && mode === 'roundtrip') pairs.push(['node-floor', 'librdkafka-mock'], ['kafkalite', 'node-floor']);
+      for (const [a, b] of pairs) {
         const ra = by(a);
         const rb = by(b);
         const r = (k: keyof Quantiles) => range(ra.map((x, i) => x.q[k] / rb[i]!.q[k]));
