@@ -4,7 +4,8 @@
  *
  * `node dist/bench/latency-floor.js <upstream host:port> <dir>` listens on a port of its own and
  * relays every connection to the kafkalite broker upstream (ApiVersions, Metadata and the rest are
- * the broker's), until it has seen the broker's answer to a Produce of some version. From then on it
+ * the broker's; Metadata answers are rewritten to name this process's port, so the client's
+ * connections all come here), until it has seen the broker's answer to a Produce of some version. From then on it
  * answers that version's Produce requests itself: it writes the request to a file in `<dir>`
  * (`writeSync`, as the broker's append) and sends back the broker's earlier answer with the
  * request's correlation id, in the read callback, with no decoding, validation, log or index. The
@@ -15,11 +16,16 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { decodeMessage, encodeMessageToBuffer } from '../src/protocol/codec.js';
+import { responseHeaderVersion } from '../src/protocol/header.js';
+import { Metadata, type MetadataResponse } from '../src/protocol/schemas/metadata.js';
 
 const [upstreamAddress, dir] = process.argv.slice(2);
 if (upstreamAddress === undefined || dir === undefined) throw new Error('usage: latency-floor.js <upstream host:port> <dir>');
 const [upstreamHost, upstreamPort] = upstreamAddress.split(':') as [string, string];
 const PRODUCE = 0;
+const METADATA = 3;
+let ownPort = 0;
 
 const fd = openSync(join(dir, 'floor.log'), 'w');
 let fileSize = 0;
@@ -43,12 +49,26 @@ function frames(socket: Socket, onFrame: (frame: Buffer) => void): void {
   });
 }
 
+/** A Metadata answer whose brokers are this process (its header kept as it was). */
+function advertisingThisPort(frame: Buffer, version: number): Buffer {
+  // size (4), correlation id (4), and in the flexible header an empty tagged-field section (1)
+  const bodyAt = 8 + responseHeaderVersion(METADATA, version);
+  const { value } = decodeMessage<MetadataResponse>(Metadata.response, version, frame, bodyAt);
+  for (const b of value.brokers) b.port = ownPort;
+  const body = encodeMessageToBuffer(Metadata.response, version, value);
+  const out = Buffer.concat([frame.subarray(0, bodyAt), body]);
+  out.writeInt32BE(out.length - 4, 0);
+  return out;
+}
+
 const server = createServer((client) => {
   client.setNoDelay(true);
   const upstream = connect(Number(upstreamPort), upstreamHost);
   upstream.setNoDelay(true);
   /** Correlation ids of relayed Produce requests, with their versions (their answers become the copies). */
   const relayedProduces = new Map<number, number>();
+  /** Correlation ids of relayed Metadata requests, with their versions (their answers are rewritten). */
+  const relayedMetadata = new Map<number, number>();
   let relayed = 0;
   frames(client, (frame) => {
     const apiKey = frame.readInt16BE(4);
@@ -57,6 +77,7 @@ const server = createServer((client) => {
     if (answer === undefined) {
       // relayed (and while anything relayed is unanswered, so the answers keep the requests' order)
       if (apiKey === PRODUCE) relayedProduces.set(frame.readInt32BE(8), version);
+      if (apiKey === METADATA) relayedMetadata.set(frame.readInt32BE(8), version);
       relayed++;
       upstream.write(Buffer.from(frame));
       return;
@@ -76,6 +97,12 @@ const server = createServer((client) => {
       relayedProduces.delete(correlationId);
       if (!produceAnswers.has(version)) produceAnswers.set(version, Buffer.from(frame));
     }
+    const metadataVersion = relayedMetadata.get(correlationId);
+    if (metadataVersion !== undefined) {
+      relayedMetadata.delete(correlationId);
+      client.write(advertisingThisPort(frame, metadataVersion));
+      return;
+    }
     client.write(Buffer.from(frame));
   });
   const close = () => {
@@ -89,7 +116,8 @@ const server = createServer((client) => {
 });
 server.listen(0, '127.0.0.1', () => {
   const a = server.address();
-  process.stdout.write(`latency floor listening on 127.0.0.1:${typeof a === 'object' && a ? a.port : 0}\n`);
+  ownPort = typeof a === 'object' && a ? a.port : 0;
+  process.stdout.write(`latency floor listening on 127.0.0.1:${ownPort}\n`);
 });
 process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();
