@@ -16,7 +16,7 @@ import { ClientQuotaStore } from './quotas/client-quotas.js';
 import { BrokerQuotas } from './quotas/quota-manager.js';
 import { brokerConfigFromProperties, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { advertisedMinVersion, servedMinVersion, type ProtocolCompat } from './protocol-compat.js';
-import { Connection } from './connection.js';
+import { Connection, forgetClosedConnectionOf } from './connection.js';
 import type { AnyApiHandler } from './handler.js';
 import { ApiKey } from '../protocol/api-keys.js';
 import { ALL_HANDLERS } from './handlers/index.js';
@@ -526,6 +526,7 @@ export class Broker extends EventEmitter {
     this.connectionQuotas.close();
     await Promise.all([...this.connections.keys()].map((c) => c.close()));
     for (const c of this.connections.keys()) c.destroy();
+    forgetClosedConnectionOf(this);
     await serverClosed;
     await this.logs.checkpointWritten();
     const failed = this.logDirFailure;

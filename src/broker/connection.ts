@@ -204,8 +204,9 @@ export class Connection {
       this.answersWritten?.();
       broker.connectionClosed(this);
       // its hidden classes (connection, socket, frame decoder, lists) outlive it: V8 keeps the
-      // request path's optimized code for the next client (src/v8/map-anchors.ts)
-      lastClosedConnection.keep(this);
+      // request path's optimized code for the next client (src/v8/map-anchors.ts). Not while the
+      // broker closes: an in-process broker's objects are not kept past its close().
+      if (!broker.isClosing) lastClosedConnection.keep(this);
     });
   }
 
@@ -441,6 +442,11 @@ export class Connection {
    * complete request does, so a client sending a request a byte at a time is idle too (issue 17),
    * as is one that never reads its answers. A request being handled (a long poll) is not.
    */
+  /** Whether `broker` is the broker this connection serves. */
+  servedBy(broker: Broker): boolean {
+    return this.broker === broker;
+  }
+
   expireIfIdle(now: number, maxIdleMs: number): boolean {
     if (this.inRequest || this.closed || now - this.lastActive < maxIdleMs) return false;
     this.broker.logger.debug(`closing connection ${this.remote}: idle for more than ${maxIdleMs} ms (connections.max.idle.ms)`);
@@ -903,6 +909,11 @@ export class Connection {
  */
 /** The connection that closed last (src/v8/map-anchors.ts). */
 const lastClosedConnection = new LatestInstance<Connection>();
+
+/** Lets go of the last closed connection if it was `broker`'s (its close(): nothing of it stays reachable). */
+export function forgetClosedConnectionOf(broker: Broker): void {
+  if (lastClosedConnection.kept?.servedBy(broker)) lastClosedConnection.clear();
+}
 
 const turnEndFlushes = new KeptList<Connection | undefined>(objectArray(), undefined);
 

@@ -41,6 +41,10 @@ export class LatestInstance<T extends object> {
   get kept(): T | undefined {
     return this.instance;
   }
+
+  clear(): void {
+    this.instance = undefined;
+  }
 }
 
 // Node's own per-request objects on the path: an Immediate (setImmediate's, the end-of-turn flush)
