@@ -27,7 +27,7 @@
  * between a suite's clients: the rounds then show what a new client pays when hidden classes died
  * with the previous one (src/v8/map-anchors.ts). Each kafkalite round line also gives the broker's
  * CPU time over the round (bench/proc-cpu.ts: every thread's on-CPU time).
- * BENCH_LATENCY_FLOOR=1 adds `node-floor` (bench/latency-floor.ts), round trips only: a Node process
+ * `node-floor` (bench/latency-floor.ts; BENCH_LATENCY_FLOOR=0 leaves it out), round trips only: a Node process
  * that relays the client to the kafkalite broker until it has the broker's answer to a Produce,
  * then persists each Produce itself (writeSync) and answers with that copy, doing nothing else: what
  * Node, its socket path and the write cost a round trip, against which kafkalite's own work shows.
@@ -53,7 +53,7 @@ const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
 const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
 const FULL_GC = process.env.BENCH_LATENCY_FULL_GC === '1';
-const FLOOR = process.env.BENCH_LATENCY_FLOOR === '1';
+const FLOOR = process.env.BENCH_LATENCY_FLOOR !== '0';
 const GC_ON_SIGNAL = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
 
 interface Peer {
