@@ -10,7 +10,7 @@
  * BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the broker's node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { RawClient, encodeRequestFrame } from '../test/helpers/raw-client.js';
+import { cpuMsOf } from './proc-cpu.js';
 
 const WARMUP = Number(process.env.BENCH_SMALL_WARMUP ?? 6000);
 const COUNT = Number(process.env.BENCH_SMALL_COUNT ?? 5000);
@@ -43,22 +44,6 @@ function cpuMicros(pid: number): [number, number] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return [Number(fields[11]) * 10_000, Number(fields[12]) * 10_000];
-}
-
-/**
- * Every thread's on-CPU time in µs, from /proc/<pid>/task/<tid>/schedstat (nanoseconds, counted by
- * the scheduler: the tick-sampled utime/stime overcharge a process that wakes for each short request).
- */
-function schedCpuMicros(pid: number): number {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns / 1000;
 }
 
 /** One thread's on-CPU time in µs (its schedstat). */
@@ -92,12 +77,12 @@ async function main(): Promise<void> {
       await sleep(1000); // strace attaches to every thread before it counts
     }
     const cpu0 = cpuMicros(pid);
-    const sched0 = schedCpuMicros(pid);
+    const sched0 = 1000 * cpuMsOf(pid);
     const main0 = threadCpuMicros(pid, pid);
     const t0 = process.hrtime.bigint();
     await produceLoop(client, COUNT);
     const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
-    const sched = schedCpuMicros(pid) - sched0;
+    const sched = 1000 * cpuMsOf(pid) - sched0;
     const main = threadCpuMicros(pid, pid) - main0;
     const cpu1 = cpuMicros(pid);
     const user = cpu1[0] - cpu0[0];
