@@ -19,7 +19,7 @@ import {
   TRANSACTIONAL_FLAG_MASK,
   type TimestampType,
 } from './constants.js';
-import { ControlRecordType, encodeControlRecordKey, encodeEndTransactionMarkerValue } from './control.js';
+import { ControlRecordType, END_TXN_MARKER_CURRENT_VERSION } from './control.js';
 import { crc32c } from './crc.js';
 import { checkInt, checkInt64, type Int64Input, writeInt64BE } from '../bytes/int64.js';
 import { sizeOfVarint, sizeOfVarlong, writeUnsignedVarint, writeVarint, writeVarlong } from '../bytes/varint.js';
@@ -371,28 +371,55 @@ export interface EndTransactionMarkerOptions {
   timestamp?: Int64Input;
 }
 
+/** A marker batch's size: the header and one 17-byte record (its 6-byte value at version 0). */
+const END_TXN_MARKER_BATCH_SIZE = RECORD_BATCH_OVERHEAD + 17;
+
 /**
  * A transaction marker batch as `MemoryRecords.withEndTransactionMarker` writes it (`MemoryRecordsBuilder.appendEndTxnMarker`):
  * control + transactional, baseSequence -1, CreateTime, no compression, one 17-byte record: 78 bytes.
+ * Its one record is written in place, the bytes `encodeRecordBatch` would give for it
+ * (test/record/control.test.ts compares them) without the encoder's key, value and copy: the
+ * coordinator writes one per partition of every transaction.
  */
 export function encodeEndTransactionMarker(options: EndTransactionMarkerOptions): Buffer {
   const type = options.type === 'COMMIT' ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
-  return encodeRecordBatch(
-    [
-      {
-        key: encodeControlRecordKey(type),
-        value: encodeEndTransactionMarkerValue(options.coordinatorEpoch),
-        timestamp: options.timestamp ?? Date.now(),
-      },
-    ],
-    {
-      baseOffset: options.baseOffset ?? 0,
-      partitionLeaderEpoch: options.partitionLeaderEpoch ?? -1,
-      isControl: true,
-      isTransactional: true,
-      producerId: options.producerId,
-      producerEpoch: options.producerEpoch,
-      baseSequence: -1,
-    },
-  );
+  const baseOffset = options.baseOffset ?? 0;
+  const partitionLeaderEpoch = options.partitionLeaderEpoch ?? -1;
+  const timestamp = options.timestamp ?? Date.now();
+  checkHeaderFields({ baseOffset, partitionLeaderEpoch, producerId: options.producerId, producerEpoch: options.producerEpoch, baseSequence: -1 });
+  if (options.producerId < 0) throw new InvalidArgumentError('Cannot write transactional messages without a valid producer ID');
+  checkTimestamp(timestamp, 'record');
+  checkInt('coordinatorEpoch', options.coordinatorEpoch, 32);
+  const b = Buffer.allocUnsafe(END_TXN_MARKER_BATCH_SIZE);
+  let pos = RECORD_BATCH_OVERHEAD;
+  // DefaultRecord.writeTo: length 16 (zigzag 32), attributes, timestamp and offset deltas 0
+  b[pos++] = 32;
+  b[pos++] = 0;
+  b[pos++] = 0;
+  b[pos++] = 0;
+  // key: ControlRecordType version 0 and the type (4 bytes, zigzag 8)
+  b[pos++] = 8;
+  b.writeInt16BE(0, pos);
+  b.writeInt16BE(type, pos + 2);
+  pos += 4;
+  // value: EndTransactionMarker version and coordinator epoch (6 bytes, zigzag 12); no headers
+  b[pos++] = 12;
+  b.writeInt16BE(END_TXN_MARKER_CURRENT_VERSION, pos);
+  b.writeInt32BE(options.coordinatorEpoch, pos + 2);
+  pos += 6;
+  b[pos] = 0;
+  writeHeader(b, {
+    baseOffset,
+    size: END_TXN_MARKER_BATCH_SIZE,
+    partitionLeaderEpoch,
+    attributes: TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK,
+    lastOffsetDelta: 0,
+    baseTimestamp: timestamp,
+    maxTimestamp: timestamp,
+    producerId: options.producerId,
+    producerEpoch: options.producerEpoch,
+    baseSequence: -1,
+    count: 1,
+  });
+  return b;
 }

@@ -842,6 +842,27 @@ describe('control records (ControlRecordTypeTest, EndTransactionMarkerTest)', ()
     }
   });
 
+  test('EndTransactionMarker batch: the bytes the generic encoder writes for its one control record', () => {
+    for (const type of ['COMMIT', 'ABORT'] as const) {
+      for (const o of [
+        { producerId: 9n, producerEpoch: 1, coordinatorEpoch: 79, timestamp: T, partitionLeaderEpoch: 3, baseOffset: 12n },
+        { producerId: 2n ** 62n, producerEpoch: 32767, coordinatorEpoch: -1, timestamp: 0, partitionLeaderEpoch: -1, baseOffset: 0n },
+        { producerId: 0n, producerEpoch: 0, coordinatorEpoch: 2 ** 31 - 1, timestamp: T, partitionLeaderEpoch: 0, baseOffset: 2n ** 40n },
+      ]) {
+        const generic = encodeRecordBatch(
+          [{ key: encodeControlRecordKey(type === 'COMMIT' ? 1 : 0), value: encodeEndTransactionMarkerValue(o.coordinatorEpoch), timestamp: o.timestamp }],
+          { baseOffset: o.baseOffset, partitionLeaderEpoch: o.partitionLeaderEpoch, isControl: true, isTransactional: true, producerId: o.producerId, producerEpoch: o.producerEpoch, baseSequence: -1 },
+        );
+        assert.equal(toHex(encodeEndTransactionMarker({ type, ...o })), toHex(generic));
+      }
+    }
+    // bad fields fail typed, as the generic encoder's do
+    assert.throws(() => encodeEndTransactionMarker({ type: 'COMMIT', producerId: -1n, producerEpoch: 0, coordinatorEpoch: 0 }), InvalidArgumentError);
+    assert.throws(() => encodeEndTransactionMarker({ type: 'COMMIT', producerId: 1n, producerEpoch: 40000, coordinatorEpoch: 0 }), InvalidArgumentError);
+    assert.throws(() => encodeEndTransactionMarker({ type: 'COMMIT', producerId: 1n, producerEpoch: 0, coordinatorEpoch: 2 ** 31 }), InvalidArgumentError);
+    assert.throws(() => encodeEndTransactionMarker({ type: 'COMMIT', producerId: 1n, producerEpoch: 0, coordinatorEpoch: 0, timestamp: -5 }), InvalidArgumentError);
+  });
+
   test('EndTransactionMarker: newer version with extra bytes is read by its first 6 bytes', () => {
     const m = parseEndTransactionMarker(key(0, 0), value(1, 123456, 10));
     assert.equal(m.type, 'ABORT');
