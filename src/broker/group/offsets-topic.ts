@@ -67,7 +67,8 @@ export class OffsetsTopic {
     // transactional batch needs a sequence (MemoryRecordsBuilder), which the coordinator origin does not check
     const txn = transactional === undefined ? undefined : { isTransactional: true, producerId: transactional.producerId, producerEpoch: transactional.producerEpoch, baseSequence: 0 };
     const batch = encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp: now })), txn);
-    this.log(this.partitionFor(groupId)).append(batch, { origin: 'coordinator' });
+    // the batch is this call's own (encodeRecordBatch's copy): the log assigns its offsets in place, not in a second copy
+    this.log(this.partitionFor(groupId)).append(batch, { origin: 'coordinator', mutateInput: true });
     this.onAppend();
   }
 

@@ -309,18 +309,38 @@ export class TransactionCoordinator {
    * TRANSACTION_ABORTABLE when not. Writes nothing.
    */
   verifyPartitions(transactionalId: string, producerId: bigint, producerEpoch: number, partitions: readonly { topic: string; partition: number }[]): { errorCode: number; partitions?: number[] } {
-    if (transactionalId === '') return { errorCode: ErrorCode.INVALID_REQUEST };
-    const se = this.stateError();
-    if (se !== ErrorCode.NONE) return { errorCode: se };
-    const txn = this.txns.get(transactionalId);
-    if (txn === undefined || txn.producerId !== producerId) return { errorCode: ErrorCode.INVALID_PRODUCER_ID_MAPPING };
-    if (txn.producerEpoch !== producerEpoch) return { errorCode: ErrorCode.PRODUCER_FENCED };
-    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return { errorCode: ErrorCode.CONCURRENT_TRANSACTIONS };
+    const errorCode = this.verificationError(transactionalId, producerId, producerEpoch);
+    if (errorCode !== ErrorCode.NONE) return { errorCode };
+    const txn = this.txns.get(transactionalId)!;
     const ongoing = txn.state === 'Ongoing';
     return {
       errorCode: ErrorCode.NONE,
       partitions: partitions.map((p) => (ongoing && txn.partitions.has(tpKey(p.topic, p.partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE)),
     };
+  }
+
+  /**
+   * `verifyPartitions` for one partition, its transaction-wide error or the partition's, without the
+   * request and answer arrays: a transactional Produce verifies each partition's first batch of
+   * every transaction (verification.ts), a TxnOffsetCommit its group's offsets partition.
+   */
+  verifyPartition(transactionalId: string, producerId: bigint, producerEpoch: number, topic: string, partition: number): number {
+    const errorCode = this.verificationError(transactionalId, producerId, producerEpoch);
+    if (errorCode !== ErrorCode.NONE) return errorCode;
+    const txn = this.txns.get(transactionalId)!;
+    return txn.state === 'Ongoing' && txn.partitions.has(tpKey(topic, partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE;
+  }
+
+  /** The transaction-wide checks of a verification (`handleVerifyPartitionsInTransaction`): NONE when the id's transaction can be asked. */
+  private verificationError(transactionalId: string, producerId: bigint, producerEpoch: number): number {
+    if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
+    const se = this.stateError();
+    if (se !== ErrorCode.NONE) return se;
+    const txn = this.txns.get(transactionalId);
+    if (txn === undefined || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return ErrorCode.CONCURRENT_TRANSACTIONS;
+    return ErrorCode.NONE;
   }
 
   // ---- EndTxn (endTransactionWithTV1) ----------------------------------------------------------
