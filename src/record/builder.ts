@@ -304,6 +304,80 @@ export function writeHeader(buf: Buffer, h: HeaderFields): void {
   buf.writeUInt32BE(crc32c(buf, ATTRIBUTES_OFFSET, h.size), CRC_OFFSET);
 }
 
+/** The producer fields of a {@link encodeKeyValueBatch} batch (none: -1, as a non-idempotent producer's). */
+export interface KeyValueBatchProducer {
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+  isTransactional: boolean;
+}
+
+/**
+ * One uncompressed batch of key/value records sharing one timestamp, without headers, in a buffer
+ * of its own: the bytes `encodeRecordBatch(records, producer)` gives for them (test/record/batch.test.ts
+ * compares them) without the general encoder's walk, its shared buffer and the copy out of it. The
+ * group coordinator writes one per offset commit, transactional or not. What the direct form does not
+ * cover (a timestamp that is not a safe non-negative number, producer fields out of range) goes to
+ * `encodeRecordBatch`, which writes or refuses it as before.
+ */
+export function encodeKeyValueBatch(records: readonly { key: Buffer | null; value: Buffer | null }[], timestamp: number, producer?: KeyValueBatchProducer): Buffer {
+  const n = records.length;
+  const direct =
+    n > 0 &&
+    Number.isSafeInteger(timestamp) &&
+    timestamp >= 0 &&
+    (producer === undefined ||
+      (producer.producerId >= 0n &&
+        producer.producerId <= 0x7fffffffffffffffn &&
+        Number.isInteger(producer.producerEpoch) &&
+        producer.producerEpoch >= 0 &&
+        producer.producerEpoch <= 0x7fff &&
+        Number.isInteger(producer.baseSequence) &&
+        producer.baseSequence >= 0 &&
+        producer.baseSequence <= 0x7fffffff));
+  if (!direct) return encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp })), producer);
+  let size = RECORD_BATCH_OVERHEAD;
+  for (let i = 0; i < n; i++) {
+    const r = records[i]!;
+    const keyLen = r.key === null ? -1 : r.key.length;
+    const valueLen = r.value === null ? -1 : r.value.length;
+    // attributes, timestamp delta 0, offset delta, key, value, no headers (DefaultRecord.writeTo)
+    const body = 2 + sizeOfVarint(i) + sizeOfVarint(keyLen) + (keyLen > 0 ? keyLen : 0) + sizeOfVarint(valueLen) + (valueLen > 0 ? valueLen : 0) + 1;
+    size += sizeOfVarint(body) + body;
+  }
+  const b = Buffer.allocUnsafe(size);
+  let pos = RECORD_BATCH_OVERHEAD;
+  for (let i = 0; i < n; i++) {
+    const { key, value } = records[i]!;
+    const keyLen = key === null ? -1 : key.length;
+    const valueLen = value === null ? -1 : value.length;
+    const body = 2 + sizeOfVarint(i) + sizeOfVarint(keyLen) + (keyLen > 0 ? keyLen : 0) + sizeOfVarint(valueLen) + (valueLen > 0 ? valueLen : 0) + 1;
+    pos = writeVarint(b, pos, body);
+    b[pos++] = 0;
+    b[pos++] = 0;
+    pos = writeVarint(b, pos, i);
+    pos = writeVarint(b, pos, keyLen);
+    if (keyLen > 0) pos += key!.copy(b, pos);
+    pos = writeVarint(b, pos, valueLen);
+    if (valueLen > 0) pos += value!.copy(b, pos);
+    b[pos++] = 0;
+  }
+  writeHeader(b, {
+    baseOffset: 0,
+    size,
+    partitionLeaderEpoch: -1,
+    attributes: producer?.isTransactional === true ? TRANSACTIONAL_FLAG_MASK : 0,
+    lastOffsetDelta: n - 1,
+    baseTimestamp: timestamp,
+    maxTimestamp: timestamp,
+    producerId: producer?.producerId ?? -1n,
+    producerEpoch: producer?.producerEpoch ?? -1,
+    baseSequence: producer?.baseSequence ?? -1,
+    count: n,
+  });
+  return b;
+}
+
 let sharedEncoder: RecordBatchEncoder | undefined;
 
 /** Encode one batch into a Buffer of its own. */

@@ -29,6 +29,7 @@ import {
   encodeEndTransactionMarker,
   encodeEndTransactionMarkerValue,
   encodeRecordBatch,
+  encodeKeyValueBatch,
   incrementSequence,
   parseControlRecordKey,
   parseEndTransactionMarker,
@@ -840,6 +841,29 @@ describe('control records (ControlRecordTypeTest, EndTransactionMarkerTest)', ()
       const [r] = decode(b);
       assert.deepEqual(parseEndTransactionMarker(r!.key, r!.value), { type, coordinatorEpoch: 79, version: 0 });
     }
+  });
+
+  test('encodeKeyValueBatch: the bytes encodeRecordBatch writes for the same records, with and without a producer', () => {
+    const big = Buffer.alloc(300, 7);
+    const sets = [
+      [{ key: Buffer.from('k'), value: Buffer.from('v') }],
+      [{ key: Buffer.from('k1'), value: null }, { key: null, value: Buffer.alloc(0) }, { key: Buffer.alloc(0), value: big }],
+      Array.from({ length: 200 }, (_, i) => ({ key: Buffer.from(`key-${i}`), value: i % 3 === 0 ? null : Buffer.from(`value-${i}`) })),
+    ];
+    const producers = [undefined, { producerId: 5n, producerEpoch: 2, baseSequence: 0, isTransactional: true }, { producerId: 2n ** 62n, producerEpoch: 32767, baseSequence: 2 ** 31 - 1, isTransactional: false }];
+    for (const records of sets) {
+      for (const producer of producers) {
+        for (const ts of [0, T]) {
+          const generic = encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp: ts })), producer);
+          assert.equal(toHex(encodeKeyValueBatch(records, ts, producer)), toHex(generic));
+        }
+      }
+    }
+    // what the direct form does not take goes to encodeRecordBatch, which refuses it typed
+    assert.throws(() => encodeKeyValueBatch([], T), InvalidArgumentError);
+    assert.throws(() => encodeKeyValueBatch(sets[0]!, -5), InvalidArgumentError);
+    assert.throws(() => encodeKeyValueBatch(sets[0]!, T, { producerId: 1n, producerEpoch: -1, baseSequence: 0, isTransactional: true }), InvalidArgumentError);
+    assert.throws(() => encodeKeyValueBatch(sets[0]!, T, { producerId: -1n, producerEpoch: 0, baseSequence: 0, isTransactional: true }), InvalidArgumentError);
   });
 
   test('EndTransactionMarker batch: the bytes the generic encoder writes for its one control record', () => {
