@@ -461,7 +461,9 @@ export function encodeEndTransactionMarker(options: EndTransactionMarkerOptions)
   const partitionLeaderEpoch = options.partitionLeaderEpoch ?? -1;
   const timestamp = options.timestamp ?? Date.now();
   checkHeaderFields({ baseOffset, partitionLeaderEpoch, producerId: options.producerId, producerEpoch: options.producerEpoch, baseSequence: -1 });
-  if (options.producerId < 0) throw new InvalidArgumentError('Cannot write transactional messages without a valid producer ID');
+  // compared in its own type: a bigint against the number 0 is a runtime call in V8
+  const pid = options.producerId;
+  if (typeof pid === 'bigint' ? pid < 0n : pid < 0) throw new InvalidArgumentError('Cannot write transactional messages without a valid producer ID');
   checkTimestamp(timestamp, 'record');
   checkInt('coordinatorEpoch', options.coordinatorEpoch, 32);
   const b = Buffer.allocUnsafe(END_TXN_MARKER_BATCH_SIZE);
