@@ -453,8 +453,7 @@ export class TransactionCoordinator {
     const queued = this.queuedMarkers;
     const completions = this.completions;
     // by index, and emptied once done: a send that queues another (none does today) finds it run in this pass
-    let i = 0;
-    for (; i < queued.length; i++) {
+    for (let i = 0; i < queued.length; i++) {
       if (!this.active) break;
       const q = queued[i]!;
       try {
