@@ -71,13 +71,46 @@ export interface StoredGroup {
   members: StoredMember[];
 }
 
+/** Longest string a non-flexible int16-length string field carries (Kafka `Short.MAX_VALUE`). */
+const MAX_INT16_STRING_BYTES = 0x7fff;
+
+/**
+ * OffsetCommitKey v1 (int16 version, group, topic, int32 partition), written directly: every
+ * offset commit, transactional or not, writes one per partition, and the schema codec's walk and
+ * copy cost more than the record. Anything the direct form does not cover (a string past an int16
+ * length, a partition that is not an int32) goes to the codec, which reports it as before.
+ */
 export function offsetCommitKey(group: string, topic: string, partition: number): Buffer {
-  return encodeVersionPrefixed(OffsetCommitKey, OFFSET_KEY_VERSION, { group, topic, partition });
+  const g = Buffer.byteLength(group, 'utf8');
+  const t = Buffer.byteLength(topic, 'utf8');
+  if (g > MAX_INT16_STRING_BYTES || t > MAX_INT16_STRING_BYTES || partition !== (partition | 0)) {
+    return encodeVersionPrefixed(OffsetCommitKey, OFFSET_KEY_VERSION, { group, topic, partition });
+  }
+  const b = Buffer.allocUnsafe(2 + 2 + g + 2 + t + 4);
+  b.writeInt16BE(OFFSET_KEY_VERSION, 0);
+  b.writeInt16BE(g, 2);
+  let pos = 4 + b.write(group, 4, 'utf8');
+  b.writeInt16BE(t, pos);
+  pos += 2 + b.write(topic, pos + 2, 'utf8');
+  b.writeInt32BE(partition, pos);
+  return b;
 }
 
+/** OffsetCommitValue v3 (offset, leader epoch, metadata, commit timestamp), written directly as the key is; v1 (an expire timestamp) by the codec. */
 export function offsetCommitValue(o: OffsetAndMetadata): Buffer {
-  const version = o.expireTimestamp >= 0n ? OFFSET_VALUE_VERSION_WITH_EXPIRE : OFFSET_VALUE_VERSION;
-  return encodeVersionPrefixed(OffsetCommitValue, version, o);
+  if (o.expireTimestamp >= 0n) return encodeVersionPrefixed(OffsetCommitValue, OFFSET_VALUE_VERSION_WITH_EXPIRE, o);
+  const m = Buffer.byteLength(o.metadata, 'utf8');
+  if (m > MAX_INT16_STRING_BYTES || o.leaderEpoch !== (o.leaderEpoch | 0) || BigInt.asIntN(64, o.offset) !== o.offset || BigInt.asIntN(64, o.commitTimestamp) !== o.commitTimestamp) {
+    return encodeVersionPrefixed(OffsetCommitValue, OFFSET_VALUE_VERSION, o);
+  }
+  const b = Buffer.allocUnsafe(2 + 8 + 4 + 2 + m + 8);
+  b.writeInt16BE(OFFSET_VALUE_VERSION, 0);
+  b.writeBigInt64BE(o.offset, 2);
+  b.writeInt32BE(o.leaderEpoch, 10);
+  b.writeInt16BE(m, 14);
+  const pos = 16 + b.write(o.metadata, 16, 'utf8');
+  b.writeBigInt64BE(o.commitTimestamp, pos);
+  return b;
 }
 
 export function groupMetadataKey(group: string): Buffer {

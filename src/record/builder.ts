@@ -19,7 +19,7 @@ import {
   TRANSACTIONAL_FLAG_MASK,
   type TimestampType,
 } from './constants.js';
-import { ControlRecordType, encodeControlRecordKey, encodeEndTransactionMarkerValue } from './control.js';
+import { ControlRecordType, END_TXN_MARKER_CURRENT_VERSION } from './control.js';
 import { crc32c } from './crc.js';
 import { checkInt, checkInt64, type Int64Input, writeInt64BE } from '../bytes/int64.js';
 import { sizeOfVarint, sizeOfVarlong, writeUnsignedVarint, writeVarint, writeVarlong } from '../bytes/varint.js';
@@ -304,6 +304,80 @@ export function writeHeader(buf: Buffer, h: HeaderFields): void {
   buf.writeUInt32BE(crc32c(buf, ATTRIBUTES_OFFSET, h.size), CRC_OFFSET);
 }
 
+/** The producer fields of a {@link encodeKeyValueBatch} batch (none: -1, as a non-idempotent producer's). */
+export interface KeyValueBatchProducer {
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+  isTransactional: boolean;
+}
+
+/**
+ * One uncompressed batch of key/value records sharing one timestamp, without headers, in a buffer
+ * of its own: the bytes `encodeRecordBatch(records, producer)` gives for them (test/record/batch.test.ts
+ * compares them) without the general encoder's walk, its shared buffer and the copy out of it. The
+ * group coordinator writes one per offset commit, transactional or not. What the direct form does not
+ * cover (a timestamp that is not a safe non-negative number, producer fields out of range) goes to
+ * `encodeRecordBatch`, which writes or refuses it as before.
+ */
+export function encodeKeyValueBatch(records: readonly { key: Buffer | null; value: Buffer | null }[], timestamp: number, producer?: KeyValueBatchProducer): Buffer {
+  const n = records.length;
+  const direct =
+    n > 0 &&
+    Number.isSafeInteger(timestamp) &&
+    timestamp >= 0 &&
+    (producer === undefined ||
+      (producer.producerId >= 0n &&
+        producer.producerId <= 0x7fffffffffffffffn &&
+        Number.isInteger(producer.producerEpoch) &&
+        producer.producerEpoch >= 0 &&
+        producer.producerEpoch <= 0x7fff &&
+        Number.isInteger(producer.baseSequence) &&
+        producer.baseSequence >= 0 &&
+        producer.baseSequence <= 0x7fffffff));
+  if (!direct) return encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp })), producer);
+  let size = RECORD_BATCH_OVERHEAD;
+  for (let i = 0; i < n; i++) {
+    const r = records[i]!;
+    const keyLen = r.key === null ? -1 : r.key.length;
+    const valueLen = r.value === null ? -1 : r.value.length;
+    // attributes, timestamp delta 0, offset delta, key, value, no headers (DefaultRecord.writeTo)
+    const body = 2 + sizeOfVarint(i) + sizeOfVarint(keyLen) + (keyLen > 0 ? keyLen : 0) + sizeOfVarint(valueLen) + (valueLen > 0 ? valueLen : 0) + 1;
+    size += sizeOfVarint(body) + body;
+  }
+  const b = Buffer.allocUnsafe(size);
+  let pos = RECORD_BATCH_OVERHEAD;
+  for (let i = 0; i < n; i++) {
+    const { key, value } = records[i]!;
+    const keyLen = key === null ? -1 : key.length;
+    const valueLen = value === null ? -1 : value.length;
+    const body = 2 + sizeOfVarint(i) + sizeOfVarint(keyLen) + (keyLen > 0 ? keyLen : 0) + sizeOfVarint(valueLen) + (valueLen > 0 ? valueLen : 0) + 1;
+    pos = writeVarint(b, pos, body);
+    b[pos++] = 0;
+    b[pos++] = 0;
+    pos = writeVarint(b, pos, i);
+    pos = writeVarint(b, pos, keyLen);
+    if (keyLen > 0) pos += key!.copy(b, pos);
+    pos = writeVarint(b, pos, valueLen);
+    if (valueLen > 0) pos += value!.copy(b, pos);
+    b[pos++] = 0;
+  }
+  writeHeader(b, {
+    baseOffset: 0,
+    size,
+    partitionLeaderEpoch: -1,
+    attributes: producer?.isTransactional === true ? TRANSACTIONAL_FLAG_MASK : 0,
+    lastOffsetDelta: n - 1,
+    baseTimestamp: timestamp,
+    maxTimestamp: timestamp,
+    producerId: producer?.producerId ?? -1n,
+    producerEpoch: producer?.producerEpoch ?? -1,
+    baseSequence: producer?.baseSequence ?? -1,
+    count: n,
+  });
+  return b;
+}
+
 let sharedEncoder: RecordBatchEncoder | undefined;
 
 /** Encode one batch into a Buffer of its own. */
@@ -371,28 +445,57 @@ export interface EndTransactionMarkerOptions {
   timestamp?: Int64Input;
 }
 
+/** A marker batch's size: the header and one 17-byte record (its 6-byte value at version 0). */
+const END_TXN_MARKER_BATCH_SIZE = RECORD_BATCH_OVERHEAD + 17;
+
 /**
  * A transaction marker batch as `MemoryRecords.withEndTransactionMarker` writes it (`MemoryRecordsBuilder.appendEndTxnMarker`):
  * control + transactional, baseSequence -1, CreateTime, no compression, one 17-byte record: 78 bytes.
+ * Its one record is written in place, the bytes `encodeRecordBatch` would give for it
+ * (test/record/control.test.ts compares them) without the encoder's key, value and copy: the
+ * coordinator writes one per partition of every transaction.
  */
 export function encodeEndTransactionMarker(options: EndTransactionMarkerOptions): Buffer {
   const type = options.type === 'COMMIT' ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
-  return encodeRecordBatch(
-    [
-      {
-        key: encodeControlRecordKey(type),
-        value: encodeEndTransactionMarkerValue(options.coordinatorEpoch),
-        timestamp: options.timestamp ?? Date.now(),
-      },
-    ],
-    {
-      baseOffset: options.baseOffset ?? 0,
-      partitionLeaderEpoch: options.partitionLeaderEpoch ?? -1,
-      isControl: true,
-      isTransactional: true,
-      producerId: options.producerId,
-      producerEpoch: options.producerEpoch,
-      baseSequence: -1,
-    },
-  );
+  const baseOffset = options.baseOffset ?? 0;
+  const partitionLeaderEpoch = options.partitionLeaderEpoch ?? -1;
+  const timestamp = options.timestamp ?? Date.now();
+  checkHeaderFields({ baseOffset, partitionLeaderEpoch, producerId: options.producerId, producerEpoch: options.producerEpoch, baseSequence: -1 });
+  // compared in its own type: a bigint against the number 0 is a runtime call in V8
+  const pid = options.producerId;
+  if (typeof pid === 'bigint' ? pid < 0n : pid < 0) throw new InvalidArgumentError('Cannot write transactional messages without a valid producer ID');
+  checkTimestamp(timestamp, 'record');
+  checkInt('coordinatorEpoch', options.coordinatorEpoch, 32);
+  const b = Buffer.allocUnsafe(END_TXN_MARKER_BATCH_SIZE);
+  let pos = RECORD_BATCH_OVERHEAD;
+  // DefaultRecord.writeTo: length 16 (zigzag 32), attributes, timestamp and offset deltas 0
+  b[pos++] = 32;
+  b[pos++] = 0;
+  b[pos++] = 0;
+  b[pos++] = 0;
+  // key: ControlRecordType version 0 and the type (4 bytes, zigzag 8)
+  b[pos++] = 8;
+  b.writeInt16BE(0, pos);
+  b.writeInt16BE(type, pos + 2);
+  pos += 4;
+  // value: EndTransactionMarker version and coordinator epoch (6 bytes, zigzag 12); no headers
+  b[pos++] = 12;
+  b.writeInt16BE(END_TXN_MARKER_CURRENT_VERSION, pos);
+  b.writeInt32BE(options.coordinatorEpoch, pos + 2);
+  pos += 6;
+  b[pos] = 0;
+  writeHeader(b, {
+    baseOffset,
+    size: END_TXN_MARKER_BATCH_SIZE,
+    partitionLeaderEpoch,
+    attributes: TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK,
+    lastOffsetDelta: 0,
+    baseTimestamp: timestamp,
+    maxTimestamp: timestamp,
+    producerId: options.producerId,
+    producerEpoch: options.producerEpoch,
+    baseSequence: -1,
+    count: 1,
+  });
+  return b;
 }

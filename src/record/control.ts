@@ -42,10 +42,10 @@ export function parseControlRecordKey(key: Uint8Array | null): ControlRecordKey 
       `Invalid value size found for end control record key. Must have at least ${CONTROL_KEY_SIZE} bytes, but found only ${key?.length ?? -1}`,
     );
   }
-  const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
-  const version = view.getInt16(0);
+  // two big-endian int16s read from the bytes: no DataView per key (every marker appended is parsed here)
+  const version = ((key[0]! << 24) >> 16) | key[1]!;
   if (version < 0) throw new InvalidRecordError(`Invalid version found for control record: ${version}. May indicate data corruption`);
-  const typeId = view.getInt16(2);
+  const typeId = ((key[2]! << 24) >> 16) | key[3]!;
   return { version, typeId, type: TYPE_NAMES.get(typeId) ?? 'UNKNOWN' };
 }
 

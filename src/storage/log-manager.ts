@@ -92,6 +92,7 @@ export class LogManager {
   private lastTopic: string | undefined;
   private lastPartition = -1;
   private lastLog: PartitionLog | undefined;
+  private removedLogs = 0;
   /**
    * Each topic's partitions on disk, opened or not, so that a topic's id is found without a walk
    * over every log: per partition created, that walk made creating N partitions cost N² (issue 21).
@@ -388,6 +389,15 @@ export class LogManager {
     partitions.add(partition);
   }
 
+  /**
+   * How many logs were removed so far: a log a caller kept from `getLog` is still this manager's
+   * while the count is unchanged (logs are only ever added otherwise), so a hot caller can keep it
+   * instead of looking it up by name every time (the transaction coordinator's state topic).
+   */
+  get removedLogCount(): number {
+    return this.removedLogs;
+  }
+
   /** The last getLog answer changes with the map. */
   private forgetLastLookup(): void {
     this.lastTopic = undefined;
@@ -397,6 +407,7 @@ export class LogManager {
 
   private removeLog(k: string, topic: string, partition: number): void {
     this.forgetLastLookup();
+    this.removedLogs++;
     this.logs.delete(k);
     this.unopened.delete(k);
     const partitions = this.topicLogs.get(topic);

@@ -11,6 +11,8 @@ import { InvalidRecordError } from '../../src/errors.js';
 import { decodeOffsetsTopicRecord, groupMetadataKey, offsetCommitKey, offsetCommitValue } from '../../src/internal-topics/offsets.js';
 import { replayOffsetsRecords } from '../../src/internal-topics/offsets-replay.js';
 import { cat, i16, i32, i64, str } from '../helpers/classic-encoding.js';
+import { encodeVersionPrefixed } from '../../src/internal-topics/version-prefixed.js';
+import { OffsetCommitKey, OffsetCommitValue } from '../../src/protocol/schemas/internal/group-coordinator.js';
 
 describe('__consumer_offsets records', () => {
   test('keys are written at OffsetCommitKey v1 and GroupMetadataKey v2', () => {
@@ -38,6 +40,28 @@ describe('__consumer_offsets records', () => {
     const key = offsetCommitKey('g', 't', 0);
     assert.deepEqual(decodeOffsetsTopicRecord(key, offsetCommitValue(withExpiry)), { type: 'offset', group: 'g', topic: 't', partition: 0, value: withExpiry });
     assert.deepEqual(decodeOffsetsTopicRecord(key, offsetCommitValue(plain)), { type: 'offset', group: 'g', topic: 't', partition: 0, value: plain });
+  });
+
+  test('the direct OffsetCommitKey v1 / OffsetCommitValue v3 writers write what the schema codec writes', () => {
+    const long = 'x'.repeat(40000);
+    for (const [group, topic, partition] of [
+      ['grp', 'topic', 7],
+      ['', 't', 0],
+      ['gr\u00fcppe-\u{1F600}', 'caf\u00e9', 2147483647],
+      ['g', 'my.topic_1-2', -1],
+    ] as const) {
+      assert.deepEqual(offsetCommitKey(group, topic, partition), encodeVersionPrefixed(OffsetCommitKey, 1, { group, topic, partition }));
+    }
+    for (const o of [
+      { offset: 5n, leaderEpoch: 3, metadata: 'm', commitTimestamp: 10n, expireTimestamp: -1n },
+      { offset: -1n, leaderEpoch: -1, metadata: '', commitTimestamp: 0n, expireTimestamp: -1n },
+      { offset: 2n ** 63n - 1n, leaderEpoch: 2147483647, metadata: 'm\u00e9ta-\u{1F600}', commitTimestamp: 1_700_000_000_000n, expireTimestamp: -1n },
+    ]) {
+      assert.deepEqual(offsetCommitValue(o), encodeVersionPrefixed(OffsetCommitValue, 3, o));
+    }
+    // past an int16 length the codec answers, as before
+    assert.throws(() => offsetCommitKey(long, 't', 0));
+    assert.throws(() => offsetCommitValue({ offset: 1n, leaderEpoch: 0, metadata: long, commitTimestamp: 1n, expireTimestamp: -1n }));
   });
 
   test('tombstones read as null values; key versions 3-8 are consumer-group records, later ones are skipped', () => {

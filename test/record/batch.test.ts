@@ -29,6 +29,7 @@ import {
   encodeEndTransactionMarker,
   encodeEndTransactionMarkerValue,
   encodeRecordBatch,
+  encodeKeyValueBatch,
   incrementSequence,
   parseControlRecordKey,
   parseEndTransactionMarker,
@@ -840,6 +841,50 @@ describe('control records (ControlRecordTypeTest, EndTransactionMarkerTest)', ()
       const [r] = decode(b);
       assert.deepEqual(parseEndTransactionMarker(r!.key, r!.value), { type, coordinatorEpoch: 79, version: 0 });
     }
+  });
+
+  test('encodeKeyValueBatch: the bytes encodeRecordBatch writes for the same records, with and without a producer', () => {
+    const big = Buffer.alloc(300, 7);
+    const sets = [
+      [{ key: Buffer.from('k'), value: Buffer.from('v') }],
+      [{ key: Buffer.from('k1'), value: null }, { key: null, value: Buffer.alloc(0) }, { key: Buffer.alloc(0), value: big }],
+      Array.from({ length: 200 }, (_, i) => ({ key: Buffer.from(`key-${i}`), value: i % 3 === 0 ? null : Buffer.from(`value-${i}`) })),
+    ];
+    const producers = [undefined, { producerId: 5n, producerEpoch: 2, baseSequence: 0, isTransactional: true }, { producerId: 2n ** 62n, producerEpoch: 32767, baseSequence: 2 ** 31 - 1, isTransactional: false }];
+    for (const records of sets) {
+      for (const producer of producers) {
+        for (const ts of [0, T]) {
+          const generic = encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp: ts })), producer);
+          assert.equal(toHex(encodeKeyValueBatch(records, ts, producer)), toHex(generic));
+        }
+      }
+    }
+    // what the direct form does not take goes to encodeRecordBatch, which refuses it typed
+    assert.throws(() => encodeKeyValueBatch([], T), InvalidArgumentError);
+    assert.throws(() => encodeKeyValueBatch(sets[0]!, -5), InvalidArgumentError);
+    assert.throws(() => encodeKeyValueBatch(sets[0]!, T, { producerId: 1n, producerEpoch: -1, baseSequence: 0, isTransactional: true }), InvalidArgumentError);
+    assert.throws(() => encodeKeyValueBatch(sets[0]!, T, { producerId: -1n, producerEpoch: 0, baseSequence: 0, isTransactional: true }), InvalidArgumentError);
+  });
+
+  test('EndTransactionMarker batch: the bytes the generic encoder writes for its one control record', () => {
+    for (const type of ['COMMIT', 'ABORT'] as const) {
+      for (const o of [
+        { producerId: 9n, producerEpoch: 1, coordinatorEpoch: 79, timestamp: T, partitionLeaderEpoch: 3, baseOffset: 12n },
+        { producerId: 2n ** 62n, producerEpoch: 32767, coordinatorEpoch: -1, timestamp: 0, partitionLeaderEpoch: -1, baseOffset: 0n },
+        { producerId: 0n, producerEpoch: 0, coordinatorEpoch: 2 ** 31 - 1, timestamp: T, partitionLeaderEpoch: 0, baseOffset: 2n ** 40n },
+      ]) {
+        const generic = encodeRecordBatch(
+          [{ key: encodeControlRecordKey(type === 'COMMIT' ? 1 : 0), value: encodeEndTransactionMarkerValue(o.coordinatorEpoch), timestamp: o.timestamp }],
+          { baseOffset: o.baseOffset, partitionLeaderEpoch: o.partitionLeaderEpoch, isControl: true, isTransactional: true, producerId: o.producerId, producerEpoch: o.producerEpoch, baseSequence: -1 },
+        );
+        assert.equal(toHex(encodeEndTransactionMarker({ type, ...o })), toHex(generic));
+      }
+    }
+    // bad fields fail typed, as the generic encoder's do
+    assert.throws(() => encodeEndTransactionMarker({ type: 'COMMIT', producerId: -1n, producerEpoch: 0, coordinatorEpoch: 0 }), InvalidArgumentError);
+    assert.throws(() => encodeEndTransactionMarker({ type: 'COMMIT', producerId: 1n, producerEpoch: 40000, coordinatorEpoch: 0 }), InvalidArgumentError);
+    assert.throws(() => encodeEndTransactionMarker({ type: 'COMMIT', producerId: 1n, producerEpoch: 0, coordinatorEpoch: 2 ** 31 }), InvalidArgumentError);
+    assert.throws(() => encodeEndTransactionMarker({ type: 'COMMIT', producerId: 1n, producerEpoch: 0, coordinatorEpoch: 0, timestamp: -5 }), InvalidArgumentError);
   });
 
   test('EndTransactionMarker: newer version with extra bytes is read by its first 6 bytes', () => {

@@ -4,7 +4,7 @@
  * change, and replayed from its start when the broker opens, the last record per key winning
  * (what compaction will also keep). Tombstones remove offsets and groups.
  */
-import { encodeRecordBatch } from '../../record/builder.js';
+import { encodeKeyValueBatch } from '../../record/builder.js';
 import { readRecordBatches, type AnyRecordBatch } from '../../record/batches.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
@@ -66,8 +66,9 @@ export class OffsetsTopic {
     // a TxnOffsetCommit's records go in a transactional batch of its producer (Kafka's CoordinatorRuntime); a
     // transactional batch needs a sequence (MemoryRecordsBuilder), which the coordinator origin does not check
     const txn = transactional === undefined ? undefined : { isTransactional: true, producerId: transactional.producerId, producerEpoch: transactional.producerEpoch, baseSequence: 0 };
-    const batch = encodeRecordBatch(records.map((r) => ({ key: r.key, value: r.value, timestamp: now })), txn);
-    this.log(this.partitionFor(groupId)).append(batch, { origin: 'coordinator' });
+    const batch = encodeKeyValueBatch(records, now, txn);
+    // the batch is this call's own: the log assigns its offsets in place, not in a copy
+    this.log(this.partitionFor(groupId)).append(batch, { origin: 'coordinator', mutateInput: true });
     this.onAppend();
   }
 

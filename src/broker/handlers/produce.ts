@@ -70,8 +70,13 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     ctx.afterAnswer(ctx.recycleRequestFrame);
     const acks = request.acks;
     // before any append, as Kafka does: transactional records need a transactional id (issue 17)
-    // (the authorization closure only for a request with transactional records: most have none)
-    const refused = hasTransactionalRecords(request) ? refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE) : undefined;
+    // (the authorization closure only for a request the check refuses: a transactional producer's
+    // own Produce, allowed to write its id, makes none)
+    const txnId = request.transactionalId;
+    const refused =
+      hasTransactionalRecords(request) && !(txnId !== null && txnId !== undefined && transactionalIdError(ctx, AclOperation.WRITE, txnId) === ErrorCode.NONE)
+        ? refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE)
+        : undefined;
     if (refused !== undefined) {
       if (acks !== 0) return { responses: refused, throttleTimeMs: 0 };
       ctx.connection.closeAfterResponse = true;

@@ -38,9 +38,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
     if (denied) return all(denied);
     if (broker.transactions.config.partitionVerification && request.groupId !== '') {
       const offsetsPartition = broker.groups.store.partitionFor(request.groupId);
-      const r = broker.transactions.verifyPartitions(request.transactionalId, request.producerId, request.producerEpoch, [{ topic: OFFSETS_TOPIC, partition: offsetsPartition }]);
-      let code = r.errorCode !== ErrorCode.NONE ? r.errorCode : (r.partitions?.[0] ?? ErrorCode.NONE);
-      code = verificationError(code, v);
+      let code = verificationError(broker.transactions.verifyPartition(request.transactionalId, request.producerId, request.producerEpoch, OFFSETS_TOPIC, offsetsPartition), v);
       if (v < 2 && code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
       if (code !== ErrorCode.NONE) return all(code);
     }

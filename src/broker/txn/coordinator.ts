@@ -67,6 +67,14 @@ function appendError(code: number): number {
   }
 }
 
+/** One transaction's markers waiting for the end of the turn, then its Complete write. */
+interface QueuedMarkers {
+  txn: TransactionMetadata;
+  partitions: string[];
+  marker: TxnMarker;
+  target: TxnTransit;
+}
+
 export class TransactionCoordinator {
   readonly txns = new Map<string, TransactionMetadata>();
   readonly store: TransactionStateTopic;
@@ -75,9 +83,16 @@ export class TransactionCoordinator {
   private loading = false;
   private active = false;
   private readonly tasks = new Set<TimerTask>();
-  /** Marker sends queued by completeTransaction, run after this turn's answers (see above). */
-  private readonly queuedMarkers: ((completions: (() => void)[]) => void)[] = [];
+  /**
+   * Marker sends queued by completeTransaction, run after this turn's answers (see above). Plain
+   * records and one callback made once, not a closure per transaction: the broker queues one per
+   * EndTxn, and the immediate's callback stays the same function for V8.
+   */
+  private readonly queuedMarkers: QueuedMarkers[] = [];
+  /** The Complete writes of the marker run in progress (sendQueuedMarkers), reused from turn to turn. */
+  private readonly completions: QueuedMarkers[] = [];
   private markersImmediate: NodeJS.Immediate | undefined;
+  private readonly onMarkersTurn = (): void => this.sendQueuedMarkers();
 
   constructor(
     private readonly host: TxnCoordinatorHost,
@@ -294,18 +309,38 @@ export class TransactionCoordinator {
    * TRANSACTION_ABORTABLE when not. Writes nothing.
    */
   verifyPartitions(transactionalId: string, producerId: bigint, producerEpoch: number, partitions: readonly { topic: string; partition: number }[]): { errorCode: number; partitions?: number[] } {
-    if (transactionalId === '') return { errorCode: ErrorCode.INVALID_REQUEST };
-    const se = this.stateError();
-    if (se !== ErrorCode.NONE) return { errorCode: se };
-    const txn = this.txns.get(transactionalId);
-    if (txn === undefined || txn.producerId !== producerId) return { errorCode: ErrorCode.INVALID_PRODUCER_ID_MAPPING };
-    if (txn.producerEpoch !== producerEpoch) return { errorCode: ErrorCode.PRODUCER_FENCED };
-    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return { errorCode: ErrorCode.CONCURRENT_TRANSACTIONS };
+    const errorCode = this.verificationError(transactionalId, producerId, producerEpoch);
+    if (errorCode !== ErrorCode.NONE) return { errorCode };
+    const txn = this.txns.get(transactionalId)!;
     const ongoing = txn.state === 'Ongoing';
     return {
       errorCode: ErrorCode.NONE,
       partitions: partitions.map((p) => (ongoing && txn.partitions.has(tpKey(p.topic, p.partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE)),
     };
+  }
+
+  /**
+   * `verifyPartitions` for one partition, its transaction-wide error or the partition's, without the
+   * request and answer arrays: a transactional Produce verifies each partition's first batch of
+   * every transaction (verification.ts), a TxnOffsetCommit its group's offsets partition.
+   */
+  verifyPartition(transactionalId: string, producerId: bigint, producerEpoch: number, topic: string, partition: number): number {
+    const errorCode = this.verificationError(transactionalId, producerId, producerEpoch);
+    if (errorCode !== ErrorCode.NONE) return errorCode;
+    const txn = this.txns.get(transactionalId)!;
+    return txn.state === 'Ongoing' && txn.partitions.has(tpKey(topic, partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE;
+  }
+
+  /** The transaction-wide checks of a verification (`handleVerifyPartitionsInTransaction`): NONE when the id's transaction can be asked. */
+  private verificationError(transactionalId: string, producerId: bigint, producerEpoch: number): number {
+    if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
+    const se = this.stateError();
+    if (se !== ErrorCode.NONE) return se;
+    const txn = this.txns.get(transactionalId);
+    if (txn === undefined || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return ErrorCode.CONCURRENT_TRANSACTIONS;
+    return ErrorCode.NONE;
   }
 
   // ---- EndTxn (endTransactionWithTV1) ----------------------------------------------------------
@@ -399,42 +434,53 @@ export class TransactionCoordinator {
   /** After PrepareX is written: CompleteX becomes pending, the markers are written, then CompleteX. */
   private completeTransaction(txn: TransactionMetadata, commit: boolean): TxnTransit {
     // TV2 epoch overflow: Complete moves to the new producer id at epoch 0 (`prepareComplete`)
-    const rotation = txn.nextProducerId === -1n ? {} : { producerId: txn.nextProducerId, producerEpoch: 0, prevProducerId: txn.producerId, nextProducerId: -1n };
-    const target = txn.transit(commit ? 'CompleteCommit' : 'CompleteAbort', this.timer.now(), { partitions: new Set(), ...rotation });
+    const state = commit ? 'CompleteCommit' : 'CompleteAbort';
+    const now = this.timer.now();
+    const target =
+      txn.nextProducerId === -1n
+        ? txn.transit(state, now, { partitions: new Set() })
+        : txn.transit(state, now, { partitions: new Set(), producerId: txn.nextProducerId, producerEpoch: 0, prevProducerId: txn.producerId, nextProducerId: -1n });
     txn.pendingState = target.state;
     const marker: TxnMarker = { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: this.coordinatorEpoch };
     const partitions = [...txn.partitions];
-    this.queuedMarkers.push((completions) => this.sendMarkers(txn, partitions, marker, target, completions));
-    this.markersImmediate ??= setImmediate(() => this.sendQueuedMarkers());
+    this.queuedMarkers.push({ txn, partitions, marker, target });
+    this.markersImmediate ??= setImmediate(this.onMarkersTurn);
     return target;
   }
 
   private sendQueuedMarkers(): void {
     this.markersImmediate = undefined;
-    const completions: (() => void)[] = [];
-    for (const send of this.queuedMarkers.splice(0)) {
+    const queued = this.queuedMarkers;
+    const completions = this.completions;
+    // by index, and emptied once done: a send that queues another (none does today) finds it run in this pass
+    for (let i = 0; i < queued.length; i++) {
       if (!this.active) break;
+      const q = queued[i]!;
       try {
-        send(completions);
+        this.sendMarkers(q.txn, q.partitions, q.marker, q.target, completions);
       } catch (e) {
         this.host.logger.error(`writing transaction markers failed: ${(e as Error).stack ?? String(e)}`);
       }
     }
+    queued.length = 0;
     try {
       // every marker of the turn reaches its log before any Complete record is appended: Kafka
       // writes CompleteX only once all the markers are acknowledged, so a crash or a failed write
       // between the two leaves PrepareX, whose markers the load sends again, never a Complete
       // without its markers (held appends write files in the order they were first held)
       this.writeHeld();
-      for (const complete of completions) {
+      for (let j = 0; j < completions.length; j++) {
+        const c = completions[j]!;
         try {
-          complete();
+          this.writeCompletion(c.txn, c.target);
         } catch (e) {
           this.host.logger.error(`writing a transaction's completion failed: ${(e as Error).stack ?? String(e)}`);
         }
       }
+      completions.length = 0;
       this.writeHeld();
     } catch (e) {
+      completions.length = 0;
       // the log directory failed (held-appends.ts): the broker halts, and the restart re-sends the markers
       this.host.logger.error(`writing transaction markers failed: ${(e as Error).stack ?? String(e)}`);
     }
@@ -449,15 +495,19 @@ export class TransactionCoordinator {
   }
 
   /** `completions` collects the Complete writes of a marker run (sendQueuedMarkers writes the markers first); a retry writes its own. */
-  private sendMarkers(txn: TransactionMetadata, partitions: string[], marker: TxnMarker, target: TxnTransit, completions?: (() => void)[]): void {
+  private sendMarkers(txn: TransactionMetadata, partitions: string[], marker: TxnMarker, target: TxnTransit, completions?: QueuedMarkers[]): void {
     const retry = writeMarkers(this.host, txn.transactionalId, partitions, marker);
     // acknowledged partitions leave the in-memory set, as Kafka's does (DescribeTransactions shows what is left)
-    const left = new Set(retry);
-    for (const p of partitions) if (!left.has(p)) txn.partitions.delete(p);
+    if (retry.length === 0) {
+      for (const p of partitions) txn.partitions.delete(p);
+    } else {
+      const left = new Set(retry);
+      for (const p of partitions) if (!left.has(p)) txn.partitions.delete(p);
+    }
     if (retry.length > 0) {
       this.later(() => this.sendMarkers(txn, retry, marker, target));
     } else if (completions !== undefined) {
-      completions.push(() => this.writeCompletion(txn, target));
+      completions.push({ txn, partitions, marker, target });
     } else {
       this.writeHeld(); // the markers first, as in sendQueuedMarkers
       this.writeCompletion(txn, target);

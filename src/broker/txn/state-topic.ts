@@ -29,6 +29,10 @@ import type { TransactionConfig } from './config.js';
 const LOAD_CHUNK = 1 << 20;
 
 export class TransactionStateTopic {
+  /** The partitions' logs as `log` found them, valid while `LogManager.removedLogCount` is `keptAt`. */
+  private readonly kept: (PartitionLog | undefined)[] = [];
+  private keptAt = -1;
+
   constructor(
     private readonly topics: TopicRegistry,
     private readonly logs: LogManager,
@@ -57,8 +61,17 @@ export class TransactionStateTopic {
   }
 
   private log(partition: number): PartitionLog {
+    // kept per partition while the manager removed no log: three appends per transaction, and the
+    // name lookup hashed a new key string each time (the Produce stream between them moves getLog's own cache)
+    if (this.keptAt !== this.logs.removedLogCount) {
+      this.kept.length = 0;
+      this.keptAt = this.logs.removedLogCount;
+    }
+    const kept = this.kept[partition];
+    if (kept !== undefined) return kept;
     const log = this.logs.getLog(TRANSACTION_STATE_TOPIC, partition);
     if (log === undefined) throw new Error(`${TRANSACTION_STATE_TOPIC}-${partition} is not open`);
+    this.kept[partition] = log;
     return log;
   }
 

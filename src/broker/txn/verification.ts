@@ -64,6 +64,5 @@ export function verifyTransactionalProduce(
   const entry = log.producerStateManager.activeProducers().get(producerId);
   // an open transaction at this epoch: the partition was verified when it began
   if (entry !== undefined && entry.producerEpoch === producerEpoch && entry.currentTxnFirstOffset !== undefined) return ErrorCode.NONE;
-  const r = coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [{ topic, partition }]);
-  return produceError(r.errorCode !== ErrorCode.NONE ? r.errorCode : (r.partitions?.[0] ?? ErrorCode.NONE), genericError);
+  return produceError(coordinator.verifyPartition(transactionalId, producerId, producerEpoch, topic, partition), genericError);
 }
