@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
 import { LogManager } from '../storage/log-manager.js';
+import type { LogSink } from '../storage/local-log.js';
 import { DynamicBrokerConfigs } from './dynamic-broker-configs.js';
 import { ClientQuotaStore } from './quotas/client-quotas.js';
 import { BrokerQuotas } from './quotas/quota-manager.js';
@@ -189,13 +190,13 @@ export class Broker extends EventEmitter {
     this.authorizer = createAuthorizer(authProps, dataDir);
     for (const h of ALL_HANDLERS) this.handlers.set(h.api.apiKey, h);
     for (const [k, v] of Object.entries(options.maxVersions ?? {})) this.capApiVersion(Number(k), v);
-    const logger = this.logger;
+    const logSink = storageLogSink(this.logger);
     let metadata: ClusterMetadataLog | undefined;
     this.logs = LogManager.open(dataDir, {
       defaultConfig: this.config.logConfig,
       topicConfigs: (logs) => TopicRegistry.storedConfigs((metadata = TopicRegistry.openMetadataLog(logs, { maxBytesBetweenSnapshots: this.config.metadataMaxBytesBetweenSnapshots })), this.config.logConfig),
       nodeId: this.config.nodeId,
-      logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
+      logger: logSink,
       pageCacheBudgetBytes: this.config.pageCacheBudgetBytes,
       indexCacheBudgetBytes: this.config.indexCacheBudgetBytes,
       ...(this.config.openFileBudget !== undefined ? { openFileBudget: this.config.openFileBudget } : {}),
@@ -223,7 +224,7 @@ export class Broker extends EventEmitter {
     });
     this.cleaner = new LogCleaner(dataDir, () => this.logs.allLogs(), {
       config: this.config.cleaner,
-      logger: (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message)),
+      logger: logSink,
     });
     this.timer = options.timer ?? SYSTEM_TIMER;
     this.groups = new GroupCoordinator(this, groupConfigFromProperties(groupProps, this.config.groupInitialRebalanceDelayMs), options.timer);
@@ -540,6 +541,16 @@ export class Broker extends EventEmitter {
     }
     if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The storage layer's log sink, made outside the Broker's constructor: an arrow function there
+ * shares the constructor's closure context, which holds `this`, and storage keeps its sink in
+ * objects that can outlive the broker (the last ProducerAppendInfo, which map-anchors.ts keeps for
+ * the process's life): such a sink kept the last broker that had appended to a log it reopened.
+ */
+function storageLogSink(logger: Logger): LogSink {
+  return (level, message) => (level === 'warn' ? logger.warn(message) : logger.info(message));
 }
 
 /**
