@@ -27,7 +27,7 @@ import type { Socket } from 'node:net';
 import { decodeMessage, encodeMessage } from '../protocol/codec.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { FrameDecoder } from '../protocol/framing.js';
-import { encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
+import { encodeResponse, encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
 import type { Broker } from './broker.js';
 import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
@@ -649,9 +649,9 @@ export class Connection {
     if (response === NO_RESPONSE || this.closed) return;
     // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
     const responseVersion = apiVersion > handler.maxVersion ? 0 : apiVersion;
-    let body;
+    let frame;
     try {
-      body = encodeMessage(handler.api.response, responseVersion, response);
+      frame = encodeResponse(handler.api.response, apiKey, responseVersion, ctx.correlationId, response);
     } catch (e) {
       // a handler built a response its version cannot carry: a broker bug, but it must cost this
       // connection only — thrown out of drain() it was an unhandled rejection that killed the process
@@ -664,24 +664,24 @@ export class Connection {
       // a client before KIP-219 does not back off: its answer waits out the throttle (the connection muted meanwhile)
       this.flushAnswers();
       return this.muteFor(throttleMs).then(() => {
-        if (!this.closed) this.holdAnswer(handler, response, ctx, responseVersion, body, releases, arrivedAt, startedAt);
+        if (!this.closed) this.holdAnswer(handler, response, ctx, responseVersion, frame, releases, arrivedAt, startedAt);
       });
     } else if (throttleMs > 0) {
       void this.muteFor(throttleMs);
     }
-    this.holdAnswer(handler, response, ctx, responseVersion, body, releases, arrivedAt, startedAt);
+    this.holdAnswer(handler, response, ctx, responseVersion, frame, releases, arrivedAt, startedAt);
     return undefined;
   }
 
   /** Hands an encoded answer to write(), with its storage-error stand-in while appends are held. */
-  private holdAnswer(handler: AnyApiHandler, response: unknown, ctx: RequestContext, responseVersion: number, body: Buffer[], releases: (() => void)[], arrivedAt: number, startedAt: number): void {
+  private holdAnswer(handler: AnyApiHandler, response: unknown, ctx: RequestContext, responseVersion: number, frame: Buffer[], releases: (() => void)[], arrivedAt: number, startedAt: number): void {
     const { apiKey, correlationId } = ctx;
     const holding = this.broker.heldAppends.holding;
     const heldAt = performance.now();
     this.broker.requestMetrics.record(apiKey, PhaseIndex.handle, (heldAt - startedAt) * 1000);
     // while appends are held, what its KAFKA_STORAGE_ERROR form needs is kept (answerStorageError
     // builds it only if their write fails): fields, not a closure per request
-    this.write(encodeResponseFrame(apiKey, responseVersion, correlationId, body), releases, apiKey, arrivedAt, heldAt, holding ? handler : undefined, response, responseVersion, correlationId);
+    this.write(frame, releases, apiKey, arrivedAt, heldAt, holding ? handler : undefined, response, responseVersion, correlationId);
   }
 
   /** Kafka's THROTTLE_STARTED … THROTTLE_ENDED: no reading and no next request for `ms`. */

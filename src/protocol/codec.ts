@@ -152,8 +152,11 @@ const SCRATCH_KEEP = 1024 * 1024;
 class ChunkWriter {
   buf = scratch;
   pos = 0;
-  /** [scratch offset, buffer] pairs: the buffer goes between scratch[..offset] and the rest. */
-  splits: [number, Buffer][] = [];
+  /**
+   * [scratch offset, buffer] pairs: the buffer goes between scratch[..offset] and the rest. Made at
+   * the first zero-copy value: most messages have none, and an empty array per message is garbage.
+   */
+  splits: [number, Buffer][] | undefined = undefined;
   /** > 0 inside a tagged field, whose bytes must stay contiguous (its size prefix is patched). */
   contiguous = 0;
 
@@ -168,7 +171,7 @@ class ChunkWriter {
 
   raw(b: Buffer): void {
     if (this.contiguous === 0 && b.length > 0) {
-      this.splits.push([this.pos, b]);
+      (this.splits ??= []).push([this.pos, b]);
       return;
     }
     this.ensure(b.length);
@@ -185,7 +188,7 @@ class ChunkWriter {
     const out = Buffer.allocUnsafe(this.pos);
     this.buf.copy(out, 0, 0, this.pos);
     if (this.buf.length <= SCRATCH_KEEP) scratch = this.buf;
-    if (this.splits.length === 0) return [out];
+    if (this.splits === undefined) return [out];
     const chunks: Buffer[] = [];
     let from = 0;
     for (const [at, b] of this.splits) {
@@ -706,11 +709,21 @@ export function decodeMessage<T = any>(schema: MessageSchema, version: number, b
  * chunks are the message. Throws InvalidArgumentError for values the version cannot carry.
  */
 export function encodeMessage(schema: MessageSchema, version: number, value: unknown): Buffer[] {
+  return encodeMessageAfter(schema, version, value, 0);
+}
+
+/**
+ * encodeMessage with `prefixBytes` unwritten bytes before the message, in its first chunk: a
+ * response frame's size and header go there (header.ts encodeResponse), so a small answer is one
+ * buffer, not a header buffer, the body's buffer and a copy of both into a third for the socket.
+ */
+export function encodeMessageAfter(schema: MessageSchema, version: number, value: unknown, prefixBytes: number): Buffer[] {
   if (!isValidVersion(schema, version)) {
     throw new InvalidArgumentError(`${schema.name} has no version ${version} (valid ${schema.validVersions[0]}-${schema.validVersions[1]})`);
   }
   const codec = compileMessage(schema, version);
   const w = new ChunkWriter();
+  w.pos = prefixBytes;
   try {
     codec.write(w, value as Record<string, unknown>);
   } catch (err) {

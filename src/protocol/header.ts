@@ -11,9 +11,9 @@
  *   client must parse it before it knows what the broker speaks.
  */
 import { ApiKey } from './api-keys.js';
-import { decodeMessage } from './codec.js';
+import { decodeMessage, encodeMessageAfter } from './codec.js';
 import { ProtocolError } from './errors.js';
-import { isFlexibleVersion, isValidVersion } from './schema.js';
+import { isFlexibleVersion, isValidVersion, type MessageSchema } from './schema.js';
 import { RequestHeader } from './schemas/headers.js';
 import { schemaForApi } from './schemas/index.js';
 
@@ -100,6 +100,23 @@ export function responseHeaderVersion(apiKey: number, apiVersion: number): 0 | 1
   if (apiKey === ApiKey.ApiVersions) return 0;
   const api = schemaForApi(apiKey);
   return api && isFlexibleVersion(api.response, apiVersion) ? 1 : 0;
+}
+
+/**
+ * A response frame as chunks, `value` encoded as `schema` at `apiVersion` after the int32 size and
+ * response header, which share its first chunk: the same bytes as encodeResponseFrame of
+ * encodeMessage's chunks (test/protocol/header.test.ts), without a header buffer of its own.
+ */
+export function encodeResponse(schema: MessageSchema, apiKey: number, apiVersion: number, correlationId: number, value: unknown): Buffer[] {
+  const headerSize = responseHeaderVersion(apiKey, apiVersion) === 1 ? 5 : 4; // v1: correlationId + an empty tag buffer
+  const chunks = encodeMessageAfter(schema, apiVersion, value, 4 + headerSize);
+  let size = -4;
+  for (let i = 0; i < chunks.length; i++) size += chunks[i]!.length;
+  const first = chunks[0]!;
+  first.writeInt32BE(size, 0);
+  first.writeInt32BE(correlationId, 4);
+  if (headerSize === 5) first[8] = 0;
+  return chunks;
 }
 
 /**
