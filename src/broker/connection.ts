@@ -115,6 +115,8 @@ export class Connection {
   private readonly queueArrivals = new KeptList<number>(doubleArray(), 0);
   private queuedBytes = 0;
   private processing = false;
+  /** What drainReady returned last is a handler's promise (its request is in progress), not a mute. */
+  private waitingForHandler = false;
   /** The byte stream cannot be framed any further: close once the queued requests are answered. */
   private closeWhenDrained = false;
   private closed = false;
@@ -319,61 +321,108 @@ export class Connection {
       this.socket.pause();
       this.requests.whenBelow(this.resumeReading);
     }
-    if (!this.processing) {
-      this.idle = this.drain().catch((e: unknown) => {
-        this.broker.logger.error(`connection ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
-        this.destroy();
-      });
-    }
+    if (!this.processing) this.drain();
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Handles the queued requests. Most are answered at once, and then no promise is made: an async
+   * drain was about 450 B and a promise per request, the most of any one function on the path of a
+   * small Produce (heap profile, bench/README.md). Only when a request must wait (its handler
+   * waits, the connection is muted for its answers or a quota throttle) does drainWaiting go on.
+   */
+  private drain(): void {
     this.processing = true;
+    let waiting: Promise<void> | undefined;
     try {
-      while (!this.closed && this.queue.length > 0) {
-        if (this.answersPending()) {
-          await this.untilAnswersWritten();
-          if (this.closed || this.queue.length === 0) break;
-        }
-        if (this.throttled !== undefined) {
-          // the throttled answer goes out now; the next request waits for the mute to end
-          this.flushAnswers();
-          await this.throttled;
-          // a close during the mute took the queue
-          if (this.closed || this.queue.length === 0) break;
-        }
-        const frame = this.queue.shift();
-        const arrivedAt = this.queueArrivals.shift();
-        this.queuedBytes -= frame.length;
-        this.requests.sub(frame.length);
-        if (this.socket.isPaused()) this.maybeResumeReading();
-        this.inRequest = true;
+      waiting = this.drainReady();
+    } catch (e) {
+      this.processing = false;
+      this.drainFailed(e);
+      return;
+    }
+    if (waiting === undefined) this.processing = false;
+    else this.idle = this.drainWaiting(waiting).catch((e: unknown) => this.drainFailed(e));
+  }
+
+  private drainFailed(e: unknown): void {
+    this.broker.logger.error(`connection ${this.remote} failed: ${(e as Error)?.stack ?? String(e)}`);
+    this.destroy();
+  }
+
+  /** drain after a wait: each wait, then the requests that are ready, until none is left. */
+  private async drainWaiting(first: Promise<void>): Promise<void> {
+    try {
+      let wait: Promise<void> | undefined = first;
+      while (wait !== undefined) {
+        const handler = this.waitingForHandler;
         try {
-          // most requests are handled synchronously: only a handler that waits (a long poll, a
-          // rebalance, a SASL exchange) costs a promise and a turn of the microtask queue
-          const pending = this.handleFrame(frame, arrivedAt);
-          if (pending !== undefined) await pending;
+          await wait;
         } finally {
-          this.inRequest = false;
+          if (handler) this.inRequest = false;
         }
-        this.applySaslReceiveLimit();
-        if (this.state.closeAfterResponse) {
-          this.flushAnswers();
-          this.socket.end();
-          this.closed = true;
-        }
-      }
-      if (this.closeWhenDrained && !this.closed) {
-        this.flushAnswers();
-        this.destroy();
-      } else if (this.broker.heldAppends.holding) {
-        // wait for the other connections' appends of this turn: one write for all of them
-        this.scheduleFlush();
-      } else {
-        this.flushAnswers();
+        if (handler) this.afterRequest();
+        wait = this.drainReady();
       }
     } finally {
       this.processing = false;
+    }
+  }
+
+  /**
+   * Handles queued requests up to one that must wait, and returns what it waits for (a handler's
+   * promise when `waitingForHandler`); once the queue is empty, hands the answers on and returns undefined.
+   */
+  private drainReady(): Promise<void> | undefined {
+    while (!this.closed && this.queue.length > 0) {
+      if (this.answersPending()) {
+        this.waitingForHandler = false;
+        return this.untilAnswersWritten();
+      }
+      if (this.throttled !== undefined) {
+        // the throttled answer goes out now; the next request waits for the mute to end
+        this.flushAnswers();
+        this.waitingForHandler = false;
+        return this.throttled;
+      }
+      const frame = this.queue.shift();
+      const arrivedAt = this.queueArrivals.shift();
+      this.queuedBytes -= frame.length;
+      this.requests.sub(frame.length);
+      if (this.socket.isPaused()) this.maybeResumeReading();
+      this.inRequest = true;
+      let pending: Promise<void> | undefined;
+      try {
+        // most requests are handled synchronously: only a handler that waits (a long poll, a
+        // rebalance, a SASL exchange) costs a promise and a turn of the microtask queue
+        pending = this.handleFrame(frame, arrivedAt);
+      } finally {
+        if (pending === undefined) this.inRequest = false;
+      }
+      if (pending !== undefined) {
+        this.waitingForHandler = true;
+        return pending;
+      }
+      this.afterRequest();
+    }
+    if (this.closeWhenDrained && !this.closed) {
+      this.flushAnswers();
+      this.destroy();
+    } else if (this.broker.heldAppends.holding) {
+      // wait for the other connections' appends of this turn: one write for all of them
+      this.scheduleFlush();
+    } else {
+      this.flushAnswers();
+    }
+    return undefined;
+  }
+
+  /** After a request was handled: the SASL frame bound for the next, and a close the handler asked for. */
+  private afterRequest(): void {
+    this.applySaslReceiveLimit();
+    if (this.state.closeAfterResponse) {
+      this.flushAnswers();
+      this.socket.end();
+      this.closed = true;
     }
   }
 
