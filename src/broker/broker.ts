@@ -445,8 +445,9 @@ export class Broker extends EventEmitter {
     if (h === undefined) return undefined;
     // ApiVersions answers every version (KIP-511); others only what is advertised
     if (apiKey === ApiKey.ApiVersions) return h;
-    const range = this.versionRange(apiKey);
-    return range !== undefined && version >= range[0] && version <= range[1] ? h : undefined;
+    // versionRange's bounds without its array (one per request)
+    const max = Math.min(h.maxVersion, this.caps.get(apiKey) ?? h.maxVersion);
+    return version <= max && version >= servedMinVersion(this.config.protocolCompat, apiKey, h.minVersion) ? h : undefined;
   }
 
   /** The handler of an API whatever the version asked (unsupported-version.ts answers with it). */

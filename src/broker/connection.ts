@@ -134,6 +134,13 @@ export class Connection {
    */
   private heldReleases = new KeptList<() => void>(objectArray(), noop);
   /**
+   * `afterAnswer` callbacks of the request being handled (one at a time per connection), until its
+   * answer takes them (write) or it is answered with nothing (answered): one list and one
+   * `afterAnswer` for every request, not an array and a closure each.
+   */
+  private readonly requestReleases = new KeptList<() => void>(objectArray(), noop);
+  private readonly addRelease = (release: () => void): void => this.requestReleases.push(release);
+  /**
    * Per held answer, in order: how many of `held` are its chunks, and its KAFKA_STORAGE_ERROR form
    * when it was computed while Produce appends were held (sent instead if their write fails).
    */
@@ -529,7 +536,7 @@ export class Connection {
   /** A SASL token sent without a Kafka header (SaslHandshake v0). */
   private async handleRawToken(frame: Buffer, sasl: SaslSession): Promise<void> {
     const { reply, close } = await handleRawSaslToken(this.broker, this.state, sasl, frame);
-    if (reply !== undefined) this.write([reply], []);
+    if (reply !== undefined) this.write([reply], NO_RELEASES);
     if (close) this.destroy();
   }
 
@@ -580,7 +587,7 @@ export class Connection {
       return undefined;
     }
     // afterAnswer callbacks: handed to the held answer by write(), or held here when no answer goes out
-    const releases: (() => void)[] = [];
+    const releases = this.requestReleases;
     const ctx: RequestContext = {
       broker: this.broker,
       apiKey,
@@ -589,7 +596,7 @@ export class Connection {
       clientId: header.clientId,
       remote: this.remote,
       connection: this.state,
-      afterAnswer: (release) => void releases.push(release),
+      afterAnswer: this.addRelease,
       // only a handler whose request nothing refers to after its answer calls this (through afterAnswer)
       recycleRequestFrame: () => this.recycleFrame(frame),
     };
@@ -608,7 +615,7 @@ export class Connection {
   }
 
   /** A request was handled: releases no answer took (acks=0, a failure) still wait for the held appends. */
-  private answered(releases: (() => void)[]): void {
+  private answered(releases: KeptList<() => void>): void {
     if (releases.length > 0) takeAll(releases, this.heldReleases);
     if (this.closed) this.releaseHeld();
   }
@@ -632,7 +639,7 @@ export class Connection {
       `unsupported:${header.apiKey}:${header.apiVersion}`,
       `answered UNSUPPORTED_VERSION to ${known.api.name} v${header.apiVersion} from ${this.remote} (client ${header.clientId})`,
     );
-    this.write(frameOut, []);
+    this.write(frameOut, NO_RELEASES);
     return true;
   }
 
@@ -663,12 +670,12 @@ export class Connection {
       return;
     }
     await afterFailureDelay(this.broker, undefined);
-    this.write(frameOut, []);
+    this.write(frameOut, NO_RELEASES);
     this.state.closeAfterResponse = true;
   }
 
   /** Runs the handler; a promise only when it waits. */
-  private answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> | undefined {
+  private answer(handler: AnyApiHandler, request: unknown, ctx: RequestContext, releases: KeptList<() => void>, arrivedAt: number, startedAt: number): Promise<void> | undefined {
     let response;
     try {
       response = handler.handle(request, ctx);
@@ -693,7 +700,7 @@ export class Connection {
   }
 
   /** Encodes and holds a handler's response; a promise only when a pre-KIP-219 client's answer waits out its throttle. */
-  private answerWith(handler: AnyApiHandler, response: unknown, ctx: RequestContext, releases: (() => void)[], arrivedAt: number, startedAt: number): Promise<void> | undefined {
+  private answerWith(handler: AnyApiHandler, response: unknown, ctx: RequestContext, releases: KeptList<() => void>, arrivedAt: number, startedAt: number): Promise<void> | undefined {
     const { apiKey, apiVersion } = ctx;
     if (response === NO_RESPONSE || this.closed) return;
     // only ApiVersions is served above its own versions (KIP-511, Broker.handlerFor): that answer is v0
@@ -723,7 +730,7 @@ export class Connection {
   }
 
   /** Hands an encoded answer to write(), with its storage-error stand-in while appends are held. */
-  private holdAnswer(handler: AnyApiHandler, response: unknown, ctx: RequestContext, responseVersion: number, frame: Buffer[], releases: (() => void)[], arrivedAt: number, startedAt: number): void {
+  private holdAnswer(handler: AnyApiHandler, response: unknown, ctx: RequestContext, responseVersion: number, frame: Buffer[], releases: KeptList<() => void>, arrivedAt: number, startedAt: number): void {
     const { apiKey, correlationId } = ctx;
     const holding = this.broker.heldAppends.holding;
     const heldAt = performance.now();
@@ -756,7 +763,7 @@ export class Connection {
   /** Holds an answer; its request's releases now wait for the socket (taken out of `releases`). */
   private write(
     chunks: Buffer[],
-    releases: (() => void)[],
+    releases: KeptList<() => void>,
     apiKey = -1,
     // NaN, not 0, for answers that are not measured: the held answer's time fields then always hold
     // doubles, and V8 never deoptimizes the code that writes them when a small integer meets a double
@@ -992,9 +999,9 @@ interface HeldAnswer {
 }
 
 /** Moves every callback of `from` to the end of `to` (no array per request, as `splice(0)` made). */
-function takeAll(from: (() => void)[], to: KeptList<() => void>): void {
-  for (let i = 0; i < from.length; i++) to.push(from[i]!);
-  from.length = 0;
+function takeAll(from: KeptList<() => void>, to: KeptList<() => void>): void {
+  for (let i = 0; i < from.length; i++) to.push(from.get(i));
+  from.clear();
 }
 
 /** Runs and forgets the callbacks in `fns`. */

@@ -32,6 +32,7 @@ import { INTERNAL_TOPICS } from '../../storage/topic.js';
 import { verifyTransactionalProduce } from '../txn/verification.js';
 import { AclOperation } from '../auth/acl.js';
 import { requireTopic, transactionalIdError } from '../auth/checks.js';
+import type { HeldAppends } from '../../storage/held-appends.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
 const MAGIC_OFFSET = 16;
@@ -57,6 +58,13 @@ function checkV3Records(version: number, records: Buffer | null): { errorCode: n
     return invalid('Produce requests with version 3 or above must have exactly one record batch per partition');
   }
   return undefined;
+}
+
+/** The append options of a broker's Produce appends: the same object each time (an object per append was garbage). */
+let appendOptions: { readonly mutateInput: true; readonly heldAppends: HeldAppends } | undefined;
+function appendOptionsOf(heldAppends: HeldAppends): { readonly mutateInput: true; readonly heldAppends: HeldAppends } {
+  if (appendOptions?.heldAppends !== heldAppends) appendOptions = { mutateInput: true, heldAppends };
+  return appendOptions;
 }
 
 export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
@@ -118,7 +126,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           }
           // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as
           // Kafka does, and the write may wait for the answer (the connection keeps the frame until then)
-          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true, heldAppends: broker.heldAppends });
+          const r = log.append(p.records ?? Buffer.alloc(0), appendOptionsOf(broker.heldAppends));
           appended = true;
           out.baseOffset = r.firstOffset;
           out.logAppendTimeMs = r.logAppendTime;
