@@ -432,7 +432,16 @@ function arrayCodec(
 
 const structCache = new WeakMap<object, Map<number, StructCodec>>();
 
-/** The codec of a struct (or a message body) at one version. */
+/**
+ * The codec of a struct (or a message body) at one version, compiled at the first call. The lookup
+ * is its own function: compileStruct's closures make V8 allocate its context at every call, a
+ * cache hit's too (two per request, about 110 B, in a heap profile of 100 B Produce round trips).
+ */
+function compiledStruct(owner: object, fields: readonly Field[], version: number, flexible: boolean, where: string): StructCodec {
+  const cached = structCache.get(owner)?.get(flexible ? -1 - version : version);
+  return cached ?? compileStruct(owner, fields, version, flexible, where);
+}
+
 function compileStruct(owner: object, fields: readonly Field[], version: number, flexible: boolean, where: string): StructCodec {
   let perVersion = structCache.get(owner);
   if (!perVersion) structCache.set(owner, (perVersion = new Map()));
@@ -680,7 +689,7 @@ function tagBufferReader(tagged: Map<number, FieldPlan>, where: string): (c: Cur
 }
 
 function compileMessage(schema: MessageSchema, version: number): StructCodec {
-  return compileStruct(schema, schema.fields, version, isFlexibleVersion(schema, version), schema.name);
+  return compiledStruct(schema, schema.fields, version, isFlexibleVersion(schema, version), schema.name);
 }
 
 // ---- public API ------------------------------------------------------------------------------

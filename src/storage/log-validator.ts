@@ -188,13 +188,19 @@ interface TargetCompression {
   level: number | undefined;
 }
 
+/** BatchReader options of the appends' first pass (CRCs are checked batch by batch there): one object for all. */
+const NO_CRC_CHECK = Object.freeze({ verifyCrc: false });
+
+/** The targets at a codec's default level, by codec id: shared, not an object per append. */
+const AT_DEFAULT_LEVEL: readonly Readonly<TargetCompression>[] = [0, 1, 2, 3, 4].map((codec) => Object.freeze({ codec: codec as CompressionId, level: undefined }));
+
 /** `BrokerCompressionType.targetCompression`: the topic's codec and level, or the producer's codec at its default level. */
-function targetCompressionOf(config: LogConfig, source: number): TargetCompression {
+function targetCompressionOf(config: LogConfig, source: number): Readonly<TargetCompression> {
   switch (config.compressionType) {
     case 'producer':
-      return { codec: source as CompressionId, level: undefined };
+      return AT_DEFAULT_LEVEL[source] ?? { codec: source as CompressionId, level: undefined };
     case 'uncompressed':
-      return { codec: CompressionType.none, level: undefined };
+      return AT_DEFAULT_LEVEL[CompressionType.none]!;
     case 'gzip':
       return { codec: CompressionType.gzip, level: config.compressionGzipLevel };
     case 'snappy':
@@ -255,7 +261,7 @@ class Validator {
     private readonly ctx: ValidationContext,
     private readonly batches: readonly AnyRecordBatch[],
     private readonly source: number,
-    private readonly target: TargetCompression,
+    private readonly target: Readonly<TargetCompression>,
   ) {
     this.config = ctx.config;
     this.now = ctx.now;
@@ -577,7 +583,7 @@ class Validator {
    * logAppendTime = now, first batch's producer state, leader epoch)` + `appendWithOffset` per
    * record + `info()`.
    */
-  private build(first: AnyRecordBatch, kept: readonly AnyRecord[], compression: TargetCompression): { records: Buffer; info: BuiltInfo; batchCount: number } {
+  private build(first: AnyRecordBatch, kept: readonly AnyRecord[], compression: Readonly<TargetCompression>): { records: Buffer; info: BuiltInfo; batchCount: number } {
     const baseOffset = this.counter;
     const n = kept.length;
     const logAppend = this.timestampType === 'LogAppendTime';
@@ -666,7 +672,7 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
   // a literal of the first batch, not `[]` + push (which reserves 17 slots): one batch is the usual append
   let batches: AnyRecordBatch[] | undefined;
   let source = 0;
-  const reader = new BatchReader(buf, { verifyCrc: false });
+  const reader = new BatchReader(buf, NO_CRC_CHECK);
   for (let batch = reader.nextBatch(); batch !== null; batch = reader.nextBatch()) {
     if (batch.kind === 'v2' && ctx.origin === 'client' && !isZeroInt64(batch.buf, batch.position)) {
       throw new InvalidRecordError(
