@@ -101,6 +101,8 @@ const MAX_RETIRED_BYTES = 4 * READ_CHUNK_BYTES;
 const COPY_ANSWERS_UP_TO = 16 * 1024;
 /** Flush records kept for reuse: one per answer write in flight beyond this is made and dropped. */
 const MAX_SPARE_FLUSHES = 4;
+/** Held-answer records kept for reuse once their answers were written. */
+const MAX_SPARE_ANSWERS = 16;
 
 export class Connection {
   private readonly decoder: FrameDecoder;
@@ -145,6 +147,8 @@ export class Connection {
    * when it was computed while Produce appends were held (sent instead if their write fails).
    */
   private heldAnswers = new KeptList<HeldAnswer | undefined>(objectArray(), undefined);
+  /** Records of written answers, for the next ones (MAX_SPARE_ANSWERS). */
+  private readonly spareAnswers = new KeptList<HeldAnswer | undefined>(objectArray(), undefined);
   /**
    * Flushes whose answers the socket wrote, kept for the next flushes (their lists and callback):
    * one flush record per answered turn was two arrays and a closure.
@@ -775,7 +779,20 @@ export class Connection {
     correlationId = 0,
   ): void {
     if (this.closed) return;
-    this.heldAnswers.push({ chunks: chunks.length, storageErrorOf, response, responseVersion, correlationId, apiKey, arrivedAt, heldAt });
+    // a written answer's record when there is one (its double fields are then rewritten in place):
+    // a record and two boxed doubles per request otherwise
+    const spare = this.spareAnswers.length;
+    const a = spare > 0 ? this.spareAnswers.get(spare - 1)! : newHeldAnswer();
+    this.spareAnswers.dropLast();
+    a.chunks = chunks.length;
+    a.storageErrorOf = storageErrorOf;
+    a.response = response;
+    a.responseVersion = responseVersion;
+    a.correlationId = correlationId;
+    a.apiKey = apiKey;
+    a.arrivedAt = arrivedAt;
+    a.heldAt = heldAt;
+    this.heldAnswers.push(a);
     for (const c of chunks) {
       this.held.push(c);
       this.heldBytes += c.length;
@@ -873,6 +890,13 @@ export class Connection {
       if (a.apiKey < 0) continue;
       metrics.record(a.apiKey, PhaseIndex.write, (writtenAt - flush.sentAt) * 1000);
       metrics.record(a.apiKey, PhaseIndex.total, (writtenAt - a.arrivedAt) * 1000);
+    }
+    // their records are reused by the next answers (without the responses they refer to)
+    for (let i = 0; i < answers.length && this.spareAnswers.length < MAX_SPARE_ANSWERS; i++) {
+      const a = answers.get(i)!;
+      a.storageErrorOf = undefined;
+      a.response = undefined;
+      this.spareAnswers.push(a);
     }
     answers.clear();
     this.onAnswersWritten(flush.releases);
@@ -988,6 +1012,10 @@ interface SentFlush {
   /** performance.now() when handed to the socket. */
   sentAt: number;
   readonly written: () => void;
+}
+
+function newHeldAnswer(): HeldAnswer {
+  return { chunks: 0, storageErrorOf: undefined, response: undefined, responseVersion: 0, correlationId: 0, apiKey: -1, arrivedAt: NaN, heldAt: NaN };
 }
 
 /** One held answer: how many of `held` are its chunks, and what the request metrics need of it. */
