@@ -286,20 +286,20 @@ export class Connection {
       // a whole chunk's worth filled: a client streaming requests (a request that happens to fill the
       // tail of a chunk exactly says nothing about the next)
       const filled = n === buf.length && n >= READ_CHUNK_BYTES;
-      this.onData(buf.subarray(0, n));
+      this.onData(buf, n);
       // a large frame began (assembled in place from now on): its first bytes were copied, keep that copy small
       if (this.decoder.directTarget() !== undefined) this.readChunkBytes = READ_CHUNK_BYTES;
       else if (filled && this.readChunkBytes < READ_CHUNK_MAX_BYTES) this.readChunkBytes *= 2;
     }
   }
 
-  /** Received bytes: a chunk, or (chunk undefined) `direct` bytes read into the frame being assembled. */
-  private onData(chunk: Buffer | undefined, direct = 0): void {
+  /** Received bytes: the first `n` of a chunk, or (chunk undefined) `n` bytes read into the frame being assembled. */
+  private onData(chunk: Buffer | undefined, n = chunk?.length ?? 0): void {
     if (this.closed) return;
     const frames = this.readFrames;
     try {
-      if (chunk === undefined) this.decoder.directFilledInto(direct, frames);
-      else this.decoder.pushInto(chunk, frames);
+      if (chunk === undefined) this.decoder.directFilledInto(n, frames);
+      else this.decoder.pushInto(chunk, frames, n);
     } catch (e) {
       frames.clear();
       this.broker.logger.warnThrottled(`frame:${this.remote}`, `closing connection ${this.remote}: ${errorMessageOf(e)}`);

@@ -150,6 +150,36 @@ test('FrameDecoder returns the same frames for every way of splitting the stream
   }
 });
 
+test('FrameDecoder.pushInto with a length takes only that many bytes of the chunk: the frames of push() for every split, the rest of the chunk ignored', () => {
+  const rng = new Rng(0x24f7);
+  const payloads = [Buffer.from('a'), rng.bytes(3), Buffer.alloc(0), rng.bytes(100), rng.bytes(5000), Buffer.from('last')];
+  const stream = Buffer.concat(payloads.map(frame));
+  for (let i = 0; i < 400; i++) {
+    const cuts = new Set<number>();
+    const k = rng.int(12);
+    for (let j = 0; j < k; j++) cuts.add(rng.int(stream.length + 1));
+    const d = new FrameDecoder(1 << 20);
+    const got: Buffer[] = [];
+    let from = 0;
+    for (const c of [...[...cuts].sort((a, b) => a - b), stream.length]) {
+      // the read lands at the start of a larger chunk whose tail holds bytes of no frame (a size prefix of 0x7f7f7f7f)
+      const chunk = Buffer.concat([stream.subarray(from, c), Buffer.alloc(1 + rng.int(64), 0x7f)]);
+      d.pushInto(chunk, got, c - from);
+      from = c;
+    }
+    assert.deepStrictEqual(got, payloads, `cuts ${[...cuts].join(',')}`);
+    assert.equal(d.bufferedBytes, 0);
+  }
+  // a size prefix above the bound after whole frames: those frames first, then the failure
+  const d = new FrameDecoder(100);
+  const bad = Buffer.alloc(4);
+  bad.writeInt32BE(101);
+  const got: Buffer[] = [];
+  d.pushInto(Buffer.concat([frame(Buffer.from('ok')), bad, Buffer.alloc(8)]), got, 10);
+  assert.deepStrictEqual(got, [Buffer.from('ok')]);
+  assert.ok(d.failed instanceof FrameTooLargeError);
+});
+
 test('FrameDecoder hands out a frame inside one chunk as a zero-copy view', () => {
   const stream = Buffer.concat([frame(Buffer.from('hello')), frame(Buffer.from('world'))]);
   const [a, b] = new FrameDecoder(100).push(stream);
