@@ -47,13 +47,21 @@ export const ZERO_COPY_MIN = 512;
 
 class Cursor extends ByteReader {
   constructor(
-    readonly b: Buffer,
+    public b: Buffer,
     pos: number,
     end: number,
   ) {
     super(b, pos, end);
   }
 }
+
+/**
+ * The cursor decodeMessage reuses (a cursor per message was garbage on every request); a decode
+ * that began while it is in use (none does today) gets its own.
+ */
+const sharedCursor = new Cursor(Buffer.alloc(0), 0, 0);
+const NO_INPUT = sharedCursor.b;
+let sharedCursorInUse = false;
 
 type Read = (c: Cursor) => unknown;
 type Write = (w: ChunkWriter, v: any) => void;
@@ -200,6 +208,10 @@ class ChunkWriter {
     return chunks;
   }
 }
+
+/** The writer encodeMessage reuses, as decodeMessage its cursor. */
+const sharedWriter = new ChunkWriter();
+let sharedWriterInUse = false;
 
 function fixedWriter(size: number, put: (b: Buffer, v: any, pos: number) => unknown): Write {
   return (w, v) => {
@@ -703,13 +715,29 @@ export function decodeMessage<T = any>(schema: MessageSchema, version: number, b
     throw new ProtocolError(`${schema.name} has no version ${version} (valid ${schema.validVersions[0]}-${schema.validVersions[1]})`, { position: offset });
   }
   const codec = compileMessage(schema, version);
-  const c = new Cursor(buf, offset, buf.length);
+  const shared = !sharedCursorInUse;
+  let c: Cursor;
+  if (shared) {
+    c = sharedCursor;
+    c.b = c.buf = buf;
+    c.pos = offset;
+    c.end = buf.length;
+    sharedCursorInUse = true;
+  } else {
+    c = new Cursor(buf, offset, buf.length);
+  }
   try {
     const value = codec.read(c) as T;
     return { value, offset: c.pos };
   } catch (err) {
     if (err instanceof VarintError) throw new ProtocolError(`${schema.name} v${version}: ${err.message}`, { position: err.position });
     throw err;
+  } finally {
+    if (shared) {
+      // the input is not kept alive by the cursor
+      c.b = c.buf = NO_INPUT;
+      sharedCursorInUse = false;
+    }
   }
 }
 
@@ -731,17 +759,34 @@ export function encodeMessageAfter(schema: MessageSchema, version: number, value
     throw new InvalidArgumentError(`${schema.name} has no version ${version} (valid ${schema.validVersions[0]}-${schema.validVersions[1]})`);
   }
   const codec = compileMessage(schema, version);
-  const w = new ChunkWriter();
+  const shared = !sharedWriterInUse;
+  const w = shared ? sharedWriter : new ChunkWriter();
+  if (shared) {
+    w.buf = scratch;
+    w.splits = undefined;
+    w.contiguous = 0;
+    sharedWriterInUse = true;
+  }
   w.pos = prefixBytes;
   try {
     codec.write(w, value as Record<string, unknown>);
   } catch (err) {
     if (w.buf.length <= SCRATCH_KEEP) scratch = w.buf;
+    if (shared) releaseSharedWriter();
     if (err instanceof KafkaliteError) throw err;
     // A wrong JS type or an out-of-range number (Buffer's RangeError/TypeError).
     throw new InvalidArgumentError(`${schema.name} v${version}: ${(err as Error).message}`, { cause: err });
   }
-  return w.finish();
+  const chunks = w.finish();
+  if (shared) releaseSharedWriter();
+  return chunks;
+}
+
+/** The shared writer keeps nothing alive between messages: no zero-copy value, no grown buffer. */
+function releaseSharedWriter(): void {
+  sharedWriter.buf = scratch;
+  sharedWriter.splits = undefined;
+  sharedWriterInUse = false;
 }
 
 /** encodeMessage as one Buffer (copies the zero-copy chunks). */
