@@ -68,6 +68,13 @@ function refuseWithoutId(request: ProduceRequest, ctx: RequestContext): TopicPro
   return refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE);
 }
 
+/**
+ * The recordErrors of every partition answered without any: one shared array, frozen (the codec
+ * only reads it; a push would throw instead of reaching other answers), not an array per answer.
+ */
+const NO_RECORD_ERRORS: never[] = [];
+Object.freeze(NO_RECORD_ERRORS);
+
 /** The append options of a broker's Produce appends: the same object each time (an object per append was garbage). */
 let appendOptions: { readonly mutateInput: true; readonly heldAppends: HeldAppends } | undefined;
 function appendOptionsOf(heldAppends: HeldAppends): { readonly mutateInput: true; readonly heldAppends: HeldAppends } {
@@ -102,7 +109,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
       const partitionResponses: PartitionProduceResponse[] = new Array<PartitionProduceResponse>(topic.partitionData.length);
       for (let i = 0; i < topic.partitionData.length; i++) {
         const p = topic.partitionData[i]!;
-        const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+        const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: NO_RECORD_ERRORS, errorMessage: null };
         partitionResponses[i] = out;
         try {
           if (acks !== 0 && acks !== 1 && acks !== -1) {
