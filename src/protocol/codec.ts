@@ -153,6 +153,8 @@ function bytesReader(flexible: boolean, nullable: boolean, where: string): Read 
 // ---- encoding --------------------------------------------------------------------------------
 
 let scratch = Buffer.allocUnsafe(64 * 1024);
+/** Messages up to this size are copied out of the scratch byte by byte (ChunkWriter.finish). */
+const COPY_LOOP_MAX = 256;
 /** Scratch grown beyond this is dropped after use, so one huge message does not pin memory. */
 const SCRATCH_KEEP = 1024 * 1024;
 
@@ -194,7 +196,15 @@ class ChunkWriter {
 
   finish(): Buffer[] {
     const out = Buffer.allocUnsafe(this.pos);
-    this.buf.copy(out, 0, 0, this.pos);
+    const n = this.pos;
+    if (n <= COPY_LOOP_MAX) {
+      // Buffer.copy of part of a buffer (here the scratch) makes a Uint8Array view of that part
+      // per call: about 100 B per small answer; a loop over a few dozen bytes makes none
+      const from = this.buf;
+      for (let i = 0; i < n; i++) out[i] = from[i]!;
+    } else {
+      this.buf.copy(out, 0, 0, n);
+    }
     if (this.buf.length <= SCRATCH_KEEP) scratch = this.buf;
     if (this.splits === undefined) return [out];
     const chunks: Buffer[] = [];
