@@ -24,10 +24,10 @@
  * back through `afterAnswer` (the Produce handler its request frame, Fetch its read buffers).
  */
 import type { Socket } from 'node:net';
-import { decodeMessage, encodeMessage } from '../protocol/codec.js';
+import { decodeMessageValue, encodeMessage } from '../protocol/codec.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { FrameDecoder } from '../protocol/framing.js';
-import { encodeResponse, encodeResponseFrame, readRequestHeader } from '../protocol/header.js';
+import { encodeResponse, encodeResponseFrame, readRequestHeader, type RequestHeaderValue } from '../protocol/header.js';
 import type { Broker } from './broker.js';
 import { NO_RESPONSE, type AnyApiHandler, type ConnectionState, type RequestContext } from './handler.js';
 import { errorMessageOf } from './api-error.js';
@@ -142,6 +142,8 @@ export class Connection {
    */
   private readonly requestReleases = new KeptList<() => void>(objectArray(), noop);
   private readonly addRelease = (release: () => void): void => this.requestReleases.push(release);
+  /** The header of the request being handled, read into one object (nothing keeps it past the request). */
+  private readonly requestHeader: RequestHeaderValue = { apiKey: 0, apiVersion: 0, correlationId: 0, clientId: '', headerVersion: 1, bodyOffset: 0 };
   /**
    * Per held answer, in order: how many of `held` are its chunks, and its KAFKA_STORAGE_ERROR form
    * when it was computed while Produce appends were held (sent instead if their write fails).
@@ -551,7 +553,7 @@ export class Connection {
     if (sasl?.expectsRawToken) return this.handleRawToken(frame, sasl);
     let header;
     try {
-      header = readRequestHeader(frame);
+      header = readRequestHeader(frame, this.requestHeader);
     } catch (e) {
       this.broker.logger.warnThrottled(`header:${this.remote}`, `closing connection ${this.remote}: unreadable request header (${errorMessageOf(e)})`);
       this.destroy();
@@ -581,7 +583,7 @@ export class Connection {
     this.broker.requestMetrics.record(apiKey, PhaseIndex.queue, (startedAt - arrivedAt) * 1000);
     let request;
     try {
-      request = decodeMessage(handler.api.request, Math.min(apiVersion, handler.api.request.validVersions[1]), frame, header.bodyOffset).value;
+      request = decodeMessageValue(handler.api.request, Math.min(apiVersion, handler.api.request.validVersions[1]), frame, header.bodyOffset);
     } catch (e) {
       this.broker.logger.warnThrottled(
         `decode:${apiKey}`,

@@ -721,6 +721,18 @@ function compileMessage(schema: MessageSchema, version: number): StructCodec {
  * just past the message. Throws ProtocolError on malformed input or a version outside the schema.
  */
 export function decodeMessage<T = any>(schema: MessageSchema, version: number, buf: Buffer, offset = 0): { value: T; offset: number } {
+  const value = decodeMessageValue<T>(schema, version, buf, offset);
+  return { value, offset: lastDecodeEnd };
+}
+
+/** Where the last decodeMessageValue stopped (decodeMessage's `offset`). */
+let lastDecodeEnd = 0;
+
+/**
+ * decodeMessage's value alone, for a caller that does not need the end offset (the connection's
+ * request bodies): no result object per message.
+ */
+export function decodeMessageValue<T = any>(schema: MessageSchema, version: number, buf: Buffer, offset = 0): T {
   if (!isValidVersion(schema, version)) {
     throw new ProtocolError(`${schema.name} has no version ${version} (valid ${schema.validVersions[0]}-${schema.validVersions[1]})`, { position: offset });
   }
@@ -738,7 +750,8 @@ export function decodeMessage<T = any>(schema: MessageSchema, version: number, b
   }
   try {
     const value = codec.read(c) as T;
-    return { value, offset: c.pos };
+    lastDecodeEnd = c.pos;
+    return value;
   } catch (err) {
     if (err instanceof VarintError) throw new ProtocolError(`${schema.name} v${version}: ${err.message}`, { position: err.position });
     throw err;

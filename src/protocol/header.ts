@@ -45,13 +45,17 @@ export function requestHeaderVersion(apiKey: number, apiVersion: number): 1 | 2 
   return 1;
 }
 
-/** Parses the header of one frame (without its 4-byte size prefix). Throws ProtocolError. */
-export function readRequestHeader(buf: Buffer): RequestHeaderValue {
+/**
+ * Parses the header of one frame (without its 4-byte size prefix). Throws ProtocolError. Given
+ * `into`, the usual header is written there and `into` returned (a connection reuses one object
+ * for its requests, read one at a time); otherwise, and for the unusual ones, a new object.
+ */
+export function readRequestHeader(buf: Buffer, into?: RequestHeaderValue): RequestHeaderValue {
   if (buf.length < 8) throw new ProtocolError(`request frame of ${buf.length} bytes is shorter than a request header`, { position: buf.length });
   const apiKey = buf.readInt16BE(0);
   const apiVersion = buf.readInt16BE(2);
   const headerVersion = requestHeaderVersion(apiKey, apiVersion);
-  const fast = readCommonHeader(buf, apiKey, apiVersion, headerVersion);
+  const fast = readCommonHeader(buf, apiKey, apiVersion, headerVersion, into);
   if (fast !== undefined) return fast;
   const { value, offset } = decodeMessage<{ correlationId: number; clientId: string | null }>(RequestHeader, headerVersion, buf, 0);
   return { apiKey, apiVersion, correlationId: value.correlationId, clientId: value.clientId ?? '', headerVersion, bodyOffset: offset };
@@ -62,7 +66,7 @@ export function readRequestHeader(buf: Buffer): RequestHeaderValue {
  * client id of 0..32767 bytes and, in v2, an empty tag buffer. Anything else (a truncated frame,
  * tagged fields) returns undefined and goes through decodeMessage, whose errors are the reference.
  */
-function readCommonHeader(buf: Buffer, apiKey: number, apiVersion: number, headerVersion: 1 | 2): RequestHeaderValue | undefined {
+function readCommonHeader(buf: Buffer, apiKey: number, apiVersion: number, headerVersion: 1 | 2, into: RequestHeaderValue | undefined): RequestHeaderValue | undefined {
   if (buf.length < 10) return undefined;
   const correlationId = buf.readInt32BE(4);
   const n = buf.readInt16BE(8);
@@ -77,7 +81,14 @@ function readCommonHeader(buf: Buffer, apiKey: number, apiVersion: number, heade
     if (offset >= buf.length || buf[offset] !== 0) return undefined;
     offset++;
   }
-  return { apiKey, apiVersion, correlationId, clientId, headerVersion, bodyOffset: offset };
+  if (into === undefined) return { apiKey, apiVersion, correlationId, clientId, headerVersion, bodyOffset: offset };
+  into.apiKey = apiKey;
+  into.apiVersion = apiVersion;
+  into.correlationId = correlationId;
+  into.clientId = clientId;
+  into.headerVersion = headerVersion;
+  into.bodyOffset = offset;
+  return into;
 }
 
 /** The last client id decoded and its bytes: a connection sends the same one on every request. */
