@@ -256,6 +256,15 @@ class Validator {
   private readonly compacted: boolean;
   /** The next offset to assign (Kafka's offsetCounter). */
   counter: bigint;
+  // Results in fields rather than an object per call (the in-place path runs on every Produce):
+  /** scanV2's record count and largest timestamp, when it returned true. */
+  private scanned = 0;
+  private scannedMaxTimestamp = -1n;
+  /** assignOffsetsNonCompressed: the last offset it assigned, how many, and its maxTimestamp and shallowOffsetOfMaxTimestamp. */
+  lastAssigned = -1n;
+  assignedCount = 0;
+  assignedMaxTimestamp = -1n;
+  assignedShallow = -1n;
 
   constructor(
     private readonly ctx: ValidationContext,
@@ -400,11 +409,11 @@ class Validator {
    * when the topic is compacted. Returns undefined whenever anything needs the general path (which then
    * reports the precise per-record errors).
    */
-  private scanV2(batch: RecordBatch): { count: number; maxTimestamp: bigint } | undefined {
-    if (this.timestampType !== 'CreateTime' || batch.timestampType === 'LogAppendTime') return undefined;
+  private scanV2(batch: RecordBatch): boolean {
+    if (this.timestampType !== 'CreateTime' || batch.timestampType === 'LogAppendTime') return false;
     const needsKey = this.compacted;
     const base = readSafeInt64(batch.buf, batch.position + BASE_TIMESTAMP_OFFSET);
-    if (!Number.isSafeInteger(base)) return undefined;
+    if (!Number.isSafeInteger(base)) return false;
     const now = Number(this.now);
     const before = this.config.messageTimestampBeforeMaxMs;
     const after = this.config.messageTimestampAfterMaxMs;
@@ -419,13 +428,15 @@ class Validator {
       const end = batch.position + batch.sizeInBytes;
       const n = batch.recordsCount;
       if (n > 0 && end <= batch.buf.length && native.scanRecords(batch.buf, start, end, n, scanSummary)) {
-        if (needsKey && scanSummary[2]! > 0) return undefined;
+        if (needsKey && scanSummary[2]! > 0) return false;
         const first = base + scanSummary[1]!;
         const last = base + scanSummary[0]!;
         // a record may carry -1 (no timestamp): the general path decides that case
-        if (first <= -1 && -1 <= last) return undefined;
-        if (first < lo || last > hi) return undefined;
-        return { count: n, maxTimestamp: BigInt(last) };
+        if (first <= -1 && -1 <= last) return false;
+        if (first < lo || last > hi) return false;
+        this.scanned = n;
+        this.scannedMaxTimestamp = BigInt(last);
+        return true;
       }
     }
     let maxDelta = -Infinity;
@@ -435,15 +446,17 @@ class Validator {
     const r = scanLayout;
     while (it.scanNext(r)) {
       const delta = r.timestampDelta;
-      if (typeof delta !== 'number') return undefined;
+      if (typeof delta !== 'number') return false;
       const ts = base + delta;
-      if (ts !== -1 && (ts < lo || ts > hi)) return undefined;
-      if (ts === -1 && base !== -1) return undefined; // keep -1 handling on the general path
-      if (needsKey && r.keySize < 0) return undefined;
+      if (ts !== -1 && (ts < lo || ts > hi)) return false;
+      if (ts === -1 && base !== -1) return false; // keep -1 handling on the general path
+      if (needsKey && r.keySize < 0) return false;
       if (delta > maxDelta) maxDelta = delta;
       count++;
     }
-    return { count, maxTimestamp: count === 0 ? -1n : BigInt(base + maxDelta) };
+    this.scanned = count;
+    this.scannedMaxTimestamp = count === 0 ? -1n : BigInt(base + maxDelta);
+    return true;
   }
 
   private records(batch: AnyRecordBatch): AnyRecord[] {
@@ -460,7 +473,7 @@ class Validator {
 
   // -- path 1: uncompressed, same magic: in place (assignOffsetsNonCompressed) --
 
-  assignOffsetsNonCompressed(): { maxTimestamp: bigint; shallow: bigint } {
+  assignOffsetsNonCompressed(): void {
     const initialOffset = this.counter;
     let maxTimestamp = -1n;
     let shallow = -1n;
@@ -468,10 +481,10 @@ class Validator {
     for (const batch of this.batches) {
       this.validateBatch(first, batch);
       let maxBatchTimestamp = -1n;
-      const fast = batch.kind === 'v2' ? this.scanV2(batch) : undefined;
-      if (fast !== undefined) {
-        this.counter += BigInt(fast.count);
-        maxBatchTimestamp = fast.maxTimestamp;
+      if (batch.kind === 'v2' && this.scanV2(batch)) {
+        this.counter += BigInt(this.scanned);
+        this.assignedCount += this.scanned;
+        maxBatchTimestamp = this.scannedMaxTimestamp;
       } else {
         const errors: ApiRecordError[] = [];
         const records = this.records(batch);
@@ -480,15 +493,19 @@ class Validator {
           const err = this.validateRecord(batch, record, i);
           if (err) errors.push(err);
           this.counter++;
+          this.assignedCount++;
           if (batch.magic > 0 && record.timestamp > maxBatchTimestamp) maxBatchTimestamp = record.timestamp;
         }
         this.processRecordErrors(batch, errors);
       }
+      // the batch's last offset, one BigInt for both uses
+      const last = this.counter - 1n;
       if (batch.magic > 0 && maxBatchTimestamp > maxTimestamp) {
         maxTimestamp = maxBatchTimestamp;
-        shallow = this.counter - 1n;
+        shallow = last;
       }
-      setLastOffset(batch, this.counter - 1n);
+      setLastOffset(batch, last);
+      this.lastAssigned = last;
       if (batch.kind === 'v2') setPartitionLeaderEpoch(batch, this.ctx.partitionLeaderEpoch);
       if (batch.magic > 0) {
         if (this.timestampType === 'LogAppendTime') setMaxTimestamp(batch, 'LogAppendTime', this.now);
@@ -503,10 +520,11 @@ class Validator {
       } else if (this.toMagic === 1) {
         shallow = initialOffset; // single-record entries all carry the same time
       } else {
-        shallow = this.counter - 1n;
+        shallow = this.lastAssigned;
       }
     }
-    return { maxTimestamp, shallow };
+    this.assignedMaxTimestamp = maxTimestamp;
+    this.assignedShallow = shallow;
   }
 
   // -- path 2: uncompressed, other magic: rebuilt (convertAndAssignOffsetsNonCompressed) --
@@ -704,29 +722,32 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
   const target = targetCompressionOf(config, source);
   const v = new Validator(ctx, batches, source, target);
   const logAppendTime = config.messageTimestampType === 'LogAppendTime' ? ctx.now : -1n;
-  const common = { firstOffset: ctx.nextOffset, logAppendTime, sourceCompression: source, targetCompression: target.codec };
 
   if (source === CompressionType.none && target.codec === CompressionType.none) {
     let sameMagic = true;
     for (let i = 0; i < batches.length; i++) if (batches[i]!.magic !== v.magic) sameMagic = false;
     if (sameMagic) {
-      const { maxTimestamp, shallow } = v.assignOffsetsNonCompressed();
+      v.assignOffsetsNonCompressed();
       return {
-        firstOffset: common.firstOffset,
-        logAppendTime: common.logAppendTime,
-        sourceCompression: common.sourceCompression,
-        targetCompression: common.targetCompression,
+        firstOffset: ctx.nextOffset,
+        logAppendTime,
+        sourceCompression: source,
+        targetCompression: target.codec,
         records: validBytes,
-        lastOffset: v.counter - 1n,
-        maxTimestamp,
-        shallowOffsetOfMaxTimestamp: shallow,
-        recordCount: Number(v.counter - ctx.nextOffset),
+        lastOffset: v.lastAssigned,
+        maxTimestamp: v.assignedMaxTimestamp,
+        shallowOffsetOfMaxTimestamp: v.assignedShallow,
+        recordCount: v.assignedCount,
         batchCount: batches.length,
         batches,
         recompressed: false,
         magic: batches[0]!.magic,
       };
     }
+  }
+  // (made only off the in-place path, which every Produce of uncompressed records takes)
+  const common = { firstOffset: ctx.nextOffset, logAppendTime, sourceCompression: source, targetCompression: target.codec };
+  if (source === CompressionType.none && target.codec === CompressionType.none) {
     const built = v.convertAndAssignOffsetsNonCompressed();
     return rebuiltResult(ctx, v, built, common, batches[0]!);
   }
