@@ -249,11 +249,12 @@ const scanLayout = new RecordLayout();
 const scanSummary = new Float64Array(3);
 
 class Validator {
-  private readonly config: LogConfig;
-  private readonly now: bigint;
-  private readonly toMagic: 0 | 1 | 2;
-  private readonly timestampType: TimestampType;
-  private readonly compacted: boolean;
+  // not readonly: one Validator is reused for every append (reset), an object per Produce otherwise
+  private config: LogConfig;
+  private now: bigint;
+  private toMagic: 0 | 1 | 2;
+  private timestampType: TimestampType;
+  private compacted: boolean;
   /** The next offset to assign (Kafka's offsetCounter). */
   counter: bigint;
   // Results in fields rather than an object per call (the in-place path runs on every Produce):
@@ -267,10 +268,10 @@ class Validator {
   assignedShallow = -1n;
 
   constructor(
-    private readonly ctx: ValidationContext,
-    private readonly batches: readonly AnyRecordBatch[],
-    private readonly source: number,
-    private readonly target: Readonly<TargetCompression>,
+    private ctx: ValidationContext,
+    private batches: readonly AnyRecordBatch[],
+    private source: number,
+    private target: Readonly<TargetCompression>,
   ) {
     this.config = ctx.config;
     this.now = ctx.now;
@@ -278,6 +279,32 @@ class Validator {
     this.timestampType = ctx.config.messageTimestampType;
     this.compacted = ctx.config.cleanupPolicy.includes('compact');
     this.counter = ctx.nextOffset;
+  }
+
+  /** This Validator for another validation, as if new. */
+  reset(ctx: ValidationContext, batches: readonly AnyRecordBatch[], source: number, target: Readonly<TargetCompression>): this {
+    this.ctx = ctx;
+    this.batches = batches;
+    this.source = source;
+    this.target = target;
+    this.config = ctx.config;
+    this.now = ctx.now;
+    this.toMagic = messageFormatMagic(ctx.config);
+    this.timestampType = ctx.config.messageTimestampType;
+    this.compacted = ctx.config.cleanupPolicy.includes('compact');
+    this.counter = ctx.nextOffset;
+    this.scanned = 0;
+    this.scannedMaxTimestamp = -1n;
+    this.lastAssigned = -1n;
+    this.assignedCount = 0;
+    this.assignedMaxTimestamp = -1n;
+    this.assignedShallow = -1n;
+    return this;
+  }
+
+  /** Done: keeps no batch (the caller's bytes) alive until the next validation. */
+  release(): void {
+    this.batches = NO_BATCHES;
   }
 
   get magic(): number {
@@ -720,8 +747,24 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
 
   // -- LogValidator --
   const target = targetCompressionOf(config, source);
-  const v = new Validator(ctx, batches, source, target);
-  const logAppendTime = config.messageTimestampType === 'LogAppendTime' ? ctx.now : -1n;
+  const spare = spareValidator;
+  spareValidator = undefined;
+  const v = spare !== undefined ? spare.reset(ctx, batches, source, target) : new Validator(ctx, batches, source, target);
+  try {
+    return validateBatches(v, ctx, batches, validBytes, source, target);
+  } finally {
+    v.release();
+    spareValidator = v;
+  }
+}
+
+/** The Validator the next validation reuses (taken while one runs: a nested one would make its own). */
+let spareValidator: Validator | undefined;
+const NO_BATCHES: readonly AnyRecordBatch[] = [];
+
+/** validateAndAssignOffsets after the batches were read: LogValidator's paths. */
+function validateBatches(v: Validator, ctx: ValidationContext, batches: readonly AnyRecordBatch[], validBytes: Buffer, source: number, target: Readonly<TargetCompression>): ValidationResult {
+  const logAppendTime = ctx.config.messageTimestampType === 'LogAppendTime' ? ctx.now : -1n;
 
   if (source === CompressionType.none && target.codec === CompressionType.none) {
     let sameMagic = true;
