@@ -50,7 +50,7 @@ import {
   type TimestampType,
 } from '../record/constants.js';
 import { crc32, crc32c } from '../record/crc.js';
-import { writeInt64BE } from '../bytes/int64.js';
+import { readInt64BE, writeInt64BE } from '../bytes/int64.js';
 import { checkLegacyCompression, checkLegacyControl, checkLegacyHeaders, checkLegacyProducerState, writeLegacyMessageSet } from '../record/convert.js';
 import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
@@ -163,7 +163,7 @@ export function setMaxTimestamp(batch: AnyRecordBatch, type: TimestampType, time
   const buf = batch.buf;
   const pos = batch.position;
   if (batch.kind === 'v2') {
-    if (batch.timestampType === type && batch.maxTimestamp === timestamp) return false;
+    if (batch.timestampType === type && int64Equals(buf, pos + MAX_TIMESTAMP_OFFSET, timestamp)) return false;
     const old = buf[pos + ATTRIBUTES_OFFSET + 1]!;
     let attributes = old & (COMPRESSION_CODEC_MASK | TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK | DELETE_HORIZON_FLAG_MASK);
     if (type === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK;
@@ -236,6 +236,15 @@ function readSafeInt64(buf: Buffer, pos: number): number {
   const hi = buf.readInt32BE(pos);
   if (hi < -0x200000 || hi >= 0x200000) return NaN;
   return hi * 4294967296 + buf.readUInt32BE(pos + 4);
+}
+
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Whether the int64 at `pos` is `v`: compared as numbers when both are exact as doubles (no BigInt per append). */
+function int64Equals(buf: Buffer, pos: number, v: bigint): boolean {
+  const n = readSafeInt64(buf, pos);
+  if (!Number.isNaN(n) && v <= MAX_SAFE_BIG && v >= -MAX_SAFE_BIG) return n === Number(v);
+  return readInt64BE(buf, pos) === v;
 }
 
 /** Whether the int64 at `pos` is 0 (a v2 batch's baseOffset from a client), without a BigInt. */
@@ -717,7 +726,8 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
   // a literal of the first batch, not `[]` + push (which reserves 17 slots): one batch is the usual append
   let batches: AnyRecordBatch[] | undefined;
   let source = 0;
-  const reader = new BatchReader(buf, NO_CRC_CHECK);
+  const reader = spareReader?.reset(buf, NO_CRC_CHECK) ?? new BatchReader(buf, NO_CRC_CHECK);
+  spareReader = undefined;
   for (let batch = reader.nextBatch(); batch !== null; batch = reader.nextBatch()) {
     if (batch.kind === 'v2' && ctx.origin === 'client' && !isZeroInt64(batch.buf, batch.position)) {
       throw new InvalidRecordError(
@@ -747,6 +757,7 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
 
   // -- LogValidator --
   const target = targetCompressionOf(config, source);
+  spareReader = reader.reset(NO_INPUT, NO_CRC_CHECK);
   const spare = spareValidator;
   spareValidator = undefined;
   const v = spare !== undefined ? spare.reset(ctx, batches, source, target) : new Validator(ctx, batches, source, target);
@@ -757,6 +768,10 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
     spareValidator = v;
   }
 }
+
+/** The BatchReader the next validation reuses (none while one reads: a nested one would make its own). */
+let spareReader: BatchReader | undefined;
+const NO_INPUT = Buffer.alloc(0);
 
 /** The Validator the next validation reuses (taken while one runs: a nested one would make its own). */
 let spareValidator: Validator | undefined;

@@ -338,14 +338,7 @@ export class PartitionLog {
   private maybeRoll(messagesSize: number, v: ValidationResult, now: number): LogSegment {
     const active = this.localLog.activeSegment;
     if (
-      active.shouldRoll({
-        maxSegmentMs: this.maxSegmentMs(),
-        segmentBytes: this.config.segmentBytes,
-        messagesSize,
-        maxTimestampInMessages: v.maxTimestamp,
-        maxOffsetInMessages: v.lastOffset,
-        now,
-      })
+      active.shouldRollFor(this.maxSegmentMs(), this.config.segmentBytes, messagesSize, v.maxTimestamp, v.lastOffset, now)
     ) {
       return this.roll(v.firstOffset);
     }
