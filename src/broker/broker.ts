@@ -321,6 +321,11 @@ export class Broker extends EventEmitter {
     if (this.closing === undefined) this.connectionQuotas.released(ip);
   }
 
+  /** How many connections are served now (connection.ts answers a lone one without waiting for the turn's end). */
+  get servedConnections(): number {
+    return this.connections.size;
+  }
+
   /** Connections served, and accepted ones waiting for a max.connections slot. */
   get connectionCounts(): { served: number; waiting: number } {
     return { served: this.connectionQuotas.count, waiting: this.connectionQuotas.waitingCount };

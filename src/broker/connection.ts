@@ -156,6 +156,8 @@ export class Connection {
    * one flush record per answered turn was two arrays and a closure.
    */
   private readonly spareFlushes: SentFlush[] = objectArray();
+  /** The last socket read took all the socket had (see drainReady's turn-end flush). */
+  private lastReadDrained = false;
   /** A flushAnswers is scheduled for the end of this event-loop turn. */
   private flushScheduled = false;
   private readonly socket: Socket;
@@ -281,6 +283,8 @@ export class Connection {
   }
 
   private onRead(n: number, buf: Buffer): void {
+    // a read that did not fill its target took all the socket had: libuv reads it no more this turn
+    this.lastReadDrained = n < buf.length;
     if (this.readingDirect) {
       this.onData(undefined, n);
     } else {
@@ -420,8 +424,11 @@ export class Connection {
     if (this.closeWhenDrained && !this.closed) {
       this.flushAnswers();
       this.destroy();
-    } else if (this.broker.heldAppends.holding) {
-      // wait for the other connections' appends of this turn: one write for all of them
+    } else if (this.broker.heldAppends.holding && !(this.lastReadDrained && this.broker.servedConnections === 1)) {
+      // wait for the other connections' appends of this turn: one write for all of them. A lone
+      // connection whose socket is read out has none to wait for: answered now, without an
+      // immediate per request (its object and Node's async-context stack store, about 290 B per
+      // 100 B Produce in a heap profile)
       this.scheduleFlush();
     } else {
       this.flushAnswers();
