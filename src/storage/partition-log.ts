@@ -33,6 +33,9 @@ import { createLogResources, type LogResources } from './log-resources.js';
 export type { LogSink } from './local-log.js';
 export type { RecoveryReport } from './log-loader.js';
 
+/** Long.MAX_VALUE: flush.messages' default. */
+const LONG_MAX = 0x7fffffffffffffffn;
+
 /** ListOffsets special timestamps (`ListOffsetsRequest`). */
 export const LATEST_TIMESTAMP = -1n;
 export const EARLIEST_TIMESTAMP = -2n;
@@ -267,7 +270,10 @@ export class PartitionLog {
     if (completed !== undefined) for (const txn of completed) completeTxn(state, txn, segment);
     state.updateMapEndOffset(newLeo);
     state.onHighWatermarkUpdated(this.highWatermark);
-    if (newLeo - this.localLog.recoveryPoint >= this.config.flushMessages) this.flush();
+    // at flush.messages' default (Long.MAX_VALUE) no log end offset below it can be that far past
+    // the recovery point: no BigInt subtraction per append then
+    const flushMessages = this.config.flushMessages;
+    if ((flushMessages < LONG_MAX || newLeo >= LONG_MAX) && newLeo - this.localLog.recoveryPoint >= flushMessages) this.flush();
     return {
       firstOffset: validated.firstOffset,
       lastOffset: validated.lastOffset,
