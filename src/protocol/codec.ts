@@ -118,8 +118,17 @@ function lengthReader(flexible: boolean, width: 2 | 4, what: string): (c: Cursor
   };
 }
 
+/** Strings up to this many bytes are remembered by their field's reader (stringReader). */
+const STRING_CACHE_BYTES = 64;
+
 function stringReader(flexible: boolean, nullable: boolean, where: string): Read {
   const len = lengthReader(flexible, 2, 'string');
+  // The field's last short string and its bytes: a value that repeats from message to message (a
+  // topic name, a group id) is the same string again, not a new one per request. The bytes are
+  // copied by a loop into a buffer made once (Buffer.copy of a range would make a view per miss).
+  let last = '';
+  let lastBytes: Buffer | undefined;
+  let lastLength = -1;
   return (c) => {
     const start = c.pos;
     const n = len(c);
@@ -130,8 +139,28 @@ function stringReader(flexible: boolean, nullable: boolean, where: string): Read
     // Kafka's readers cap strings at Short.MAX_VALUE bytes, compact ones included.
     if (n > 0x7fff) fail(c, `string ${where} of ${n} bytes is longer than 32767`, start);
     need(c, n, `string ${where}`);
+    const b = c.b;
+    const from = c.pos;
     c.pos += n;
-    return c.b.toString('utf8', c.pos - n, c.pos);
+    if (n !== lastLength || n > STRING_CACHE_BYTES) {
+      const s = b.toString('utf8', from, from + n);
+      if (n <= STRING_CACHE_BYTES) {
+        lastBytes ??= Buffer.allocUnsafe(STRING_CACHE_BYTES);
+        for (let i = 0; i < n; i++) lastBytes[i] = b[from + i]!;
+        lastLength = n;
+        last = s;
+      }
+      return s;
+    }
+    for (let i = 0; i < n; i++) {
+      if (b[from + i] !== lastBytes![i]) {
+        const s = b.toString('utf8', from, from + n);
+        for (let k = 0; k < n; k++) lastBytes![k] = b[from + k]!;
+        last = s;
+        return s;
+      }
+    }
+    return last;
   };
 }
 
