@@ -322,6 +322,11 @@ export class Broker extends EventEmitter {
     if (this.closing === undefined) this.connectionQuotas.released(ip);
   }
 
+  /** How many connections are served now (connection.ts answers a lone one without waiting for the turn's end). */
+  get servedConnections(): number {
+    return this.connections.size;
+  }
+
   /** Connections served, and accepted ones waiting for a max.connections slot. */
   get connectionCounts(): { served: number; waiting: number } {
     return { served: this.connectionQuotas.count, waiting: this.connectionQuotas.waitingCount };
@@ -446,8 +451,9 @@ export class Broker extends EventEmitter {
     if (h === undefined) return undefined;
     // ApiVersions answers every version (KIP-511); others only what is advertised
     if (apiKey === ApiKey.ApiVersions) return h;
-    const range = this.versionRange(apiKey);
-    return range !== undefined && version >= range[0] && version <= range[1] ? h : undefined;
+    // versionRange's bounds without its array (one per request)
+    const max = Math.min(h.maxVersion, this.caps.get(apiKey) ?? h.maxVersion);
+    return version <= max && version >= servedMinVersion(this.config.protocolCompat, apiKey, h.minVersion) ? h : undefined;
   }
 
   /** The handler of an API whatever the version asked (unsupported-version.ts answers with it). */

@@ -111,9 +111,25 @@ export class FrameDecoder {
    * `push` that appends the frames to `frames` instead of a new array (a connection reuses one
    * list for every read: a new one per read was 250 B per request). Same throws as `push`.
    */
-  pushInto(chunk: Buffer, frames: FrameSink): void {
+  pushInto(chunk: Buffer, frames: FrameSink, length = chunk.length): void {
     if (this.failure !== undefined) throw this.failure;
     const before = frames.length;
+    if (this.assembling === undefined && this.buffered === 0 && this.pending < 0) {
+      // nothing buffered: the whole frames at the chunk's start are views of it, and only what
+      // follows them (a partial frame, a bad size) becomes a view to keep; a reader that reads
+      // into a large chunk passes `length` instead of a view of what it read (one per read)
+      let at = 0;
+      while (length - at >= 4) {
+        const size = chunk.readInt32BE(at);
+        if (size <= 0 || size > this.maxFrameBytes || size > length - at - 4) break;
+        frames.push(chunk.subarray(at + 4, at + 4 + size));
+        at += 4 + size;
+      }
+      if (at === length) return;
+      if (at > 0 || length !== chunk.length) chunk = chunk.subarray(at, length);
+    } else if (length !== chunk.length) {
+      chunk = chunk.subarray(0, length);
+    }
     if (this.assembling !== undefined) {
       // bytes read elsewhere while a frame is assembled in place: its part is copied in
       const k = Math.min(chunk.length, this.pending - this.assembled);

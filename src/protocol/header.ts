@@ -11,9 +11,9 @@
  *   client must parse it before it knows what the broker speaks.
  */
 import { ApiKey } from './api-keys.js';
-import { decodeMessage } from './codec.js';
+import { decodeMessage, encodeMessageAfter } from './codec.js';
 import { ProtocolError } from './errors.js';
-import { isFlexibleVersion, isValidVersion } from './schema.js';
+import { isFlexibleVersion, isValidVersion, type MessageSchema } from './schema.js';
 import { RequestHeader } from './schemas/headers.js';
 import { schemaForApi } from './schemas/index.js';
 
@@ -45,13 +45,17 @@ export function requestHeaderVersion(apiKey: number, apiVersion: number): 1 | 2 
   return 1;
 }
 
-/** Parses the header of one frame (without its 4-byte size prefix). Throws ProtocolError. */
-export function readRequestHeader(buf: Buffer): RequestHeaderValue {
+/**
+ * Parses the header of one frame (without its 4-byte size prefix). Throws ProtocolError. Given
+ * `into`, the usual header is written there and `into` returned (a connection reuses one object
+ * for its requests, read one at a time); otherwise, and for the unusual ones, a new object.
+ */
+export function readRequestHeader(buf: Buffer, into?: RequestHeaderValue): RequestHeaderValue {
   if (buf.length < 8) throw new ProtocolError(`request frame of ${buf.length} bytes is shorter than a request header`, { position: buf.length });
   const apiKey = buf.readInt16BE(0);
   const apiVersion = buf.readInt16BE(2);
   const headerVersion = requestHeaderVersion(apiKey, apiVersion);
-  const fast = readCommonHeader(buf, apiKey, apiVersion, headerVersion);
+  const fast = readCommonHeader(buf, apiKey, apiVersion, headerVersion, into);
   if (fast !== undefined) return fast;
   const { value, offset } = decodeMessage<{ correlationId: number; clientId: string | null }>(RequestHeader, headerVersion, buf, 0);
   return { apiKey, apiVersion, correlationId: value.correlationId, clientId: value.clientId ?? '', headerVersion, bodyOffset: offset };
@@ -62,7 +66,7 @@ export function readRequestHeader(buf: Buffer): RequestHeaderValue {
  * client id of 0..32767 bytes and, in v2, an empty tag buffer. Anything else (a truncated frame,
  * tagged fields) returns undefined and goes through decodeMessage, whose errors are the reference.
  */
-function readCommonHeader(buf: Buffer, apiKey: number, apiVersion: number, headerVersion: 1 | 2): RequestHeaderValue | undefined {
+function readCommonHeader(buf: Buffer, apiKey: number, apiVersion: number, headerVersion: 1 | 2, into: RequestHeaderValue | undefined): RequestHeaderValue | undefined {
   if (buf.length < 10) return undefined;
   const correlationId = buf.readInt32BE(4);
   const n = buf.readInt16BE(8);
@@ -77,7 +81,14 @@ function readCommonHeader(buf: Buffer, apiKey: number, apiVersion: number, heade
     if (offset >= buf.length || buf[offset] !== 0) return undefined;
     offset++;
   }
-  return { apiKey, apiVersion, correlationId, clientId, headerVersion, bodyOffset: offset };
+  if (into === undefined) return { apiKey, apiVersion, correlationId, clientId, headerVersion, bodyOffset: offset };
+  into.apiKey = apiKey;
+  into.apiVersion = apiVersion;
+  into.correlationId = correlationId;
+  into.clientId = clientId;
+  into.headerVersion = headerVersion;
+  into.bodyOffset = offset;
+  return into;
 }
 
 /** The last client id decoded and its bytes: a connection sends the same one on every request. */
@@ -100,6 +111,23 @@ export function responseHeaderVersion(apiKey: number, apiVersion: number): 0 | 1
   if (apiKey === ApiKey.ApiVersions) return 0;
   const api = schemaForApi(apiKey);
   return api && isFlexibleVersion(api.response, apiVersion) ? 1 : 0;
+}
+
+/**
+ * A response frame as chunks, `value` encoded as `schema` at `apiVersion` after the int32 size and
+ * response header, which share its first chunk: the same bytes as encodeResponseFrame of
+ * encodeMessage's chunks (test/protocol/header.test.ts), without a header buffer of its own.
+ */
+export function encodeResponse(schema: MessageSchema, apiKey: number, apiVersion: number, correlationId: number, value: unknown): Buffer[] {
+  const headerSize = responseHeaderVersion(apiKey, apiVersion) === 1 ? 5 : 4; // v1: correlationId + an empty tag buffer
+  const chunks = encodeMessageAfter(schema, apiVersion, value, 4 + headerSize);
+  let size = -4;
+  for (let i = 0; i < chunks.length; i++) size += chunks[i]!.length;
+  const first = chunks[0]!;
+  first.writeInt32BE(size, 0);
+  first.writeInt32BE(correlationId, 4);
+  if (headerSize === 5) first[8] = 0;
+  return chunks;
 }
 
 /**

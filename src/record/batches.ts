@@ -39,18 +39,28 @@ export interface BatchReaderOptions {
 export class BatchReader implements IterableIterator<AnyRecordBatch> {
   /** Position of the next unread batch. */
   position: number;
-  private readonly end: number;
-  private readonly verifyCrc: boolean;
-  private readonly maxBatchSize: number;
+  private end: number;
+  private verifyCrc: boolean;
+  private maxBatchSize: number;
 
   constructor(
-    readonly buf: Buffer,
+    public buf: Buffer,
     options: BatchReaderOptions = {},
   ) {
     this.position = options.position ?? 0;
     this.end = options.end ?? buf.length;
     this.verifyCrc = options.verifyCrc ?? true;
     this.maxBatchSize = options.maxBatchSize ?? 0x7fffffff;
+  }
+
+  /** This reader over another buffer, as if new (the log validator reuses one: an object per append otherwise). */
+  reset(buf: Buffer, options: BatchReaderOptions = {}): this {
+    this.buf = buf;
+    this.position = options.position ?? 0;
+    this.end = options.end ?? buf.length;
+    this.verifyCrc = options.verifyCrc ?? true;
+    this.maxBatchSize = options.maxBatchSize ?? 0x7fffffff;
+    return this;
   }
 
   [Symbol.iterator](): this {

@@ -38,6 +38,8 @@ import { syncInBackground } from './background-sync.js';
 import type { DescriptorHolder } from './descriptor-budget.js';
 import type { HeldAppends, HeldAppendsFile } from './held-appends.js';
 import { createLogResources, type LogResources } from './log-resources.js';
+import { KeptList } from '../v8/kept-list.js';
+import { objectArray } from '../v8/elements-kind.js';
 import { WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
 
 export interface FileBatch {
@@ -99,8 +101,11 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   /** See PageCacheFile: what the file held when opened counts as cold. */
   pageCacheColdBefore: number;
   pageCacheReadDroppedTo = 0;
-  /** Held appends, in order: they fill [heldFrom, size). */
-  private held: Uint8Array[] = [];
+  /**
+   * Held appends, in order: they fill [heldFrom, size). A list kept when emptied (v8/kept-list.ts):
+   * a new array per written turn, grown by a push, was about 180 B per 100 B Produce.
+   */
+  private readonly held = new KeptList<Uint8Array>(objectArray(), NO_BYTES);
   private heldFrom = 0;
   /** A held write failed: the size is ahead of the file, so every later use of it fails too. */
   private writeFailure: StorageError | undefined;
@@ -273,8 +278,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     } catch (e) {
       // the write of everything held (past the bound) failed, on another file or this one: an
       // append still held here is taken back, so the file ends where the log does
-      if (this.held[this.held.length - 1] === bytes) {
-        this.held.pop();
+      if (this.held.get(this.held.length - 1) === bytes) {
+        this.held.dropLast();
         this.size = position;
       }
       throw e;
@@ -289,18 +294,18 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     if (this.resources.logDirFailure.failed !== undefined) {
       // the log directory is offline (log-dir-failure.ts): what is held was never acknowledged and
       // is never written; the file ends where its writes did
-      this.held = [];
+      this.held.clear();
       this.size = this.heldFrom;
       return;
     }
     const held = this.held;
-    this.held = [];
     try {
       const fd = this.handle();
       let at = this.heldFrom;
-      let done = held.length === 1 ? 0 : writevSync(fd, held, at);
+      let done = held.length === 1 ? 0 : writevSync(fd, heldArray(held), at);
       // a short pwritev (a signal, a full disk): the rest buffer by buffer, as append writes
-      for (const b of held) {
+      for (let i = 0; i < held.length; i++) {
+        const b = held.get(i);
         if (done >= b.length) {
           done -= b.length;
           at += b.length;
@@ -313,6 +318,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     } catch (cause) {
       this.writeFailure = new StorageError(`Cannot write the appends held for ${this.path} from byte ${this.heldFrom}`, { cause });
       throw this.writeFailure;
+    } finally {
+      held.clear();
     }
     this.startWriteback();
   }
@@ -517,4 +524,14 @@ function checkedSize(path: string, size: number): number {
     throw new StorageError(`The size of segment ${path} (${size}) is larger than the maximum allowed segment size of ${MAX_SEGMENT_SIZE}`);
   }
   return size;
+}
+
+/** What emptied slots of the held list hold. */
+const NO_BYTES = new Uint8Array(0);
+
+/** The held appends as the array `writevSync` takes (several appends to one file in one turn). */
+function heldArray(held: KeptList<Uint8Array>): Uint8Array[] {
+  const out = new Array<Uint8Array>(held.length);
+  for (let i = 0; i < held.length; i++) out[i] = held.get(i);
+  return out;
 }

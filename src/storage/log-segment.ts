@@ -29,6 +29,8 @@ import type { HeldAppends } from './held-appends.js';
 import { createLogResources, type LogResources } from './log-resources.js';
 
 const INT32_MAX = 0x7fffffffn;
+/** Timestamps within ±(2^53 - 1) convert to numbers exactly. */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface SegmentConfig {
   indexIntervalBytes: number;
@@ -144,9 +146,11 @@ export class LogSegment {
 
   /** Offset that fits this segment's indexes (relative offset in [0, Int.MAX]). */
   canConvertToRelativeOffset(offset: bigint): boolean {
-    const rel = offset - this.baseOffset;
-    return rel >= 0n && rel <= INT32_MAX;
+    // offset - baseOffset in [0, INT32_MAX], compared without a BigInt per append
+    return offset >= this.baseOffset && offset <= (this.lastRelativeOffset ??= this.baseOffset + INT32_MAX);
   }
+  /** The largest offset this segment's indexes can hold (baseOffset + INT32_MAX), once asked. */
+  private lastRelativeOffset: bigint | undefined;
 
   /**
    * Appends one chunk of validated batches (Kafka `LogSegment.append`).
@@ -219,15 +223,23 @@ export class LogSegment {
 
   /** Kafka `LogSegment.shouldRoll` (`RollParams`, `UnifiedLog.maybeRoll`). */
   shouldRoll(p: { maxSegmentMs: number; segmentBytes: number; messagesSize: number; maxTimestampInMessages: bigint; maxOffsetInMessages: bigint; now: number }): boolean {
+    return this.shouldRollFor(p.maxSegmentMs, p.segmentBytes, p.messagesSize, p.maxTimestampInMessages, p.maxOffsetInMessages, p.now);
+  }
+
+  /** shouldRoll in arguments: the append path's, with no options object per append. */
+  shouldRollFor(maxSegmentMs: number, segmentBytes: number, messagesSize: number, maxTimestampInMessages: bigint, maxOffsetInMessages: bigint, now: number): boolean {
     const size = this.log.sizeInBytes;
-    if (size > p.segmentBytes - p.messagesSize) return true;
+    if (size > segmentBytes - messagesSize) return true;
     if (size > 0) {
       const first = this.firstBatchTimestamp();
-      const waited = first !== undefined && first >= 0n ? Number(p.maxTimestampInMessages - first) : p.now - this.created;
-      if (waited > p.maxSegmentMs - this.rollJitterMs) return true;
+      let waited: number;
+      if (first === undefined || first < 0n) waited = now - this.created;
+      else if (maxTimestampInMessages <= MAX_SAFE && maxTimestampInMessages >= -MAX_SAFE && first <= MAX_SAFE) waited = Number(maxTimestampInMessages) - Number(first); // exact: both within 2^53
+      else waited = Number(maxTimestampInMessages - first);
+      if (waited > maxSegmentMs - this.rollJitterMs) return true;
     }
     if (this.offsetIndex.isFull() || this.timeIndex.isFull()) return true;
-    return !this.canConvertToRelativeOffset(p.maxOffsetInMessages);
+    return !this.canConvertToRelativeOffset(maxOffsetInMessages);
   }
 
   /**

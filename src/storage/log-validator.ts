@@ -30,7 +30,6 @@ import {
   UnsupportedCompressionError,
   UnsupportedForMessageFormatError,
 } from '../errors.js';
-import { LatestInstance } from '../v8/map-anchors.js';
 import type { RecordBatch } from '../record/batch.js';
 import { BatchReader, type AnyRecordBatch } from '../record/batches.js';
 import { encodeRecordBatch, type RecordInput } from '../record/builder.js';
@@ -51,7 +50,7 @@ import {
   type TimestampType,
 } from '../record/constants.js';
 import { crc32, crc32c } from '../record/crc.js';
-import { writeInt64BE } from '../bytes/int64.js';
+import { readInt64BE, writeInt64BE } from '../bytes/int64.js';
 import { checkLegacyCompression, checkLegacyControl, checkLegacyHeaders, checkLegacyProducerState, writeLegacyMessageSet } from '../record/convert.js';
 import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
@@ -164,7 +163,7 @@ export function setMaxTimestamp(batch: AnyRecordBatch, type: TimestampType, time
   const buf = batch.buf;
   const pos = batch.position;
   if (batch.kind === 'v2') {
-    if (batch.timestampType === type && batch.maxTimestamp === timestamp) return false;
+    if (batch.timestampType === type && int64Equals(buf, pos + MAX_TIMESTAMP_OFFSET, timestamp)) return false;
     const old = buf[pos + ATTRIBUTES_OFFSET + 1]!;
     let attributes = old & (COMPRESSION_CODEC_MASK | TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK | DELETE_HORIZON_FLAG_MASK);
     if (type === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK;
@@ -189,13 +188,19 @@ interface TargetCompression {
   level: number | undefined;
 }
 
+/** BatchReader options of the appends' first pass (CRCs are checked batch by batch there): one object for all. */
+const NO_CRC_CHECK = Object.freeze({ verifyCrc: false });
+
+/** The targets at a codec's default level, by codec id: shared, not an object per append. */
+const AT_DEFAULT_LEVEL: readonly Readonly<TargetCompression>[] = [0, 1, 2, 3, 4].map((codec) => Object.freeze({ codec: codec as CompressionId, level: undefined }));
+
 /** `BrokerCompressionType.targetCompression`: the topic's codec and level, or the producer's codec at its default level. */
-function targetCompressionOf(config: LogConfig, source: number): TargetCompression {
+function targetCompressionOf(config: LogConfig, source: number): Readonly<TargetCompression> {
   switch (config.compressionType) {
     case 'producer':
-      return { codec: source as CompressionId, level: undefined };
+      return AT_DEFAULT_LEVEL[source] ?? { codec: source as CompressionId, level: undefined };
     case 'uncompressed':
-      return { codec: CompressionType.none, level: undefined };
+      return AT_DEFAULT_LEVEL[CompressionType.none]!;
     case 'gzip':
       return { codec: CompressionType.gzip, level: config.compressionGzipLevel };
     case 'snappy':
@@ -233,6 +238,15 @@ function readSafeInt64(buf: Buffer, pos: number): number {
   return hi * 4294967296 + buf.readUInt32BE(pos + 4);
 }
 
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Whether the int64 at `pos` is `v`: compared as numbers when both are exact as doubles (no BigInt per append). */
+function int64Equals(buf: Buffer, pos: number, v: bigint): boolean {
+  const n = readSafeInt64(buf, pos);
+  if (!Number.isNaN(n) && v <= MAX_SAFE_BIG && v >= -MAX_SAFE_BIG) return n === Number(v);
+  return readInt64BE(buf, pos) === v;
+}
+
 /** Whether the int64 at `pos` is 0 (a v2 batch's baseOffset from a client), without a BigInt. */
 function isZeroInt64(buf: Buffer, pos: number): boolean {
   return buf.readInt32BE(pos) === 0 && buf.readInt32BE(pos + 4) === 0;
@@ -243,26 +257,30 @@ const scanLayout = new RecordLayout();
 /** What the native records scan reports: max and min timestampDelta, null keys. */
 const scanSummary = new Float64Array(3);
 
-/**
- * The last validation's Validator, kept with its context and batches until the next one, so its
- * hidden class and the optimized validation code outlive an idle broker's full GC (map-anchors.ts).
- */
-const latestValidator = new LatestInstance<Validator>();
-
 class Validator {
-  private readonly config: LogConfig;
-  private readonly now: bigint;
-  private readonly toMagic: 0 | 1 | 2;
-  private readonly timestampType: TimestampType;
-  private readonly compacted: boolean;
+  // not readonly: one Validator is reused for every append (reset), an object per Produce otherwise
+  private config: LogConfig;
+  private now: bigint;
+  private toMagic: 0 | 1 | 2;
+  private timestampType: TimestampType;
+  private compacted: boolean;
   /** The next offset to assign (Kafka's offsetCounter). */
   counter: bigint;
+  // Results in fields rather than an object per call (the in-place path runs on every Produce):
+  /** scanV2's record count and largest timestamp, when it returned true. */
+  private scanned = 0;
+  private scannedMaxTimestamp = -1n;
+  /** assignOffsetsNonCompressed: the last offset it assigned, how many, and its maxTimestamp and shallowOffsetOfMaxTimestamp. */
+  lastAssigned = -1n;
+  assignedCount = 0;
+  assignedMaxTimestamp = -1n;
+  assignedShallow = -1n;
 
   constructor(
-    private readonly ctx: ValidationContext,
-    private readonly batches: readonly AnyRecordBatch[],
-    private readonly source: number,
-    private readonly target: TargetCompression,
+    private ctx: ValidationContext,
+    private batches: readonly AnyRecordBatch[],
+    private source: number,
+    private target: Readonly<TargetCompression>,
   ) {
     this.config = ctx.config;
     this.now = ctx.now;
@@ -270,6 +288,32 @@ class Validator {
     this.timestampType = ctx.config.messageTimestampType;
     this.compacted = ctx.config.cleanupPolicy.includes('compact');
     this.counter = ctx.nextOffset;
+  }
+
+  /** This Validator for another validation, as if new. */
+  reset(ctx: ValidationContext, batches: readonly AnyRecordBatch[], source: number, target: Readonly<TargetCompression>): this {
+    this.ctx = ctx;
+    this.batches = batches;
+    this.source = source;
+    this.target = target;
+    this.config = ctx.config;
+    this.now = ctx.now;
+    this.toMagic = messageFormatMagic(ctx.config);
+    this.timestampType = ctx.config.messageTimestampType;
+    this.compacted = ctx.config.cleanupPolicy.includes('compact');
+    this.counter = ctx.nextOffset;
+    this.scanned = 0;
+    this.scannedMaxTimestamp = -1n;
+    this.lastAssigned = -1n;
+    this.assignedCount = 0;
+    this.assignedMaxTimestamp = -1n;
+    this.assignedShallow = -1n;
+    return this;
+  }
+
+  /** Done: keeps no batch (the caller's bytes) alive until the next validation. */
+  release(): void {
+    this.batches = NO_BATCHES;
   }
 
   get magic(): number {
@@ -401,11 +445,11 @@ class Validator {
    * when the topic is compacted. Returns undefined whenever anything needs the general path (which then
    * reports the precise per-record errors).
    */
-  private scanV2(batch: RecordBatch): { count: number; maxTimestamp: bigint } | undefined {
-    if (this.timestampType !== 'CreateTime' || batch.timestampType === 'LogAppendTime') return undefined;
+  private scanV2(batch: RecordBatch): boolean {
+    if (this.timestampType !== 'CreateTime' || batch.timestampType === 'LogAppendTime') return false;
     const needsKey = this.compacted;
     const base = readSafeInt64(batch.buf, batch.position + BASE_TIMESTAMP_OFFSET);
-    if (!Number.isSafeInteger(base)) return undefined;
+    if (!Number.isSafeInteger(base)) return false;
     const now = Number(this.now);
     const before = this.config.messageTimestampBeforeMaxMs;
     const after = this.config.messageTimestampAfterMaxMs;
@@ -420,13 +464,15 @@ class Validator {
       const end = batch.position + batch.sizeInBytes;
       const n = batch.recordsCount;
       if (n > 0 && end <= batch.buf.length && native.scanRecords(batch.buf, start, end, n, scanSummary)) {
-        if (needsKey && scanSummary[2]! > 0) return undefined;
+        if (needsKey && scanSummary[2]! > 0) return false;
         const first = base + scanSummary[1]!;
         const last = base + scanSummary[0]!;
         // a record may carry -1 (no timestamp): the general path decides that case
-        if (first <= -1 && -1 <= last) return undefined;
-        if (first < lo || last > hi) return undefined;
-        return { count: n, maxTimestamp: BigInt(last) };
+        if (first <= -1 && -1 <= last) return false;
+        if (first < lo || last > hi) return false;
+        this.scanned = n;
+        this.scannedMaxTimestamp = BigInt(last);
+        return true;
       }
     }
     let maxDelta = -Infinity;
@@ -436,15 +482,17 @@ class Validator {
     const r = scanLayout;
     while (it.scanNext(r)) {
       const delta = r.timestampDelta;
-      if (typeof delta !== 'number') return undefined;
+      if (typeof delta !== 'number') return false;
       const ts = base + delta;
-      if (ts !== -1 && (ts < lo || ts > hi)) return undefined;
-      if (ts === -1 && base !== -1) return undefined; // keep -1 handling on the general path
-      if (needsKey && r.keySize < 0) return undefined;
+      if (ts !== -1 && (ts < lo || ts > hi)) return false;
+      if (ts === -1 && base !== -1) return false; // keep -1 handling on the general path
+      if (needsKey && r.keySize < 0) return false;
       if (delta > maxDelta) maxDelta = delta;
       count++;
     }
-    return { count, maxTimestamp: count === 0 ? -1n : BigInt(base + maxDelta) };
+    this.scanned = count;
+    this.scannedMaxTimestamp = count === 0 ? -1n : BigInt(base + maxDelta);
+    return true;
   }
 
   private records(batch: AnyRecordBatch): AnyRecord[] {
@@ -461,7 +509,7 @@ class Validator {
 
   // -- path 1: uncompressed, same magic: in place (assignOffsetsNonCompressed) --
 
-  assignOffsetsNonCompressed(): { maxTimestamp: bigint; shallow: bigint } {
+  assignOffsetsNonCompressed(): void {
     const initialOffset = this.counter;
     let maxTimestamp = -1n;
     let shallow = -1n;
@@ -469,10 +517,10 @@ class Validator {
     for (const batch of this.batches) {
       this.validateBatch(first, batch);
       let maxBatchTimestamp = -1n;
-      const fast = batch.kind === 'v2' ? this.scanV2(batch) : undefined;
-      if (fast !== undefined) {
-        this.counter += BigInt(fast.count);
-        maxBatchTimestamp = fast.maxTimestamp;
+      if (batch.kind === 'v2' && this.scanV2(batch)) {
+        this.counter += BigInt(this.scanned);
+        this.assignedCount += this.scanned;
+        maxBatchTimestamp = this.scannedMaxTimestamp;
       } else {
         const errors: ApiRecordError[] = [];
         const records = this.records(batch);
@@ -481,15 +529,19 @@ class Validator {
           const err = this.validateRecord(batch, record, i);
           if (err) errors.push(err);
           this.counter++;
+          this.assignedCount++;
           if (batch.magic > 0 && record.timestamp > maxBatchTimestamp) maxBatchTimestamp = record.timestamp;
         }
         this.processRecordErrors(batch, errors);
       }
+      // the batch's last offset, one BigInt for both uses
+      const last = this.counter - 1n;
       if (batch.magic > 0 && maxBatchTimestamp > maxTimestamp) {
         maxTimestamp = maxBatchTimestamp;
-        shallow = this.counter - 1n;
+        shallow = last;
       }
-      setLastOffset(batch, this.counter - 1n);
+      setLastOffset(batch, last);
+      this.lastAssigned = last;
       if (batch.kind === 'v2') setPartitionLeaderEpoch(batch, this.ctx.partitionLeaderEpoch);
       if (batch.magic > 0) {
         if (this.timestampType === 'LogAppendTime') setMaxTimestamp(batch, 'LogAppendTime', this.now);
@@ -504,10 +556,11 @@ class Validator {
       } else if (this.toMagic === 1) {
         shallow = initialOffset; // single-record entries all carry the same time
       } else {
-        shallow = this.counter - 1n;
+        shallow = this.lastAssigned;
       }
     }
-    return { maxTimestamp, shallow };
+    this.assignedMaxTimestamp = maxTimestamp;
+    this.assignedShallow = shallow;
   }
 
   // -- path 2: uncompressed, other magic: rebuilt (convertAndAssignOffsetsNonCompressed) --
@@ -584,7 +637,7 @@ class Validator {
    * logAppendTime = now, first batch's producer state, leader epoch)` + `appendWithOffset` per
    * record + `info()`.
    */
-  private build(first: AnyRecordBatch, kept: readonly AnyRecord[], compression: TargetCompression): { records: Buffer; info: BuiltInfo; batchCount: number } {
+  private build(first: AnyRecordBatch, kept: readonly AnyRecord[], compression: Readonly<TargetCompression>): { records: Buffer; info: BuiltInfo; batchCount: number } {
     const baseOffset = this.counter;
     const n = kept.length;
     const logAppend = this.timestampType === 'LogAppendTime';
@@ -673,7 +726,8 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
   // a literal of the first batch, not `[]` + push (which reserves 17 slots): one batch is the usual append
   let batches: AnyRecordBatch[] | undefined;
   let source = 0;
-  const reader = new BatchReader(buf, { verifyCrc: false });
+  const reader = spareReader?.reset(buf, NO_CRC_CHECK) ?? new BatchReader(buf, NO_CRC_CHECK);
+  spareReader = undefined;
   for (let batch = reader.nextBatch(); batch !== null; batch = reader.nextBatch()) {
     if (batch.kind === 'v2' && ctx.origin === 'client' && !isZeroInt64(batch.buf, batch.position)) {
       throw new InvalidRecordError(
@@ -703,32 +757,55 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
 
   // -- LogValidator --
   const target = targetCompressionOf(config, source);
-  const v = new Validator(ctx, batches, source, target);
-  latestValidator.keep(v);
-  const logAppendTime = config.messageTimestampType === 'LogAppendTime' ? ctx.now : -1n;
-  const common = { firstOffset: ctx.nextOffset, logAppendTime, sourceCompression: source, targetCompression: target.codec };
+  spareReader = reader.reset(NO_INPUT, NO_CRC_CHECK);
+  const spare = spareValidator;
+  spareValidator = undefined;
+  const v = spare !== undefined ? spare.reset(ctx, batches, source, target) : new Validator(ctx, batches, source, target);
+  try {
+    return validateBatches(v, ctx, batches, validBytes, source, target);
+  } finally {
+    v.release();
+    spareValidator = v;
+  }
+}
+
+/** The BatchReader the next validation reuses (none while one reads: a nested one would make its own). */
+let spareReader: BatchReader | undefined;
+const NO_INPUT = Buffer.alloc(0);
+
+/** The Validator the next validation reuses (taken while one runs: a nested one would make its own). */
+let spareValidator: Validator | undefined;
+const NO_BATCHES: readonly AnyRecordBatch[] = [];
+
+/** validateAndAssignOffsets after the batches were read: LogValidator's paths. */
+function validateBatches(v: Validator, ctx: ValidationContext, batches: readonly AnyRecordBatch[], validBytes: Buffer, source: number, target: Readonly<TargetCompression>): ValidationResult {
+  const logAppendTime = ctx.config.messageTimestampType === 'LogAppendTime' ? ctx.now : -1n;
 
   if (source === CompressionType.none && target.codec === CompressionType.none) {
     let sameMagic = true;
     for (let i = 0; i < batches.length; i++) if (batches[i]!.magic !== v.magic) sameMagic = false;
     if (sameMagic) {
-      const { maxTimestamp, shallow } = v.assignOffsetsNonCompressed();
+      v.assignOffsetsNonCompressed();
       return {
-        firstOffset: common.firstOffset,
-        logAppendTime: common.logAppendTime,
-        sourceCompression: common.sourceCompression,
-        targetCompression: common.targetCompression,
+        firstOffset: ctx.nextOffset,
+        logAppendTime,
+        sourceCompression: source,
+        targetCompression: target.codec,
         records: validBytes,
-        lastOffset: v.counter - 1n,
-        maxTimestamp,
-        shallowOffsetOfMaxTimestamp: shallow,
-        recordCount: Number(v.counter - ctx.nextOffset),
+        lastOffset: v.lastAssigned,
+        maxTimestamp: v.assignedMaxTimestamp,
+        shallowOffsetOfMaxTimestamp: v.assignedShallow,
+        recordCount: v.assignedCount,
         batchCount: batches.length,
         batches,
         recompressed: false,
         magic: batches[0]!.magic,
       };
     }
+  }
+  // (made only off the in-place path, which every Produce of uncompressed records takes)
+  const common = { firstOffset: ctx.nextOffset, logAppendTime, sourceCompression: source, targetCompression: target.codec };
+  if (source === CompressionType.none && target.codec === CompressionType.none) {
     const built = v.convertAndAssignOffsetsNonCompressed();
     return rebuiltResult(ctx, v, built, common, batches[0]!);
   }

@@ -20,7 +20,7 @@ import { LocalLog, type LogSink } from './local-log.js';
 import type { LogConfig } from './log-config.js';
 import { LogLoader, type LogLoaderOptions, type RecoveryReport } from './log-loader.js';
 import type { LogSegment, TimestampAndOffset } from './log-segment.js';
-import { validateAndAssignOffsets, type ValidationResult } from './log-validator.js';
+import { validateAndAssignOffsets, type ValidationContext, type ValidationResult } from './log-validator.js';
 import { analyzeRaftLeaderRecords } from './raft-leader-append.js';
 import type { AppendOrigin, CompletedTxn, ProducerAppendInfo } from './producer-append-info.js';
 import type { ProducerStateManager } from './producer-state.js';
@@ -32,6 +32,9 @@ import { createLogResources, type LogResources } from './log-resources.js';
 
 export type { LogSink } from './local-log.js';
 export type { RecoveryReport } from './log-loader.js';
+
+/** Long.MAX_VALUE: flush.messages' default. */
+const LONG_MAX = 0x7fffffffffffffffn;
 
 /** ListOffsets special timestamps (`ListOffsetsRequest`). */
 export const LATEST_TIMESTAMP = -1n;
@@ -71,6 +74,7 @@ export class PartitionLog {
   private startOffset: bigint;
   /** Reused copy of each append's input (the validator mutates a copy, never the caller's bytes). */
   private readonly appendScratch = { buffer: Buffer.allocUnsafe(0) };
+  private validation: ValidationContext | undefined;
   /** "topic-partition" for error messages, built once (every append passes it). */
   private readonly topicPartition: string;
   readonly recoveryReports: RecoveryReport[];
@@ -211,16 +215,7 @@ export class PartitionLog {
     const validated =
       options.origin === 'raftLeader'
         ? analyzeRaftLeaderRecords(records, { config: this.config, nextOffset: leo, leaderEpoch: options.leaderEpoch ?? 0, topicPartition: this.topicPartition })
-        : validateAndAssignOffsets(records, {
-            config: this.config,
-            nextOffset: leo,
-            now: BigInt(now),
-            partitionLeaderEpoch: options.leaderEpoch ?? 0,
-            origin: options.origin ?? 'client',
-            topicPartition: this.topicPartition,
-            scratch: this.appendScratch,
-            mutateInput: options.mutateInput === true,
-          });
+        : validateAndAssignOffsets(records, this.validationContext(leo, now, options));
     const bytes = validated.records;
     if (bytes.length > this.config.segmentBytes) {
       throw new RecordListTooLargeError(
@@ -275,7 +270,10 @@ export class PartitionLog {
     if (completed !== undefined) for (const txn of completed) completeTxn(state, txn, segment);
     state.updateMapEndOffset(newLeo);
     state.onHighWatermarkUpdated(this.highWatermark);
-    if (newLeo - this.localLog.recoveryPoint >= this.config.flushMessages) this.flush();
+    // at flush.messages' default (Long.MAX_VALUE) no log end offset below it can be that far past
+    // the recovery point: no BigInt subtraction per append then
+    const flushMessages = this.config.flushMessages;
+    if ((flushMessages < LONG_MAX || newLeo >= LONG_MAX) && newLeo - this.localLog.recoveryPoint >= flushMessages) this.flush();
     return {
       firstOffset: validated.firstOffset,
       lastOffset: validated.lastOffset,
@@ -317,6 +315,21 @@ export class PartitionLog {
     return this.append(batch, { origin: 'coordinator', leaderEpoch: marker.leaderEpoch ?? 0, mutateInput: true, heldAppends: options.heldAppends });
   }
 
+  /**
+   * The context of this append's validation, in the one object this log reuses (nothing keeps it
+   * past validateAndAssignOffsets): an object per append was garbage on every Produce.
+   */
+  private validationContext(leo: bigint, now: number, options: { leaderEpoch?: number; origin?: AppendOrigin; mutateInput?: boolean }): ValidationContext {
+    const ctx = (this.validation ??= { config: this.config, nextOffset: 0n, now: 0n, partitionLeaderEpoch: 0, origin: 'client', topicPartition: this.topicPartition, scratch: this.appendScratch, mutateInput: false });
+    ctx.config = this.config;
+    ctx.nextOffset = leo;
+    ctx.now = BigInt(now);
+    ctx.partitionLeaderEpoch = options.leaderEpoch ?? 0;
+    ctx.origin = options.origin ?? 'client';
+    ctx.mutateInput = options.mutateInput === true;
+    return ctx;
+  }
+
   /** Drops producers idle for producer.id.expiration.ms (called by a scheduler, as Kafka does every 10 min). */
   removeExpiredProducers(): void {
     this.producerStateManager.removeExpiredProducers(this.time());
@@ -331,14 +344,7 @@ export class PartitionLog {
   private maybeRoll(messagesSize: number, v: ValidationResult, now: number): LogSegment {
     const active = this.localLog.activeSegment;
     if (
-      active.shouldRoll({
-        maxSegmentMs: this.maxSegmentMs(),
-        segmentBytes: this.config.segmentBytes,
-        messagesSize,
-        maxTimestampInMessages: v.maxTimestamp,
-        maxOffsetInMessages: v.lastOffset,
-        now,
-      })
+      active.shouldRollFor(this.maxSegmentMs(), this.config.segmentBytes, messagesSize, v.maxTimestamp, v.lastOffset, now)
     ) {
       return this.roll(v.firstOffset);
     }

@@ -60,6 +60,16 @@ export class KeptList<T> {
     }
   }
 
+  /** Drops the last item (none when empty). */
+  dropLast(): void {
+    if (this.end === this.head) return;
+    this.items[--this.end] = this.empty;
+    if (this.head === this.end) {
+      this.head = 0;
+      this.end = 0;
+    }
+  }
+
   clear(): void {
     this.dropFirst(this.end - this.head);
   }

@@ -139,3 +139,16 @@ test('int64 fields: the bytes of Buffer.writeBigInt64BE and back, around ±2^32,
   assert.throws(() => encodeMessage(schema, 0, { v: 2n ** 63n }), { code: 'INVALID_ARGUMENT' });
   assert.throws(() => encodeMessage(schema, 0, { v: 1.5 }), { code: 'INVALID_ARGUMENT' });
 });
+
+test('string fields decode to their value whatever the field held before: repeated, changed at the same length, multi-byte, over the 64 remembered bytes', () => {
+  const produce = API_SCHEMAS.get(0)!.request;
+  const names = ['topic-a', 'topic-a', 'topic-b', 'topic-a', 'tópic-a', 'tópic-a', 'x'.repeat(64), 'x'.repeat(63) + 'y', 'x'.repeat(64), 'y'.repeat(200), 'y'.repeat(200), 'y'.repeat(199) + 'z', '', 'topic-a', '😀😀', '😀😁'];
+  for (const [i, name] of names.entries()) {
+    const value = { transactionalId: i % 3 === 0 ? null : name, acks: -1, timeoutMs: 30000, topicData: [{ name, partitionData: [] }] };
+    for (const v of [3, 9]) {
+      const decoded = decodeMessage(produce, v, Buffer.concat(encodeMessage(produce, v, value))).value;
+      assert.equal(decoded.topicData[0].name, name, `v${v} #${i}`);
+      assert.equal(decoded.transactionalId, value.transactionalId, `v${v} #${i}`);
+    }
+  }
+});

@@ -8,7 +8,10 @@ import { errorName } from '../../src/protocol/error-codes.js';
 import assert from 'node:assert/strict';
 import { BufferPool, ByteReservations } from '../../src/bytes/buffer-pool.js';
 import { FrameDecoder } from '../../src/protocol/framing.js';
-import { encodeResponseFrame, readRequestHeader, requestHeaderVersion } from '../../src/protocol/header.js';
+import { encodeResponse, encodeResponseFrame, readRequestHeader, requestHeaderVersion } from '../../src/protocol/header.js';
+import { encodeMessage } from '../../src/protocol/codec.js';
+import { API_SCHEMAS } from '../../src/protocol/schemas/index.js';
+import { randomMessage } from './value-gen.js';
 import { FrameTooLargeError, ProtocolError } from '../../src/protocol/errors.js';
 import { Rng } from '../helpers/ref.js';
 import { tierCount } from '../helpers/tier.js';
@@ -89,6 +92,32 @@ test('response frame: size + correlation id (v0); flexible responses add an empt
   assert.equal(chunks[1], body[0], 'body chunks are passed through, not copied');
 });
 
+test('encodeResponse writes the frame encodeResponseFrame makes of encodeMessage, header in the first chunk, zero-copy chunks passed through', () => {
+  const rng = new Rng(0x24a11c);
+  let zeroCopy = 0;
+  for (const [apiKey, api] of API_SCHEMAS) {
+    for (let v = api.response.validVersions[0]; v <= api.response.validVersions[1]; v++) {
+      for (let i = 0; i < 3; i++) {
+        const value = randomMessage(api.response, v, rng, { largeBytes: 0.3 });
+        const correlationId = rng.int(0x7fffffff);
+        const expected = Buffer.concat(encodeResponseFrame(apiKey, v, correlationId, encodeMessage(api.response, v, value)));
+        const chunks = encodeResponse(api.response, apiKey, v, correlationId, value);
+        assert.ok(Buffer.concat(chunks).equals(expected), `${api.name} v${v} case ${i}`);
+        assert.ok(chunks[0]!.length >= 8, `${api.name} v${v}: the header is in the first chunk`);
+        if (chunks.length > 1) zeroCopy++;
+      }
+    }
+  }
+  assert.ok(zeroCopy > 0, 'some cases had zero-copy chunks');
+  // the header bytes themselves (Produce v9 is flexible: header v1; ApiVersions always v0)
+  const produce = API_SCHEMAS.get(0)!;
+  const p = Buffer.concat(encodeResponse(produce.response, 0, 9, 0x01020304, { responses: [], throttleTimeMs: 0 }));
+  assert.deepStrictEqual([...p.subarray(0, 9)], [0, 0, 0, p.length - 4, 1, 2, 3, 4, 0]);
+  const versions = API_SCHEMAS.get(18)!;
+  const av = Buffer.concat(encodeResponse(versions.response, 18, 3, 6, { errorCode: 0, apiKeys: [], throttleTimeMs: 0 }));
+  assert.deepStrictEqual([...av.subarray(0, 8)], [0, 0, 0, av.length - 4, 0, 0, 0, 6]);
+});
+
 function frame(payload: Buffer): Buffer {
   const size = Buffer.alloc(4);
   size.writeInt32BE(payload.length);
@@ -119,6 +148,36 @@ test('FrameDecoder returns the same frames for every way of splitting the stream
     assert.deepStrictEqual(got, payloads, `cuts ${cuts.join(',')}`);
     assert.equal(d.bufferedBytes, 0);
   }
+});
+
+test('FrameDecoder.pushInto with a length takes only that many bytes of the chunk: the frames of push() for every split, the rest of the chunk ignored', () => {
+  const rng = new Rng(0x24f7);
+  const payloads = [Buffer.from('a'), rng.bytes(3), Buffer.alloc(0), rng.bytes(100), rng.bytes(5000), Buffer.from('last')];
+  const stream = Buffer.concat(payloads.map(frame));
+  for (let i = 0; i < 400; i++) {
+    const cuts = new Set<number>();
+    const k = rng.int(12);
+    for (let j = 0; j < k; j++) cuts.add(rng.int(stream.length + 1));
+    const d = new FrameDecoder(1 << 20);
+    const got: Buffer[] = [];
+    let from = 0;
+    for (const c of [...[...cuts].sort((a, b) => a - b), stream.length]) {
+      // the read lands at the start of a larger chunk whose tail holds bytes of no frame (a size prefix of 0x7f7f7f7f)
+      const chunk = Buffer.concat([stream.subarray(from, c), Buffer.alloc(1 + rng.int(64), 0x7f)]);
+      d.pushInto(chunk, got, c - from);
+      from = c;
+    }
+    assert.deepStrictEqual(got, payloads, `cuts ${[...cuts].join(',')}`);
+    assert.equal(d.bufferedBytes, 0);
+  }
+  // a size prefix above the bound after whole frames: those frames first, then the failure
+  const d = new FrameDecoder(100);
+  const bad = Buffer.alloc(4);
+  bad.writeInt32BE(101);
+  const got: Buffer[] = [];
+  d.pushInto(Buffer.concat([frame(Buffer.from('ok')), bad, Buffer.alloc(8)]), got, 10);
+  assert.deepStrictEqual(got, [Buffer.from('ok')]);
+  assert.ok(d.failed instanceof FrameTooLargeError);
 });
 
 test('FrameDecoder hands out a frame inside one chunk as a zero-copy view', () => {

@@ -258,6 +258,19 @@ describe('PartitionLog roll (UnifiedLogTest, LocalLogTest)', () => {
     assert.equal(log.recoveryPoint, 5n);
   });
 
+  it('flush.messages: the log is flushed once that many messages are past the recovery point; at its default, never by an append', () => {
+    const log = openLog(cfg({ flushMessages: 3n }));
+    appendMany(log, 2);
+    assert.equal(log.recoveryPoint, 0n);
+    appendMany(log, 1);
+    assert.equal(log.recoveryPoint, 3n);
+    appendMany(log, 2);
+    assert.equal(log.recoveryPoint, 3n);
+    const unbounded = openLog(cfg(), {}, 'topic-1');
+    appendMany(unbounded, 5);
+    assert.equal(unbounded.recoveryPoint, 0n);
+  });
+
   it('a flush while rolled segments are still flushing in the background syncs them inline, and later rolls keep the order', async () => {
     const log = openLog(cfg({ segmentBytes: 64 * 1024 }));
     appendMany(log, 3);

@@ -44,3 +44,21 @@ test('KeptList: a FIFO that never empties keeps its order and a bounded store', 
   // emptied slots hold `empty`, not the items taken out (nothing kept alive)
   assert.equal(store.filter((v) => v !== undefined).length, l.length);
 });
+
+test('KeptList: dropLast takes the newest item back (after shifts too) and empties the slot', () => {
+  const store = objectArray<string | undefined>();
+  const l = new KeptList<string | undefined>(store, undefined);
+  l.dropLast();
+  assert.equal(l.length, 0);
+  l.push('a');
+  l.push('b');
+  l.push('c');
+  l.shift();
+  l.dropLast();
+  assert.deepEqual(items(l), ['b']);
+  assert.ok(!store.includes('c'), 'the dropped item is not kept alive');
+  l.dropLast();
+  assert.equal(l.length, 0);
+  l.push('d');
+  assert.deepEqual(items(l), ['d']);
+});

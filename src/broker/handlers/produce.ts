@@ -23,7 +23,7 @@ import {
   type TopicProduceResponse,
 } from '../../protocol/schemas/produce.js';
 import { errorCodeOf, errorMessageOf } from '../api-error.js';
-import { NO_RESPONSE, type ApiHandler } from '../handler.js';
+import { NO_RESPONSE, type ApiHandler, type RequestContext } from '../handler.js';
 import { partitionLog } from './partitions.js';
 import { hasTransactionalRecords, refuseTransactionalWithoutId } from './transactional-records.js';
 import { producedBytes } from '../quotas/quota-manager.js';
@@ -32,6 +32,7 @@ import { INTERNAL_TOPICS } from '../../storage/topic.js';
 import { verifyTransactionalProduce } from '../txn/verification.js';
 import { AclOperation } from '../auth/acl.js';
 import { requireTopic, transactionalIdError } from '../auth/checks.js';
+import type { HeldAppends } from '../../storage/held-appends.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
 const MAGIC_OFFSET = 16;
@@ -59,6 +60,28 @@ function checkV3Records(version: number, records: Buffer | null): { errorCode: n
   return undefined;
 }
 
+/**
+ * refuseTransactionalWithoutId with its authorization callback, made here: a closure over `ctx` in
+ * `handle` made V8 allocate a context for `ctx` at every call, used or not.
+ */
+function refuseWithoutId(request: ProduceRequest, ctx: RequestContext): TopicProduceResponse[] | undefined {
+  return refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE);
+}
+
+/**
+ * The recordErrors of every partition answered without any: one shared array, frozen (the codec
+ * only reads it; a push would throw instead of reaching other answers), not an array per answer.
+ */
+const NO_RECORD_ERRORS: never[] = [];
+Object.freeze(NO_RECORD_ERRORS);
+
+/** The append options of a broker's Produce appends: the same object each time (an object per append was garbage). */
+let appendOptions: { readonly mutateInput: true; readonly heldAppends: HeldAppends } | undefined;
+function appendOptionsOf(heldAppends: HeldAppends): { readonly mutateInput: true; readonly heldAppends: HeldAppends } {
+  if (appendOptions?.heldAppends !== heldAppends) appendOptions = { mutateInput: true, heldAppends };
+  return appendOptions;
+}
+
 export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
   api: Produce,
   minVersion: 0,
@@ -70,12 +93,12 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     ctx.afterAnswer(ctx.recycleRequestFrame);
     const acks = request.acks;
     // before any append, as Kafka does: transactional records need a transactional id (issue 17)
-    // (the authorization closure only for a request the check refuses: a transactional producer's
-    // own Produce, allowed to write its id, makes none)
+    // (the authorization closure only for a request the check refuses: most have no transactional
+    // records, and a transactional producer's own Produce, allowed to write its id, makes none)
     const txnId = request.transactionalId;
     const refused =
       hasTransactionalRecords(request) && !(txnId !== null && txnId !== undefined && transactionalIdError(ctx, AclOperation.WRITE, txnId) === ErrorCode.NONE)
-        ? refuseTransactionalWithoutId(request, (id) => transactionalIdError(ctx, AclOperation.WRITE, id) === ErrorCode.NONE)
+        ? refuseWithoutId(request, ctx)
         : undefined;
     if (refused !== undefined) {
       if (acks !== 0) return { responses: refused, throttleTimeMs: 0 };
@@ -91,7 +114,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
       const partitionResponses: PartitionProduceResponse[] = new Array<PartitionProduceResponse>(topic.partitionData.length);
       for (let i = 0; i < topic.partitionData.length; i++) {
         const p = topic.partitionData[i]!;
-        const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+        const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: NO_RECORD_ERRORS, errorMessage: null };
         partitionResponses[i] = out;
         try {
           if (acks !== 0 && acks !== 1 && acks !== -1) {
@@ -123,7 +146,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           }
           // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as
           // Kafka does, and the write may wait for the answer (the connection keeps the frame until then)
-          const r = log.append(p.records ?? Buffer.alloc(0), { mutateInput: true, heldAppends: broker.heldAppends });
+          const r = log.append(p.records ?? Buffer.alloc(0), appendOptionsOf(broker.heldAppends));
           appended = true;
           out.baseOffset = r.firstOffset;
           out.logAppendTimeMs = r.logAppendTime;
