@@ -5,8 +5,8 @@
  * weakly. A class instance's map is a leaf of its constructor's transition tree, and transitions
  * are weak too: when no instance is alive at a full (mark-compact) collection, the map dies, and
  * V8 drops every optimized function that embedded it ("marking dependent code ... reason: weak
- * objects" under --trace-deopt). The request path's objects (batches, readers, writers, validators)
- * live for one request, so the full collection V8's memory reducer runs once a broker goes idle
+ * objects" under --trace-deopt). The request path's objects (batches, readers, records, producer
+ * state steps) live for one request, so the full collection V8's memory reducer runs once a broker goes idle
  * found none of them alive and threw away about 50 optimized functions of the path; the next
  * client's first few thousand requests then ran in the interpreter while they compiled again, and
  * that re-compilation was the round-trip p99 a test suite sees, as it starts clients one after
@@ -16,7 +16,9 @@
  * kinds), so it shares their map and keeps it, and the code that checks it, alive. It holds small
  * buffers only. Where a class cannot be built apart from its context (a connection, a validation),
  * a {@link LatestInstance} keeps the last one the broker used instead, with what it references
- * (at most one closed connection, one Produce's validation).
+ * (at most one closed connection, one append's producer-state step and marker record). Objects
+ * the path reuses from one request to the next (the codec's cursor and writer, the validator) keep
+ * their classes alive themselves.
  */
 const anchors: object[] = [];
 
