@@ -75,11 +75,17 @@ function refuseWithoutId(request: ProduceRequest, ctx: RequestContext): TopicPro
 const NO_RECORD_ERRORS: never[] = [];
 Object.freeze(NO_RECORD_ERRORS);
 
-/** The append options of a broker's Produce appends: the same object each time (an object per append was garbage). */
-let appendOptions: { readonly mutateInput: true; readonly heldAppends: HeldAppends } | undefined;
-function appendOptionsOf(heldAppends: HeldAppends): { readonly mutateInput: true; readonly heldAppends: HeldAppends } {
-  if (appendOptions?.heldAppends !== heldAppends) appendOptions = { mutateInput: true, heldAppends };
-  return appendOptions;
+/**
+ * The append options of a broker's Produce appends: the same object each time (an object per append
+ * was garbage), one per broker in a WeakMap (a module-level one held the last broker's HeldAppends,
+ * and through it the whole broker, after its close(): test/broker/close-releases.test.ts).
+ */
+type AppendOptions = { readonly mutateInput: true; readonly heldAppends: HeldAppends };
+const appendOptionsByHeldAppends = new WeakMap<HeldAppends, AppendOptions>();
+function appendOptionsOf(heldAppends: HeldAppends): AppendOptions {
+  let options = appendOptionsByHeldAppends.get(heldAppends);
+  if (options === undefined) appendOptionsByHeldAppends.set(heldAppends, (options = { mutateInput: true, heldAppends }));
+  return options;
 }
 
 export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
