@@ -163,7 +163,7 @@ export class Connection {
   private flushScheduled = false;
   private readonly socket: Socket;
   /** The chunk non-direct reads go to, and how much of it earlier reads filled. */
-  private readChunk: Buffer = Buffer.alloc(0);
+  private readChunk: Buffer = NO_READ_CHUNK;
   private readChunkUsed = 0;
   /** Size of the next fresh read chunk: READ_CHUNK_BYTES, doubled (up to READ_CHUNK_MAX_BYTES) by reads that fill their target. */
   private readChunkBytes = READ_CHUNK_BYTES;
@@ -223,7 +223,13 @@ export class Connection {
       // its hidden classes (connection, socket, frame decoder, lists) outlive it: V8 keeps the
       // request path's optimized code for the next client (src/v8/map-anchors.ts). Not while the
       // broker closes: an in-process broker's objects are not kept past its close().
-      if (!broker.isClosing) lastClosedConnection.keep(this);
+      if (!broker.isClosing) {
+        // kept for its classes, not its memory: its read chunks (up to 512 KiB) go
+        this.readChunk = NO_READ_CHUNK;
+        this.readChunkUsed = 0;
+        this.retiredChunks.length = 0;
+        lastClosedConnection.keep(this);
+      }
     });
   }
 
@@ -1006,6 +1012,9 @@ export class Connection {
  * immediate: one per connection was a different callback each, and Node's processImmediate,
  * optimized for the first connection's, deoptimized ('wrong call target') at every new client's.
  */
+/** A connection's read chunk before its first read and after its close. */
+const NO_READ_CHUNK = Buffer.alloc(0);
+
 /** The connection that closed last (src/v8/map-anchors.ts). */
 const lastClosedConnection = new LatestInstance<Connection>();
 

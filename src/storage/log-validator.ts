@@ -56,7 +56,7 @@ import type { LegacyRecord, LegacyRecordBatch } from '../record/legacy.js';
 import type { Record } from '../record/record.js';
 import { RecordLayout } from '../record/record-layout.js';
 import { nativeAddon } from '../native/addon.js';
-import { messageFormatMagic, type LogConfig } from './log-config.js';
+import { DEFAULT_LOG_CONFIG, messageFormatMagic, type LogConfig } from './log-config.js';
 import type { AppendOrigin } from './producer-append-info.js';
 
 
@@ -311,9 +311,15 @@ class Validator {
     return this;
   }
 
-  /** Done: keeps no batch (the caller's bytes) alive until the next validation. */
+  /**
+   * Done: keeps nothing of the validation alive until the next one: not the batches (the caller's
+   * bytes), not the context (a log's scratch buffer and config), not the compression target.
+   */
   release(): void {
     this.batches = NO_BATCHES;
+    this.ctx = RELEASED_CONTEXT;
+    this.config = RELEASED_CONTEXT.config;
+    this.target = AT_DEFAULT_LEVEL[CompressionType.none]!;
   }
 
   get magic(): number {
@@ -772,6 +778,9 @@ export function validateAndAssignOffsets(records: Buffer, ctx: ValidationContext
 /** The BatchReader the next validation reuses (none while one reads: a nested one would make its own). */
 let spareReader: BatchReader | undefined;
 const NO_INPUT = Buffer.alloc(0);
+
+/** What a released Validator holds instead of its last context: nothing of any log. */
+const RELEASED_CONTEXT: ValidationContext = { config: DEFAULT_LOG_CONFIG, nextOffset: 0n, now: 0n, partitionLeaderEpoch: 0, origin: 'client' };
 
 /** The Validator the next validation reuses (taken while one runs: a nested one would make its own). */
 let spareValidator: Validator | undefined;

@@ -9,10 +9,10 @@
  * it was.
  */
 import { InvalidProducerEpochError, InvalidTxnStateError, OutOfOrderSequenceError, TransactionCoordinatorFencedError } from '../errors.js';
-import type { RecordBatch, RecordIterator } from '../record/batch.js';
-import type { Record } from '../record/record.js';
+import { RecordBatch } from '../record/batch.js';
+import { encodeEndTransactionMarker } from '../record/builder.js';
 import { parseEndTransactionMarker } from '../record/control.js';
-import { LatestInstance } from '../v8/map-anchors.js';
+import { anchorHiddenClass } from '../v8/map-anchors.js';
 import {
   addBatch,
   applyEndMarker,
@@ -54,12 +54,18 @@ export type ProducerStateLogger = (level: 'info' | 'warn', message: string) => v
  * Obtain it from {@link ProducerStateManager.prepareUpdate}.
  */
 /**
- * The last end-transaction marker's record reader and record, kept until the next, so their hidden
- * classes and the marker-reading code outlive a full GC between an idle broker's clients
- * (map-anchors.ts).
+ * A marker's record reader and record, the only records the transactional path reads (one marker
+ * per transaction and partition): anchored (map-anchors.ts) as built from a marker batch of their
+ * own, so that no live one (a recovery read's shared buffer among them) is kept.
  */
-const lastMarkerIterator = new LatestInstance<RecordIterator>();
-const lastMarkerRecord = new LatestInstance<Record>();
+function anchorMarkerRecordClasses(): void {
+  const marker = new RecordBatch(encodeEndTransactionMarker({ type: 'COMMIT', producerId: 0n, producerEpoch: 0, coordinatorEpoch: 0, timestamp: 0n }));
+  const iterator = marker.recordIterator();
+  const record = iterator.readNext();
+  anchorHiddenClass(iterator);
+  if (record !== null) anchorHiddenClass(record);
+}
+anchorMarkerRecordClasses();
 
 export class ProducerAppendInfo {
   private readonly updatedEntry: ProducerStateEntry;
@@ -83,12 +89,8 @@ export class ProducerAppendInfo {
    */
   append(batch: RecordBatch, firstOffsetMetadata?: bigint): CompletedTxn | undefined {
     if (batch.isControl) {
-      const iterator = batch.recordIterator();
-      const first = iterator.readNext();
+      const first = batch.recordIterator().readNext();
       if (first === null) return undefined;
-      // a marker per transaction and partition: the only records the transactional path reads
-      lastMarkerIterator.keep(iterator);
-      lastMarkerRecord.keep(first);
       const marker = parseEndTransactionMarker(first.key, first.value);
       return this.appendEndTxnMarker(
         marker.type,
