@@ -846,6 +846,7 @@ export class Connection {
       runAll(this.heldReleases);
       return;
     }
+    let writtenNow: SentFlush | undefined;
     {
       const flush = this.takeHeldIntoFlush();
       const sentAt = performance.now();
@@ -869,7 +870,7 @@ export class Connection {
         // the tick queue (a Map per run) were about 500 B per 100 B Produce round trip (heap
         // profile). Otherwise an empty write's callback runs once the bytes before it are written.
         this.socket.write(copy ? concatHeld(this.held, this.heldBytes) : this.held.get(0));
-        if (this.socket.writableLength === 0) flush.written();
+        if (this.socket.writableLength === 0) writtenNow = flush;
         else this.socket.write(NO_BYTES, flush.written);
       } else {
         this.socket.write(this.held.get(last), flush.written);
@@ -879,6 +880,8 @@ export class Connection {
     }
     this.held.clear();
     this.heldBytes = 0;
+    // after the held lists are clear: a release that threw could otherwise leave the written answers held, to go out again
+    writtenNow?.written();
   }
 
   /** A flush record (a spare one, else a new one) now holding the held answers and releases; the held lists are its emptied ones. */
