@@ -39,6 +39,8 @@ const KCAT = process.env.KAFKALITE_KCAT ?? 'kcat';
 const SEED = Number(process.env.KAFKALITE_FUZZ_SEED ?? 0x736f616b);
 /** How long the attacks run while kcat works (the whole test stays well under two minutes). */
 const SOAK_MS = 30_000;
+/** Between kcat's produce rounds of 300 records. */
+const PRODUCE_PAUSE_MS = 50;
 const NEVER_READ = 2_000;
 /** Of those, how many pipeline Fetch requests with large answers (the rest: a few small Metadata requests). */
 const HEAVY_NEVER_READ = 50;
@@ -208,6 +210,9 @@ test('soak: kcat produces and consumes while hostile clients and inputs hit the 
           const lines = Array.from({ length: 300 }, (_, i) => `r${round}-m${i}-${'x'.repeat(i % 97)}`);
           await kcat(['-b', broker.bootstrap, '-t', 'soak', '-P', '-X', 'enable.idempotence=true', '-X', 'linger.ms=5', '-X', 'message.timeout.ms=30000'], lines.join('\n') + '\n');
           produced.push(...lines);
+          // a pause between rounds: each consume run reads the whole topic from its start, and a
+          // producer at full speed (about 270,000 records in the soak) left time for only 1-2 of them
+          await sleep(PRODUCE_PAUSE_MS);
         }
       })(),
     );
@@ -329,7 +334,8 @@ test('soak: kcat produces and consumes while hostile clients and inputs hit the 
     const probe = await RawClient.connect(broker.port);
     let probes = 0;
     const started = Date.now();
-    while (Date.now() - started < SOAK_MS) {
+    // the soak's length, longer (up to twice) until kcat has consumed the topic twice
+    while (Date.now() - started < SOAK_MS || (consumerRounds < 2 && Date.now() - started < 2 * SOAK_MS)) {
       const r = await Promise.race([probe.request(3, 1, { topics: [] }), sleep(GUARD_MS).then(() => undefined)]);
       assert.ok(r !== undefined, `a reading client's Metadata unanswered for ${GUARD_MS} ms while ${JSON.stringify(broker.queuedBytes)}`);
       probes++;
