@@ -73,7 +73,7 @@ test('a full collection after the only client left drops none of the Produce pat
     const from = out.length;
     child.kill('SIGUSR2');
     while (!out.slice(from).includes('[gc-on-signal: full collection done]')) await sleep(20);
-    const optimized = new Set([...out.slice(0, from).matchAll(/\[completed optimizing [^<]*<JSFunction ([^ >]+)/g)].map((m) => m[1]));
+    const optimized = new Set([...out.slice(0, from).matchAll(/\[completed (?:optimizing|compiling) [^<]*<JSFunction ([^ >]+)/g)].map((m) => m[1]));
     assert.ok([...optimized].some((n) => PRODUCE_PATH.test(n!)), 'the trace shows the Produce path (the test would prove nothing otherwise)');
     const dropped = out
       .slice(from)
