@@ -31,6 +31,8 @@
  * that relays the client to the kafkalite broker until it has the broker's answer to a Produce,
  * then persists each Produce itself (writeSync) and answers with that copy, doing nothing else: what
  * Node, its socket path and the write cost a round trip, against which kafkalite's own work shows.
+ * BENCH_LATENCY_PIN (split | same | none; split on 2+ CPUs): the CPUs the peers and the client run
+ * on (see PIN below).
  * Results: stdout and bench/results/latency.json (overwritten; git keeps the history).
  */
 import { spawnListening, stopChild } from './child.js';
@@ -38,7 +40,7 @@ import { cpuMsOf } from './proc-cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
@@ -55,6 +57,22 @@ const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
 const FULL_GC = process.env.BENCH_LATENCY_FULL_GC === '1';
 const FLOOR = process.env.BENCH_LATENCY_FLOOR !== '0';
 const GC_ON_SIGNAL = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
+/**
+ * Where the client and the peers run (taskset): `split` (the default on 2+ CPUs) puts every peer,
+ * all its threads, on CPU 1 and the client on CPU 0; `same` puts both on CPU 1; `none` leaves it to
+ * the scheduler. Left to it, a round's placement decides most of its p50 on this VM: a request that
+ * wakes a process on the other vCPU costs ~35 µs each way, one on the same vCPU almost nothing
+ * (round trips pinned apart: p50 87-102 µs for kafkalite, 81-82 µs for the mock; pinned together
+ * 24 and 20 µs), and the scheduler picks differently from round to round and peer to peer.
+ */
+const PIN = (process.env.BENCH_LATENCY_PIN ?? (availableParallelism() >= 2 ? 'split' : 'none')) as 'split' | 'same' | 'none';
+if (!['split', 'same', 'none'].includes(PIN)) throw new Error(`BENCH_LATENCY_PIN must be split, same or none, not ${PIN}`);
+/** The command, run on `cpu` under `taskset` (which execs it: the pid stays the command's), or as it is with PIN=none. */
+function pinned(cpu: number, cmd: string, args: string[]): [string, string[]] {
+  return PIN === 'none' ? [cmd, args] : ['taskset', ['-c', String(cpu), cmd, ...args]];
+}
+const PEER_CPU = 1;
+const CLIENT_CPU = PIN === 'same' ? 1 : 0;
 
 interface Peer {
   name: string;
@@ -64,7 +82,7 @@ interface Peer {
 }
 
 async function startChild(name: string, cmd: string, args: string[], pattern: RegExp, kind: Peer['kind']): Promise<Peer> {
-  const { child, port } = await spawnListening(name, cmd, args, pattern);
+  const { child, port } = await spawnListening(name, ...pinned(PEER_CPU, cmd, args), pattern);
   return { name, bootstrap: `127.0.0.1:${port}`, child, kind };
 }
 
@@ -79,7 +97,7 @@ function kafkaliteBroker(name: string, bin: string, dataDir: string, flags: stri
 
 /** One round of latency_bench.py: the latencies in µs. */
 function runRound(peer: Peer, mode: 'roundtrip' | 'e2e', topic: string, count: number): Promise<number[]> {
-  const child = spawn(PYTHON, [join(REPO_ROOT, 'bench', 'py', 'latency_bench.py'), peer.bootstrap, mode, topic, String(count)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(...pinned(CLIENT_CPU, PYTHON, [join(REPO_ROOT, 'bench', 'py', 'latency_bench.py'), peer.bootstrap, mode, topic, String(count)]), { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => {
@@ -137,6 +155,7 @@ async function main(): Promise<void> {
       const e = quantiles(await runRound(p, 'e2e', 'latency-warmup', p.kind === 'mock' ? 2 : Math.ceil(WARMUP / 10)));
       console.log(`warm-up   ${p.name.padEnd(16)} round trip p50 ${f(q.p50 / 1000, 3)} ms  p99 ${f(q.p99 / 1000, 3)} ms; produce to consume p50 ${f(e.p50 / 1000, 3)} ms  p99 ${f(e.p99 / 1000, 3)} ms (not counted)`);
     }
+    console.log(`placement: ${PIN === 'none' ? 'left to the scheduler' : `peers on CPU ${PEER_CPU}, the client on CPU ${CLIENT_CPU}`} (BENCH_LATENCY_PIN=${PIN})`);
     const results: { peer: string; mode: string; round: number; q: Quantiles }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < peers.length; k++) {
@@ -189,7 +208,7 @@ async function main(): Promise<void> {
     }
     const file = join(REPO_ROOT, 'bench', 'results', 'latency.json');
     mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
-    writeFileSync(file, JSON.stringify({ bench: 'latency', date: new Date().toISOString(), node: process.version, rounds: ROUNDS, warmup: WARMUP, count: COUNT, e2eCount: E2E_COUNT, e2eMockCount: E2E_MOCK_COUNT, summary, results }, null, 2) + '\n');
+    writeFileSync(file, JSON.stringify({ bench: 'latency', date: new Date().toISOString(), node: process.version, placement: PIN, rounds: ROUNDS, warmup: WARMUP, count: COUNT, e2eCount: E2E_COUNT, e2eMockCount: E2E_MOCK_COUNT, summary, results }, null, 2) + '\n');
     console.log(`\nresults written to ${file}`);
   } finally {
     await Promise.all(peers.map(stopPeer));
