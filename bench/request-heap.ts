@@ -8,7 +8,6 @@
  * build>/bin/kafkalite.js profiles another build (an A/B). The sampled total varies by about ±2%
  * from run to run.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { RawClient, encodeRequestFrame } from '../test/helpers/raw-client.js';
+import { spawnServe } from '../test/helpers/serve-child.js';
 
 const WARMUP = Number(process.env.BENCH_HEAP_WARMUP ?? 15000);
 const COUNT = Number(process.env.BENCH_HEAP_COUNT ?? 10000);
@@ -33,21 +33,10 @@ interface ProfileNode {
 const dataDir = mkdtempSync(join(tmpdir(), 'kl-heap-'));
 const profileFile = join(dataDir, 'profile.json');
 const preload = join(dirname(fileURLToPath(import.meta.url)), 'heap-sampling.js');
-const child = spawn(process.execPath, ['--import', preload, BROKER, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), '--log-level', 'warn'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, KAFKALITE_HEAP_PROFILE_OUT: profileFile },
-});
-let out = '';
-child.stdout.setEncoding('utf8');
-child.stdout.on('data', (d: string) => (out += d));
+const broker = spawnServe(join(dataDir, 'data'), { bin: BROKER, nodeFlags: ['--import', preload], env: { ...process.env, KAFKALITE_HEAP_PROFILE_OUT: profileFile } });
 
 try {
-  let port = 0;
-  while (port === 0) {
-    await sleep(50);
-    const m = /listening on [^:\n]+:(\d+)/.exec(out);
-    if (m) port = Number(m[1]);
-  }
+  const port = await broker.listening;
   const client = await RawClient.connect(port);
   client.send(encodeRequestFrame(19, 5, client.correlationId(), { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false }));
   await client.nextFrame();
@@ -60,10 +49,10 @@ try {
   };
   await produce(WARMUP);
   await sleep(200);
-  child.kill('SIGUSR2');
+  broker.child.kill('SIGUSR2');
   await sleep(200);
   await produce(COUNT);
-  child.kill('SIGUSR2');
+  broker.child.kill('SIGUSR2');
   while (!existsSync(profileFile)) await sleep(50);
   await sleep(300);
   client.socket.destroy();
@@ -85,7 +74,6 @@ try {
   console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) one at a time: ${(total / COUNT).toFixed(0)} B allocated per request (sampling heap profile)`);
   for (const [site, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${(bytes / COUNT).toFixed(0).padStart(6)} B  ${site}`);
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await broker.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

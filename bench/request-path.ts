@@ -14,7 +14,6 @@
  * ("weak objects"): each is compiled again while the next client waits. src/v8/map-anchors.ts keeps
  * the request path's hidden classes alive so that count stays near zero.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { RawClient, encodeRequestFrame } from '../test/helpers/raw-client.js';
+import { spawnServe } from '../test/helpers/serve-child.js';
 
 const WARMUP = Number(process.env.BENCH_PATH_WARMUP ?? 15000);
 const COUNT = Number(process.env.BENCH_PATH_COUNT ?? 40000);
@@ -42,26 +42,18 @@ async function produceLoop(client: RawClient, n: number): Promise<void> {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kl-path-'));
 const gcOnSignal = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
-const child = spawn(process.execPath, ['--trace-deopt', '--trace-opt', '--trace-gc-nvp', '--expose-gc', '--import', gcOnSignal, ...NODE_FLAGS, BROKER, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
-let out = '';
-child.stdout.setEncoding('utf8');
-child.stdout.on('data', (d: string) => (out += d));
-let port = 0;
-while (port === 0) {
-  await sleep(50);
-  const m = /listening on [^:\n]+:(\d+)/.exec(out);
-  if (m) port = Number(m[1]);
-}
+const broker = spawnServe(dataDir, { bin: BROKER, nodeFlags: ['--trace-deopt', '--trace-opt', '--trace-gc-nvp', '--expose-gc', '--import', gcOnSignal, ...NODE_FLAGS] });
+const port = await broker.listening;
 
 /** Runs a phase and reports what the broker's trace printed meanwhile. */
 async function phase(name: string, client: RawClient, n: number): Promise<void> {
   await sleep(300);
-  const from = out.length;
+  const from = broker.stdout().length;
   await produceLoop(client, n);
   await sleep(300);
-  const lines = out.slice(from).split('\n');
+  const lines = broker.stdout().slice(from).split('\n');
   const bailouts = lines.filter((l) => l.startsWith('[bailout'));
-  if (process.env.BENCH_PATH_RAW === '1') console.log(out.slice(from));
+  if (process.env.BENCH_PATH_RAW === '1') console.log(broker.stdout().slice(from));
   const optimized = lines.filter((l) => l.startsWith('[completed optimizing'));
   const gcs = lines.filter((l) => / gc=s /.test(l));
   let allocated = 0;
@@ -81,10 +73,10 @@ async function phase(name: string, client: RawClient, n: number): Promise<void> 
 /** Has the broker run a full collection; reports the optimized code V8 dropped for dead weak objects. */
 async function fullCollection(): Promise<void> {
   await sleep(300);
-  const from = out.length;
-  child.kill('SIGUSR2');
-  while (!out.slice(from).includes('[gc-on-signal: full collection done]')) await sleep(20);
-  const dropped = out.slice(from).split('\n').filter((l) => l.startsWith('[marking dependent code') && l.includes('reason: weak objects'));
+  const from = broker.stdout().length;
+  broker.child.kill('SIGUSR2');
+  while (!broker.stdout().slice(from).includes('[gc-on-signal: full collection done]')) await sleep(20);
+  const dropped = broker.stdout().slice(from).split('\n').filter((l) => l.startsWith('[marking dependent code') && l.includes('reason: weak objects'));
   console.log(`full collection after client A closed: ${dropped.length} optimized functions dropped (weak objects)`);
   if (LIST) {
     const names = dropped.map((l) => /<SharedFunctionInfo ?([^>]*)>/.exec(l)?.[1] || '(anonymous)');
@@ -106,7 +98,6 @@ try {
     c.socket.destroy();
   }
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await broker.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -258,14 +258,21 @@ const scanLayout = new RecordLayout();
 const scanSummary = new Float64Array(3);
 
 class Validator {
-  // not readonly: one Validator is reused for every append (reset), an object per Produce otherwise
-  private config: LogConfig;
-  private now: bigint;
-  private toMagic: 0 | 1 | 2;
-  private timestampType: TimestampType;
-  private compacted: boolean;
+  // not readonly: one Validator is reused for every append (reset), an object per Produce otherwise.
+  // Set by reset(), which the constructor calls (`!`: TypeScript does not follow the call). Every
+  // field is still declared here, so each Validator is given all of them, in this order, before
+  // the constructor runs: one hidden class for all of them.
+  private ctx!: ValidationContext;
+  private batches!: readonly AnyRecordBatch[];
+  private source!: number;
+  private target!: Readonly<TargetCompression>;
+  private config!: LogConfig;
+  private now!: bigint;
+  private toMagic!: 0 | 1 | 2;
+  private timestampType!: TimestampType;
+  private compacted!: boolean;
   /** The next offset to assign (Kafka's offsetCounter). */
-  counter: bigint;
+  counter!: bigint;
   // Results in fields rather than an object per call (the in-place path runs on every Produce):
   /** scanV2's record count and largest timestamp, when it returned true. */
   private scanned = 0;
@@ -276,18 +283,8 @@ class Validator {
   assignedMaxTimestamp = -1n;
   assignedShallow = -1n;
 
-  constructor(
-    private ctx: ValidationContext,
-    private batches: readonly AnyRecordBatch[],
-    private source: number,
-    private target: Readonly<TargetCompression>,
-  ) {
-    this.config = ctx.config;
-    this.now = ctx.now;
-    this.toMagic = messageFormatMagic(ctx.config);
-    this.timestampType = ctx.config.messageTimestampType;
-    this.compacted = ctx.config.cleanupPolicy.includes('compact');
-    this.counter = ctx.nextOffset;
+  constructor(ctx: ValidationContext, batches: readonly AnyRecordBatch[], source: number, target: Readonly<TargetCompression>) {
+    this.reset(ctx, batches, source, target);
   }
 
   /** This Validator for another validation, as if new. */

@@ -4,7 +4,7 @@
  * path's optimized code (V8's "marking dependent code ... reason: weak objects").
  */
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeRecordBatch } from '../../src/record/builder.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { RawClient, encodeRequestFrame } from '../helpers/raw-client.js';
+import { spawnServe } from '../helpers/serve-child.js';
 
 const DIST = join(REPO_ROOT, 'dist', 'src');
 
@@ -47,18 +48,9 @@ const PRODUCE_PATH = /^(get (magic|baseOffset|length|sizeInBytes|lastOffsetDelta
 test('a full collection after the only client left drops none of the Produce path optimized code', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kl-anchors-'));
   const gcOnSignal = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
-  const child = spawn(process.execPath, ['--trace-opt', '--trace-deopt', '--expose-gc', '--import', gcOnSignal, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (d: string) => (out += d));
+  const broker = spawnServe(dataDir, { nodeFlags: ['--trace-opt', '--trace-deopt', '--expose-gc', '--import', gcOnSignal] });
   try {
-    let port = 0;
-    while (port === 0) {
-      await sleep(50);
-      assert.equal(child.exitCode, null, out);
-      const m = /listening on [^:\n]+:(\d+)/.exec(out);
-      if (m) port = Number(m[1]);
-    }
+    const port = await broker.listening;
     const client = await RawClient.connect(port);
     client.send(encodeRequestFrame(19, 5, client.correlationId(), { topics: [{ name: 'anchors', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false }));
     await client.nextFrame();
@@ -70,9 +62,10 @@ test('a full collection after the only client left drops none of the Produce pat
     }
     client.socket.destroy();
     await sleep(300);
-    const from = out.length;
-    child.kill('SIGUSR2');
-    while (!out.slice(from).includes('[gc-on-signal: full collection done]')) await sleep(20);
+    const from = broker.stdout().length;
+    broker.child.kill('SIGUSR2');
+    while (!broker.stdout().slice(from).includes('[gc-on-signal: full collection done]')) await sleep(20);
+    const out = broker.stdout();
     const optimized = new Set([...out.slice(0, from).matchAll(/\[completed (?:optimizing|compiling) [^<]*<JSFunction ([^ >]+)/g)].map((m) => m[1]));
     assert.ok([...optimized].some((n) => PRODUCE_PATH.test(n!)), 'the trace shows the Produce path (the test would prove nothing otherwise)');
     const dropped = out
@@ -83,8 +76,7 @@ test('a full collection after the only client left drops none of the Produce pat
       .filter((n) => PRODUCE_PATH.test(n));
     assert.deepEqual(dropped, []);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await broker.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -331,14 +331,26 @@ export class TransactionCoordinator {
     return txn.state === 'Ongoing' && txn.partitions.has(tpKey(topic, partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE;
   }
 
-  /** The transaction-wide checks of a verification (`handleVerifyPartitionsInTransaction`): NONE when the id's transaction can be asked. */
-  private verificationError(transactionalId: string, producerId: bigint, producerEpoch: number): number {
+  /**
+   * The checks a verification and a TV1 EndTxn start with, in Kafka's order: NONE when the id's
+   * transaction is known and is this producer id's at this epoch. (AddPartitionsToTxn and the TV2
+   * EndTxn check a pending transition before the producer id, so they do their own.)
+   */
+  private producerError(transactionalId: string, producerId: bigint, producerEpoch: number): number {
     if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
     const se = this.stateError();
     if (se !== ErrorCode.NONE) return se;
     const txn = this.txns.get(transactionalId);
     if (txn === undefined || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    return ErrorCode.NONE;
+  }
+
+  /** The transaction-wide checks of a verification (`handleVerifyPartitionsInTransaction`): NONE when the id's transaction can be asked. */
+  private verificationError(transactionalId: string, producerId: bigint, producerEpoch: number): number {
+    const pe = this.producerError(transactionalId, producerId, producerEpoch);
+    if (pe !== ErrorCode.NONE) return pe;
+    const txn = this.txns.get(transactionalId)!;
     if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return ErrorCode.CONCURRENT_TRANSACTIONS;
     return ErrorCode.NONE;
   }
@@ -346,12 +358,9 @@ export class TransactionCoordinator {
   // ---- EndTxn (endTransactionWithTV1) ----------------------------------------------------------
 
   endTransaction(transactionalId: string, producerId: bigint, producerEpoch: number, commit: boolean): number {
-    if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
-    const se = this.stateError();
-    if (se !== ErrorCode.NONE) return se;
-    const txn = this.txns.get(transactionalId);
-    if (txn === undefined || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
-    if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    const pe = this.producerError(transactionalId, producerId, producerEpoch);
+    if (pe !== ErrorCode.NONE) return pe;
+    const txn = this.txns.get(transactionalId)!;
     if (txn.pendingState !== undefined && txn.pendingState !== 'PrepareEpochFence') return ErrorCode.CONCURRENT_TRANSACTIONS;
     switch (txn.state) {
       case 'Ongoing': {

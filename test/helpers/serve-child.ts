@@ -1,0 +1,60 @@
+/**
+ * `kafkalite serve` as a child process whose stdout is kept whole, for the benches and tests that
+ * read what the broker prints after it listens: V8's traces (`--trace-opt`, `--trace-deopt`,
+ * `--trace-gc-nvp`) and the markers of a preload (test/helpers/gc-on-signal.ts). bench/child.ts's
+ * spawnListening is for peers that read stdin and whose later lines nobody needs.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { REPO_ROOT } from './paths.js';
+
+export interface ServeChildOptions {
+  /** Node's flags, before the script (`--trace-opt`, `--expose-gc`, `--import <preload>`). */
+  nodeFlags?: string[];
+  /** The bin/kafkalite.js to run (another build's, for an A/B); this repository's by default. */
+  bin?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ServeChild {
+  child: ChildProcessByStdio<null, Readable, null>;
+  /** Its port, once it printed its listening line; rejects, with its stdout, if it exits first. */
+  listening: Promise<number>;
+  /** Everything it printed on stdout so far. */
+  stdout(): string;
+  /** SIGTERM; resolves once it exited (at once if it already had). */
+  stop(): Promise<void>;
+}
+
+/** `node <nodeFlags> <bin> serve --port 0 --data-dir <dataDir> --log-level warn`, stderr inherited. */
+export function spawnServe(dataDir: string, options: ServeChildOptions = {}): ServeChild {
+  const bin = options.bin ?? join(REPO_ROOT, 'bin', 'kafkalite.js');
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: options.env,
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const listening = new Promise<number>((resolve, reject) => {
+    let found = false;
+    child.stdout.on('data', (d: string) => {
+      out += d;
+      if (found) return; // the traces go on for megabytes: no search through them once it listens
+      const m = /listening on [^:\n]+:(\d+)/.exec(out);
+      if (m) {
+        found = true;
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code, signal) => reject(new Error(`kafkalite serve exited (${code ?? signal}) before listening; its stdout:\n${out}`)));
+    child.once('error', reject);
+  });
+  const stop = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { child, listening, stdout: () => out, stop };
+}
