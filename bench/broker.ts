@@ -12,14 +12,14 @@
  * max.message.bytes 1048588), acks=1 and acks=all, from 1 connection and from 8, each connection
  * keeping 5 requests in flight (librdkafka's max.in.flight default). Reported: MB/s and records/s,
  * and the latency of each produce request from write to acknowledgement (p50/p99). Every peer first
- * gets an unmeasured warm-up (BENCH_WARMUP_MIB per batch size); each case then runs BENCH_ROUNDS
+ * gets an unmeasured warm-up (BENCH_WARMUP_REQUESTS requests per batch size, or BENCH_WARMUP_MIB); each case then runs BENCH_ROUNDS
  * rounds with the peers' order rotated, and the table shows each peer's median round and the median
  * [min-max] of the per-round ratios (the machine is shared: a slow moment hits one round). Consume: Fetch
  * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced, in
  * the same rotated rounds.
  * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
  * of that many minutes with the RSS curve. Results: stdout and bench/results/broker.json (overwritten; git keeps the history).
- * Environment: BENCH_BROKER_MIB (256: MiB per produce run; with 8 connections x 5 in flight x 1 MiB, 40 MiB are in flight at once, so a shorter run measures mostly its ramp), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
+ * Environment: BENCH_BROKER_MIB (1024: MiB per produce run; with 8 connections x 5 in flight x 1 MiB, 40 MiB are in flight at once, so a shorter run measures mostly its ramp; and a 256 MiB run at 1 MiB is 256 requests, 0.15 s on an idle machine, and the per-round ratios of one such case spread from 0.63 to 1.82), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
  * `16KiB-acks1-x1,1MiB-acksall-x8`: only these produce cases), BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof`),
  * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js, measured alongside as `kafkalite-base`),
  * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`), BENCH_BROKER_LOG_LEVEL
@@ -42,7 +42,7 @@ import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
 import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '../test/helpers/raw-client.js';
 
-const RUN_MIB = Number(process.env.BENCH_BROKER_MIB ?? 256);
+const RUN_MIB = Number(process.env.BENCH_BROKER_MIB ?? 1024);
 const SOAK_MIN = Number(process.env.BENCH_SOAK_MIN ?? 0);
 /** Comma-separated case names to run (e.g. `16KiB-acks1-x1`); all cases when unset (consume needs the acks=1 x1 ones). */
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
@@ -53,7 +53,16 @@ const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
 /** Rounds per produce case (each peer once per round). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** MiB per peer and batch size produced before anything is measured. */
-const WARMUP_MIB = Number(process.env.BENCH_WARMUP_MIB ?? 16);
+/**
+ * Requests per batch size produced before anything is measured (BENCH_WARMUP_MIB instead gives it in
+ * MiB). V8 optimizes a function after it ran long enough (interrupt budget x ticks: about 5,000
+ * calls of the request path's larger functions), so a 1 MiB stream, at ~1,500 requests a second,
+ * ran its first ~3 s in baseline code (`--trace-opt`: onData, the Produce handler, the validator
+ * completed optimizing only between requests 2,500 and 5,400), and the 16 MiB warm-up of earlier
+ * runs left the 1 MiB rounds measuring that (kafkalite's rounds 1-2 of 1 MiB acks=1 x1 at 1 GiB a run: 1,445 and 1,589 MB/s, rounds 3-5: 1,907-2,036).
+ */
+const WARMUP_REQUESTS = Number(process.env.BENCH_WARMUP_REQUESTS ?? 4000);
+const WARMUP_MIB = process.env.BENCH_WARMUP_MIB === undefined ? undefined : Number(process.env.BENCH_WARMUP_MIB);
 /**
  * Another build's `bin/kafkalite.js` (e.g. a `git worktree` of the previous commit): run as a fourth
  * peer, `kafkalite-base`, in the same rounds, so a change is measured against its baseline under
@@ -388,7 +397,7 @@ async function main(): Promise<void> {
       for (const batch of ['16KiB', '1MiB'] as const) {
         const topic = `bench-warmup-${batch}`;
         if (p.stores) await ensureTopic(p.port, topic);
-        await runProduce(p, { batch, acks: 1, connections: 1 }, topic, WARMUP_MIB);
+        await runProduce(p, { batch, acks: 1, connections: 1 }, topic, WARMUP_MIB ?? (WARMUP_REQUESTS * batchFor(batch).records.length) / MiB);
       }
     }
     for (const c of cases) {
@@ -515,6 +524,7 @@ async function main(): Promise<void> {
       batches: Object.fromEntries([...BATCHES].map(([k, v]) => [k, { bytes: v.records.length, records: v.count }])),
       rounds: ROUNDS,
       warmupMiB: WARMUP_MIB,
+      warmupRequests: WARMUP_MIB === undefined ? WARMUP_REQUESTS : undefined,
       summary,
       produce,
       consume,
