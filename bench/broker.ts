@@ -31,7 +31,7 @@
 import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,13 +52,13 @@ const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter
 const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
 /** Rounds per produce case (each peer once per round). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** MiB per peer and batch size produced before anything is measured. */
 /**
  * Requests per batch size produced before anything is measured (BENCH_WARMUP_MIB instead gives it in
  * MiB). V8 optimizes a function after it ran long enough (interrupt budget x ticks: about 5,000
  * calls of the request path's larger functions), so a 1 MiB stream, at ~1,500 requests a second,
  * ran its first ~3 s in baseline code (`--trace-opt`: onData, the Produce handler, the validator
- * completed optimizing only between requests 2,500 and 5,400), and the 16 MiB warm-up of earlier
+ * completed optimizing only between requests 2,500 and 5,400; the warm-up's 4,000 requests of each
+ * batch size make 8,000 calls of the functions both share), and the 16 MiB warm-up of earlier
  * runs left the 1 MiB rounds measuring that (kafkalite's rounds 1-2 of 1 MiB acks=1 x1 at 1 GiB a run: 1,445 and 1,589 MB/s, rounds 3-5: 1,907-2,036).
  */
 const WARMUP_REQUESTS = Number(process.env.BENCH_WARMUP_REQUESTS ?? 4000);
@@ -352,6 +352,36 @@ async function runConsume(peer: Peer, topic: string): Promise<{ peer: string; to
   return { peer: peer.name, topic, bytes, seconds, mbPerSec: bytes / MiB / seconds };
 }
 
+/**
+ * Deletes a topic from the brokers that keep it on disk (kafkalite's; the mock keeps a bounded
+ * amount in memory and the floor rewrites one file): once its case is measured, or after the
+ * warm-up. A full run at 1 GiB a round wrote about 28 GiB per kafkalite broker before.
+ */
+async function dropTopic(p: Peer, topic: string): Promise<void> {
+  if (!p.name.startsWith('kafkalite')) return;
+  const c = await RawClient.connect(p.port);
+  const r = await c.request(20, 4, { topicNames: [topic], timeoutMs: 30_000 });
+  c.destroy();
+  if (r.responses[0].errorCode !== 0) throw new Error(`deleting ${topic} on ${p.name}: error ${r.responses[0].errorCode}`);
+}
+
+/**
+ * Fails at once when the data directory's file system cannot hold a run: per kafkalite broker the
+ * largest of the warm-up and, later, the two topics kept for the consume rounds plus the case being
+ * measured (each ROUNDS x RUN_MIB); the floor's file adds 1 GiB.
+ */
+function checkFreeSpace(dir: string): void {
+  const brokers = 1 + (BASELINE_BROKER !== undefined ? 1 : 0) + (CONSOLE_AB ? 1 : 0);
+  // the warm-up topics are dropped one at a time: at most the 1 MiB one is there (WARMUP_REQUESTS MiB)
+  const perBroker = Math.max(WARMUP_MIB ?? WARMUP_REQUESTS, 3 * ROUNDS * RUN_MIB) * MiB;
+  const need = brokers * perBroker + 1024 * MiB;
+  const st = statfsSync(dir);
+  const free = st.bavail * st.bsize;
+  if (free < need) {
+    throw new Error(`the bench needs about ${Math.ceil(need / 1024 ** 3)} GiB free under ${dir}, which has ${(free / 1024 ** 3).toFixed(1)} GiB: set BENCH_BROKER_MIB or BENCH_ROUNDS lower`);
+  }
+}
+
 // ---- main -----------------------------------------------------------------------------------------
 
 const f = (n: number, d = 1): string => (Number.isFinite(n) ? n.toFixed(d) : '-');
@@ -360,6 +390,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kafkalite-bench-broker-'));
   const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
   process.on('exit', cleanup);
+  checkFreeSpace(dataDir);
   const self = new URL(import.meta.url).pathname;
   const kafkalite = await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', BROKER_LOG_LEVEL, '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true);
   const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
@@ -398,6 +429,7 @@ async function main(): Promise<void> {
         const topic = `bench-warmup-${batch}`;
         if (p.stores) await ensureTopic(p.port, topic);
         await runProduce(p, { batch, acks: 1, connections: 1 }, topic, WARMUP_MIB ?? (WARMUP_REQUESTS * batchFor(batch).records.length) / MiB);
+        await dropTopic(p, topic);
       }
     }
     for (const c of cases) {
@@ -415,6 +447,7 @@ async function main(): Promise<void> {
           console.log(`produce ${c.batch} acks=${c.acks === -1 ? 'all' : 1} x${c.connections} round ${round + 1} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s ${f(r.recordsPerSec, 0).padStart(9)} rec/s  p50 ${f(r.p50Ms, 2)} ms  p99 ${f(r.p99Ms, 2)} ms`);
         }
       }
+      if (!consumeTopics.includes(topic)) for (const p of peers) await dropTopic(p, topic);
     }
     // rounds with the order rotated, as for produce: the first reader of a round pays a cold start
     // (the same build in two slots read ~10% slower in the first)

@@ -21,8 +21,9 @@
  * `handle`, a new topic's log config and epoch cache, ...) and drops the optimized code that relied
  * on it (`--trace-deopt`: ~20 functions of the Produce path, 'wrong map'). Without it the first
  * measured round paid that re-optimization (broker CPU 202 ms against 89-141 ms in later rounds;
- * p99 1.2-1.5 ms against 0.14-0.63 ms). A test suite pays it once, at its second test; the warm-up
- * line prints what the first requests of a fresh broker cost.
+ * p99 1.2-1.5 ms against 0.14-0.63 ms). A test suite pays it once, at its second test. The `cold`
+ * line gives that first warm-up run: a broker's first round trips (it has served only the floor's
+ * relayed Metadata and its first Produce before them).
  * Each of BENCH_ROUNDS (5) rounds runs every peer once, in an order rotated each round (the machine
  * is shared: a slow moment lands on one round). The table gives the median over rounds of each
  * peer's p50, p99 and p99.9, and the median [min-max] of the per-round ratios kafkalite / mock.
@@ -45,10 +46,10 @@
  */
 import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
@@ -65,22 +66,40 @@ const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
 const FULL_GC = process.env.BENCH_LATENCY_FULL_GC === '1';
 const FLOOR = process.env.BENCH_LATENCY_FLOOR !== '0';
 const GC_ON_SIGNAL = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
+/** The CPUs this process may run on (`Cpus_allowed_list` in /proc/self/status: `0-1`, `2,5-7`). */
+function allowedCpus(): number[] {
+  let list = '';
+  try {
+    list = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+  } catch {
+    return [];
+  }
+  return list.split(',').flatMap((part) => {
+    const [a, b] = part.split('-').map(Number);
+    return b === undefined ? [a!] : Array.from({ length: b - a! + 1 }, (_, i) => a! + i);
+  });
+}
+const CPUS = allowedCpus();
+const HAVE_TASKSET = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
 /**
- * Where the client and the peers run (taskset): `split` (the default on 2+ CPUs) puts every peer,
- * all its threads, on CPU 1 and the client on CPU 0; `same` puts both on CPU 1; `none` leaves it to
- * the scheduler. Left to it, a round's placement decides most of its p50 on this VM: a request that
- * wakes a process on the other vCPU costs ~35 µs each way, one on the same vCPU almost nothing
+ * Where the client and the peers run (taskset): `split` (the default with taskset and 2+ CPUs) puts
+ * every peer, all its threads, on the second CPU this process may use and the client on the first;
+ * `same` puts both on the second; `none` leaves it to the scheduler. Left to it, a round's placement
+ * decides most of its p50 on this VM: a request that wakes a process on the other vCPU costs ~35 µs
+ * each way, one on the same vCPU almost nothing
  * (round trips pinned apart: p50 87-102 µs for kafkalite, 81-82 µs for the mock; pinned together
  * 24 and 20 µs), and the scheduler picks differently from round to round and peer to peer.
  */
-const PIN = (process.env.BENCH_LATENCY_PIN ?? (availableParallelism() >= 2 ? 'split' : 'none')) as 'split' | 'same' | 'none';
+const PIN = (process.env.BENCH_LATENCY_PIN ?? (CPUS.length >= 2 && HAVE_TASKSET ? 'split' : 'none')) as 'split' | 'same' | 'none';
 if (!['split', 'same', 'none'].includes(PIN)) throw new Error(`BENCH_LATENCY_PIN must be split, same or none, not ${PIN}`);
+if (PIN !== 'none' && (CPUS.length < 2 || !HAVE_TASKSET)) throw new Error(`BENCH_LATENCY_PIN=${PIN} needs taskset and 2 CPUs this process may use`);
 /** The command, run on `cpu` under `taskset` (which execs it: the pid stays the command's), or as it is with PIN=none. */
 function pinned(cpu: number, cmd: string, args: string[]): [string, string[]] {
   return PIN === 'none' ? [cmd, args] : ['taskset', ['-c', String(cpu), cmd, ...args]];
 }
-const PEER_CPU = 1;
-const CLIENT_CPU = PIN === 'same' ? 1 : 0;
+/** The peers get the second allowed CPU, the client the first (`same`: the second too). */
+const PEER_CPU = CPUS[1] ?? 0;
+const CLIENT_CPU = PIN === 'same' ? PEER_CPU : (CPUS[0] ?? 0);
 
 interface Peer {
   name: string;
@@ -158,7 +177,10 @@ async function main(): Promise<void> {
     const warmOrder = [...peers.filter((p) => p.kind === 'floor'), ...peers.filter((p) => p.kind !== 'floor')];
     for (const p of warmOrder) {
       if (WARMUP <= 0) break;
-      if (p.kind !== 'floor') await runRound(p, 'roundtrip', 'latency-warmup-2', Math.ceil(WARMUP / 2));
+      if (p.kind !== 'floor') {
+        const cold = quantiles(await runRound(p, 'roundtrip', 'latency-warmup-2', Math.ceil(WARMUP / 2)));
+        console.log(`cold      ${p.name.padEnd(16)} round trip p50 ${f(cold.p50 / 1000, 3)} ms  p99 ${f(cold.p99 / 1000, 3)} ms  p99.9 ${f(cold.p999 / 1000, 3)} ms (its first ${cold.n}, not counted)`);
+      }
       const q = quantiles(await runRound(p, 'roundtrip', p.kind === 'floor' ? 'floor-warmup' : 'latency-warmup', WARMUP));
       if (p.kind === 'floor') {
         console.log(`warm-up   ${p.name.padEnd(16)} round trip p50 ${f(q.p50 / 1000, 3)} ms  p99 ${f(q.p99 / 1000, 3)} ms (not counted)`);

@@ -53,7 +53,10 @@ try {
   await sleep(200);
   await produce(COUNT);
   broker.child.kill('SIGUSR2');
-  while (!existsSync(profileFile)) await sleep(50);
+  while (!existsSync(profileFile)) {
+    if (broker.child.exitCode !== null || broker.child.signalCode !== null) throw new Error('kafkalite serve exited before it wrote its heap profile');
+    await sleep(50);
+  }
   await sleep(300);
   client.socket.destroy();
 

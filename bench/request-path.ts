@@ -43,8 +43,6 @@ async function produceLoop(client: RawClient, n: number): Promise<void> {
 const dataDir = mkdtempSync(join(tmpdir(), 'kl-path-'));
 const gcOnSignal = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
 const broker = spawnServe(dataDir, { bin: BROKER, nodeFlags: ['--trace-deopt', '--trace-opt', '--trace-gc-nvp', '--expose-gc', '--import', gcOnSignal, ...NODE_FLAGS] });
-const port = await broker.listening;
-
 /** Runs a phase and reports what the broker's trace printed meanwhile. */
 async function phase(name: string, client: RawClient, n: number): Promise<void> {
   await sleep(300);
@@ -75,7 +73,7 @@ async function fullCollection(): Promise<void> {
   await sleep(300);
   const from = broker.stdout().length;
   broker.child.kill('SIGUSR2');
-  while (!broker.stdout().slice(from).includes('[gc-on-signal: full collection done]')) await sleep(20);
+  await broker.waitFor('[gc-on-signal: full collection done]', from);
   const dropped = broker.stdout().slice(from).split('\n').filter((l) => l.startsWith('[marking dependent code') && l.includes('reason: weak objects'));
   console.log(`full collection after client A closed: ${dropped.length} optimized functions dropped (weak objects)`);
   if (LIST) {
@@ -85,6 +83,7 @@ async function fullCollection(): Promise<void> {
 }
 
 try {
+  const port = await broker.listening;
   const a = await RawClient.connect(port);
   a.send(encodeRequestFrame(19, 5, a.correlationId(), { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false }));
   await a.nextFrame();

@@ -23,6 +23,8 @@ export interface ServeChild {
   listening: Promise<number>;
   /** Everything it printed on stdout so far. */
   stdout(): string;
+  /** Resolves once its stdout from character `from` on holds `marker`; rejects if it exits first. */
+  waitFor(marker: string, from: number): Promise<void>;
   /** SIGTERM; resolves once it exited (at once if it already had). */
   stop(): Promise<void>;
 }
@@ -41,7 +43,8 @@ export function spawnServe(dataDir: string, options: ServeChildOptions = {}): Se
     child.stdout.on('data', (d: string) => {
       out += d;
       if (found) return; // the traces go on for megabytes: no search through them once it listens
-      const m = /listening on [^:\n]+:(\d+)/.exec(out);
+      // the port's end must have arrived too: a read can stop inside it (`...:43` then `210 (data`)
+      const m = /listening on [^:\n]+:(\d+)\D/.exec(out);
       if (m) {
         found = true;
         resolve(Number(m[1]));
@@ -56,5 +59,24 @@ export function spawnServe(dataDir: string, options: ServeChildOptions = {}): Se
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
-  return { child, listening, stdout: () => out, stop };
+  const waitFor = (marker: string, from: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const done = (): boolean => {
+        if (!out.includes(marker, from)) return false;
+        child.stdout.off('data', onData);
+        child.off('exit', onExit);
+        resolve();
+        return true;
+      };
+      const onData = (): void => void done();
+      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+        child.stdout.off('data', onData);
+        if (!done()) reject(new Error(`kafkalite serve exited (${code ?? signal}) before it printed ${marker}`));
+      };
+      if (done()) return;
+      if (child.exitCode !== null || child.signalCode !== null) return reject(new Error(`kafkalite serve had exited before it printed ${marker}`));
+      child.stdout.on('data', onData);
+      child.once('exit', onExit);
+    });
+  return { child, listening, stdout: () => out, waitFor, stop };
 }

@@ -64,7 +64,7 @@ test('a full collection after the only client left drops none of the Produce pat
     await sleep(300);
     const from = broker.stdout().length;
     broker.child.kill('SIGUSR2');
-    while (!broker.stdout().slice(from).includes('[gc-on-signal: full collection done]')) await sleep(20);
+    await broker.waitFor('[gc-on-signal: full collection done]', from);
     const out = broker.stdout();
     const optimized = new Set([...out.slice(0, from).matchAll(/\[completed (?:optimizing|compiling) [^<]*<JSFunction ([^ >]+)/g)].map((m) => m[1]));
     assert.ok([...optimized].some((n) => PRODUCE_PATH.test(n!)), 'the trace shows the Produce path (the test would prove nothing otherwise)');
