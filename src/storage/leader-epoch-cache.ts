@@ -14,6 +14,7 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
+import { objectArray } from '../v8/elements-kind.js';
 import { readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './checkpoint.js';
 
 const INT64_MAX = (1n << 63n) - 1n;
@@ -30,8 +31,13 @@ export interface EpochEndOffset {
 }
 
 export class LeaderEpochFileCache {
-  /** Ascending by epoch (and therefore by start offset). */
-  private epochs: EpochEntry[] = [];
+  /**
+   * Ascending by epoch (and therefore by start offset). Made empty in the object elements kind
+   * (elements-kind.ts): a new partition's `[]` was the small-integer kind, and its first entry,
+   * pushed by code optimized on older partitions' arrays, deoptimized the append path once per new
+   * topic ('not a Smi' in assignEntry, --trace-deopt; bench/README.md, sixth pass).
+   */
+  private epochs: EpochEntry[] = objectArray();
 
   /**
    * Load the checkpoint at `checkpointPath`. Like Kafka's CheckpointFile constructor, an absent
@@ -180,7 +186,7 @@ export class LeaderEpochFileCache {
    * deleted, where Kafka calls the non-flushing `clear`), nothing is written.
    */
   clear(): void {
-    this.epochs = [];
+    this.epochs = objectArray();
     this.flush();
   }
 

@@ -292,8 +292,46 @@ function resolveMessageFormatMagic(version: string): 0 | 1 | 2 {
  * naming the property. Kafka topic configs kafkalite does not model (min.insync.replicas, remote
  * storage, throttled replicas, ...) are accepted by name and ignored.
  */
+/**
+ * A copy of `b` built by one object literal. `{ ...base }` gave copies two hidden classes: V8 clones
+ * an object one way before its clone site's inline cache has warmed up and another way after, so
+ * the topics created after the first few had configs of a new class, and the append path optimized
+ * on the older ones dropped its code at the first append to such a topic ('wrong map' in
+ * appendToLog, maybeRoll and the validator; bench/README.md, sixth pass). Every LogConfig the
+ * broker makes for a topic comes from here, in this field order.
+ */
+export function copyLogConfig(b: Readonly<LogConfig>): LogConfig {
+  return {
+    segmentBytes: b.segmentBytes,
+    segmentMs: b.segmentMs,
+    segmentJitterMs: b.segmentJitterMs,
+    segmentIndexBytes: b.segmentIndexBytes,
+    indexIntervalBytes: b.indexIntervalBytes,
+    flushMessages: b.flushMessages,
+    flushMs: b.flushMs,
+    retentionMs: b.retentionMs,
+    retentionBytes: b.retentionBytes,
+    cleanupPolicy: b.cleanupPolicy,
+    deleteRetentionMs: b.deleteRetentionMs,
+    minCompactionLagMs: b.minCompactionLagMs,
+    maxCompactionLagMs: b.maxCompactionLagMs,
+    minCleanableDirtyRatio: b.minCleanableDirtyRatio,
+    fileDeleteDelayMs: b.fileDeleteDelayMs,
+    maxMessageBytes: b.maxMessageBytes,
+    compressionType: b.compressionType,
+    compressionGzipLevel: b.compressionGzipLevel,
+    compressionLz4Level: b.compressionLz4Level,
+    compressionZstdLevel: b.compressionZstdLevel,
+    messageTimestampType: b.messageTimestampType,
+    messageTimestampBeforeMaxMs: b.messageTimestampBeforeMaxMs,
+    messageTimestampAfterMaxMs: b.messageTimestampAfterMaxMs,
+    messageFormatVersion: b.messageFormatVersion,
+    preallocate: b.preallocate,
+  };
+}
+
 export function logConfigFromProperties(props: Readonly<Record<string, string>>, base: Readonly<LogConfig> = DEFAULT_LOG_CONFIG): LogConfig {
-  const c: LogConfig = { ...base };
+  const c: LogConfig = copyLogConfig(base);
   for (const name of Object.keys(props)) {
     if (!KNOWN_TOPIC_CONFIGS.has(name)) throw new InvalidConfigError(`Unknown topic config name: ${name}`);
   }
