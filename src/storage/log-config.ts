@@ -287,12 +287,6 @@ function resolveMessageFormatMagic(version: string): 0 | 1 | 2 {
 // ---- properties ---------------------------------------------------------------------------------
 
 /**
- * A LogConfig from Kafka's topic properties (`segment.bytes`, `retention.ms`, ...) over the
- * defaults (or `base`). Unknown names and values Kafka's validators refuse raise InvalidConfigError
- * naming the property. Kafka topic configs kafkalite does not model (min.insync.replicas, remote
- * storage, throttled replicas, ...) are accepted by name and ignored.
- */
-/**
  * A copy of `b` built by one object literal. `{ ...base }` gave copies two hidden classes: V8 clones
  * an object one way before its clone site's inline cache has warmed up and another way after, so
  * the topics created after the first few had configs of a new class, and the append path optimized
@@ -330,6 +324,12 @@ export function copyLogConfig(b: Readonly<LogConfig>): LogConfig {
   };
 }
 
+/**
+ * A LogConfig from Kafka's topic properties (`segment.bytes`, `retention.ms`, ...) over the
+ * defaults (or `base`). Unknown names and values Kafka's validators refuse raise InvalidConfigError
+ * naming the property. Kafka topic configs kafkalite does not model (min.insync.replicas, remote
+ * storage, throttled replicas, ...) are accepted by name and ignored.
+ */
 export function logConfigFromProperties(props: Readonly<Record<string, string>>, base: Readonly<LogConfig> = DEFAULT_LOG_CONFIG): LogConfig {
   const c: LogConfig = copyLogConfig(base);
   for (const name of Object.keys(props)) {
