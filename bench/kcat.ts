@@ -3,7 +3,7 @@
  * into librdkafka's in-memory mock cluster (bench/py/rdkafka_mock_cluster.py), taking turns.
  *
  * Each turn runs `kcat -P -b <broker> -t <topic> -p 0 -X acks=1 -l <file>` over a file of
- * BENCH_KCAT_RECORDS (150,000) lines of 1,023 B (1 KiB records with the newline kcat splits on),
+ * BENCH_KCAT_RECORDS (150,000) lines of 1,024 B (records of 1,023 B and the newline kcat splits on),
  * timed from spawn to exit, into a topic of its own. Each peer first gets one unmeasured turn; then
  * BENCH_KCAT_TURNS (6) turns each, the order alternating, so that a slow moment of the machine lands
  * on both. kcat is librdkafka: its producer batches records itself (linger, batch.size), so this is
@@ -75,13 +75,13 @@ async function main(): Promise<void> {
     }
     const ratios = mbPerSec.kafkalite!.map((k, i) => k / mbPerSec['librdkafka-mock']![i]!);
     console.log(
-      `\nkcat -P, ${RECORDS} records of ${LINE_BYTES} B, acks=1: kafkalite ${f(Math.min(...mbPerSec.kafkalite!))}-${f(Math.max(...mbPerSec.kafkalite!))} MB/s, ` +
+      `\nkcat -P, ${RECORDS} records of ${LINE_BYTES - 1} B (lines of ${LINE_BYTES} B; MB/s of the file), acks=1: kafkalite ${f(Math.min(...mbPerSec.kafkalite!))}-${f(Math.max(...mbPerSec.kafkalite!))} MB/s, ` +
         `the mock ${f(Math.min(...mbPerSec['librdkafka-mock']!))}-${f(Math.max(...mbPerSec['librdkafka-mock']!))} MB/s; ` +
         `kafkalite / mock per turn ${f(mid(ratios), 2)} [${f(Math.min(...ratios), 2)}-${f(Math.max(...ratios), 2)}]`,
     );
     const out = join(REPO_ROOT, 'bench', 'results');
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'kcat.json'), JSON.stringify({ bench: 'kcat', date: new Date().toISOString(), node: process.version, records: RECORDS, recordBytes: LINE_BYTES, turns: TURNS, mbPerSec, ratios }, null, 2) + '\n');
+    writeFileSync(join(out, 'kcat.json'), JSON.stringify({ bench: 'kcat', date: new Date().toISOString(), node: process.version, records: RECORDS, lineBytes: LINE_BYTES, turns: TURNS, mbPerSec, ratios }, null, 2) + '\n');
   } finally {
     await Promise.all(peers.map((p) => p.stop()));
   }

@@ -42,8 +42,8 @@
  * that relays the client to the kafkalite broker until it has the broker's answer to a Produce,
  * then persists each Produce itself (writeSync) and answers with that copy, doing nothing else: what
  * Node, its socket path and the write cost a round trip, against which kafkalite's own work shows.
- * BENCH_LATENCY_PIN (split | same | none; split on 2+ CPUs): the CPUs the peers and the client run
- * on (see PIN below).
+ * BENCH_LATENCY_PIN (split | same | none; split when taskset exists and 2+ CPUs are allowed): the
+ * CPUs the peers and the client run on (see PIN below).
  * Results: stdout and bench/results/latency.json (overwritten; git keeps the history).
  */
 import { spawnListening, stopChild } from './child.js';
@@ -88,9 +88,9 @@ const HAVE_TASKSET = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).st
  * every peer, all its threads, on the second CPU this process may use and the client on the first;
  * `same` puts both on the second; `none` leaves it to the scheduler. Left to it, a round's placement
  * decides most of its p50 on this VM: a request that wakes a process on the other vCPU costs ~35 µs
- * each way, one on the same vCPU almost nothing
- * (round trips pinned apart: p50 87-102 µs for kafkalite, 81-82 µs for the mock; pinned together
- * 24 and 20 µs), and the scheduler picks differently from round to round and peer to peer.
+ * each way, one on the same vCPU almost nothing (round trips pinned apart: p50 87-102 µs for
+ * kafkalite, 81-82 µs for the mock; pinned together 24 and 20 µs), and the scheduler picks
+ * differently from round to round and peer to peer.
  */
 const PIN = (process.env.BENCH_LATENCY_PIN ?? (CPUS.length >= 2 && HAVE_TASKSET ? 'split' : 'none')) as 'split' | 'same' | 'none';
 if (!['split', 'same', 'none'].includes(PIN)) throw new Error(`BENCH_LATENCY_PIN must be split, same or none, not ${PIN}`);

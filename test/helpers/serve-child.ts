@@ -37,6 +37,9 @@ export function spawnServe(dataDir: string, options: ServeChildOptions = {}): Se
     env: options.env,
   });
   let out = '';
+  // 'close', not 'exit': the last of its stdout may still be read after the process exited
+  let closed = false;
+  child.once('close', () => (closed = true));
   child.stdout.setEncoding('utf8');
   const listening = new Promise<number>((resolve, reject) => {
     let found = false;
@@ -50,7 +53,7 @@ export function spawnServe(dataDir: string, options: ServeChildOptions = {}): Se
         resolve(Number(m[1]));
       }
     });
-    child.once('exit', (code, signal) => reject(new Error(`kafkalite serve exited (${code ?? signal}) before listening; its stdout:\n${out}`)));
+    child.once('close', (code, signal) => reject(new Error(`kafkalite serve exited (${code ?? signal}) before listening; its stdout:\n${out}`)));
     child.once('error', reject);
   });
   const stop = (): Promise<void> =>
@@ -64,19 +67,19 @@ export function spawnServe(dataDir: string, options: ServeChildOptions = {}): Se
       const done = (): boolean => {
         if (!out.includes(marker, from)) return false;
         child.stdout.off('data', onData);
-        child.off('exit', onExit);
+        child.off('close', onClose);
         resolve();
         return true;
       };
       const onData = (): void => void done();
-      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+      const onClose = (code: number | null, signal: NodeJS.Signals | null): void => {
         child.stdout.off('data', onData);
         if (!done()) reject(new Error(`kafkalite serve exited (${code ?? signal}) before it printed ${marker}`));
       };
       if (done()) return;
-      if (child.exitCode !== null || child.signalCode !== null) return reject(new Error(`kafkalite serve had exited before it printed ${marker}`));
+      if (closed) return reject(new Error(`kafkalite serve had exited before it printed ${marker}`));
       child.stdout.on('data', onData);
-      child.once('exit', onExit);
+      child.once('close', onClose);
     });
   return { child, listening, stdout: () => out, waitFor, stop };
 }
