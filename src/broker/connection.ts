@@ -24,6 +24,9 @@
  * back through `afterAnswer` (the Produce handler its request frame, Fetch its read buffers).
  */
 import type { Socket } from 'node:net';
+// a module binding, not the global: Node defines `performance` on globalThis as an accessor, which
+// optimized code reads through a generic LoadGlobalIC and a getter call at every use (Node 20)
+import { performance } from 'node:perf_hooks';
 import { decodeMessageValue, encodeMessage } from '../protocol/codec.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { FrameDecoder } from '../protocol/framing.js';
@@ -164,13 +167,18 @@ export class Connection {
   private readonly socket: Socket;
   /** The chunk non-direct reads go to, and how much of it earlier reads filled. */
   private readChunk: Buffer = NO_READ_CHUNK;
+  /**
+   * `readChunk.buffer`, kept: on Node 20 a typed array's `.buffer` is a call into C++ from optimized
+   * code (`Builtin_TypedArrayPrototypeBuffer`), and the frame bookkeeping asked for it per frame.
+   */
+  private readChunkMemory: ArrayBufferLike = NO_READ_CHUNK.buffer;
   private readChunkUsed = 0;
   /** Size of the next fresh read chunk: READ_CHUNK_BYTES, doubled (up to READ_CHUNK_MAX_BYTES) by reads that fill their target. */
   private readChunkBytes = READ_CHUNK_BYTES;
   /** Frames that are views of `readChunk` and were not given back yet. */
   private readChunkFrames = 0;
   /** Earlier read chunks, with their frames not given back yet, oldest first (MAX_RETIRED_BYTES). */
-  private readonly retiredChunks: { chunk: Buffer; frames: number }[] = objectArray();
+  private readonly retiredChunks: { chunk: Buffer; memory: ArrayBufferLike; frames: number }[] = objectArray();
   /** The last read target was the rest of a frame being assembled (framing.ts directTarget). */
   private readingDirect = false;
   /** Answer bytes of this connection counted in `broker.queuedResponses` (its socket's writableLength when last looked at). */
@@ -226,6 +234,7 @@ export class Connection {
       if (!broker.isClosing) {
         // kept for its classes, not its memory: its read chunks (up to 512 KiB) go
         this.readChunk = NO_READ_CHUNK;
+        this.readChunkMemory = NO_READ_CHUNK.buffer;
         this.readChunkUsed = 0;
         this.retiredChunks.length = 0;
         lastClosedConnection.keep(this);
@@ -258,12 +267,12 @@ export class Connection {
 
   /** Retires the read chunk for a reused one whose frames all came back, or a fresh one. */
   private nextReadChunk(): void {
-    if (this.readChunk.length > 0) this.retiredChunks.push({ chunk: this.readChunk, frames: this.readChunkFrames });
+    if (this.readChunk.length > 0) this.retiredChunks.push({ chunk: this.readChunk, memory: this.readChunkMemory, frames: this.readChunkFrames });
     let next: Buffer | undefined;
     let retiredBytes = 0;
     for (let i = 0; i < this.retiredChunks.length; i++) {
       const r = this.retiredChunks[i]!;
-      if (next === undefined && r.frames === 0 && r.chunk.length === this.readChunkBytes && !this.decoder.holds(r.chunk.buffer)) {
+      if (next === undefined && r.frames === 0 && r.chunk.length === this.readChunkBytes && !this.decoder.holds(r.memory)) {
         next = r.chunk;
         this.retiredChunks.splice(i--, 1);
       } else {
@@ -273,6 +282,7 @@ export class Connection {
     // the oldest ones' frames may never come back: the garbage collector takes them
     while (retiredBytes > MAX_RETIRED_BYTES) retiredBytes -= this.retiredChunks.shift()!.chunk.length;
     this.readChunk = next ?? Buffer.allocUnsafeSlow(this.readChunkBytes);
+    this.readChunkMemory = this.readChunk.buffer;
     this.readChunkUsed = 0;
     this.readChunkFrames = 0;
   }
@@ -280,12 +290,12 @@ export class Connection {
   /** A handler no longer refers to its request frame: its memory may take later bytes. */
   private recycleFrame(frame: Buffer): void {
     const memory = frame.buffer;
-    if (memory === this.readChunk.buffer) {
+    if (memory === this.readChunkMemory) {
       this.readChunkFrames--;
       return;
     }
     for (const r of this.retiredChunks) {
-      if (r.chunk.buffer === memory) {
+      if (r.memory === memory) {
         r.frames--;
         return;
       }
@@ -332,10 +342,12 @@ export class Connection {
     if (frames.length === 0) return;
     let bytes = 0;
     const now = performance.now();
+    // frames that are views of the read chunk are counted, to know when it can take reads again
     const chunkMemory = chunk?.buffer;
+    const fromReadChunk = chunkMemory !== undefined && chunkMemory === this.readChunkMemory;
     for (let i = 0; i < frames.length; i++) {
       const f = frames.get(i);
-      if (f.buffer === chunkMemory && chunkMemory === this.readChunk.buffer) this.readChunkFrames++;
+      if (fromReadChunk && f.buffer === chunkMemory) this.readChunkFrames++;
       this.queue.push(f);
       this.queueArrivals.push(now);
       bytes += f.length;

@@ -3,6 +3,7 @@
  * Anything else (a fraction, a number past 2^53, a bigint outside int64) is refused with a typed
  * error rather than written as some other value.
  */
+import { readInt32BE, readUInt32BE, writeInt32BE, writeUInt32BE } from './big-endian.js';
 import { InvalidArgumentError } from '../errors.js';
 
 export type Int64Input = bigint | number;
@@ -45,8 +46,8 @@ export function writeInt64BE(buf: Buffer, pos: number, value: Int64Input): void 
     value = Number(value);
   }
   const hi = Math.floor(value / TWO_32);
-  buf.writeInt32BE(hi | 0, pos);
-  buf.writeUInt32BE(value - hi * TWO_32, pos + 4);
+  writeInt32BE(buf, pos, hi | 0);
+  writeUInt32BE(buf, pos + 4, value - hi * TWO_32);
 }
 
 export function toBigInt64(value: Int64Input): bigint {
@@ -58,7 +59,7 @@ export function toBigInt64(value: Int64Input): bigint {
  * ±2^53 (|high word| < 2^21) is exact as a double, whose conversion costs one.
  */
 export function readInt64BE(buf: Buffer, pos: number): bigint {
-  const hi = buf.readInt32BE(pos);
-  if (hi >= -0x200000 && hi < 0x200000) return BigInt(hi * TWO_32 + buf.readUInt32BE(pos + 4));
+  const hi = readInt32BE(buf, pos);
+  if (hi >= -0x200000 && hi < 0x200000) return BigInt(hi * TWO_32 + readUInt32BE(buf, pos + 4));
   return buf.readBigInt64BE(pos);
 }

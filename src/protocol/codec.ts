@@ -25,6 +25,7 @@
  * its own chunk, never copied, so a Fetch response can go to `socket.writev` as is.
  */
 import { readInt64BE, writeInt64BE } from '../bytes/int64.js';
+import { readInt8 as readInt8At, readInt16BE, readInt32BE, readUInt16BE, readUInt32BE, writeInt16BE, writeInt32BE, writeUInt16BE, writeUInt32BE } from '../bytes/big-endian.js';
 import { InvalidArgumentError, KafkaliteError } from '../errors.js';
 import { ByteReader, VarintError, sizeOfUnsignedVarint, writeUnsignedVarint } from '../bytes/varint.js';
 import { ProtocolError } from './errors.js';
@@ -90,12 +91,12 @@ function fixedReader(size: number, what: string, get: (b: Buffer, pos: number) =
   };
 }
 
-const readInt8 = fixedReader(1, 'int8', (b, p) => b.readInt8(p));
+const readInt8 = fixedReader(1, 'int8', readInt8At);
 const readBool = fixedReader(1, 'bool', (b, p) => b[p] !== 0);
-const readInt16 = fixedReader(2, 'int16', (b, p) => b.readInt16BE(p));
-const readUint16 = fixedReader(2, 'uint16', (b, p) => b.readUInt16BE(p));
-const readInt32 = fixedReader(4, 'int32', (b, p) => b.readInt32BE(p));
-const readUint32 = fixedReader(4, 'uint32', (b, p) => b.readUInt32BE(p));
+const readInt16 = fixedReader(2, 'int16', readInt16BE);
+const readUint16 = fixedReader(2, 'uint16', readUInt16BE);
+const readInt32 = fixedReader(4, 'int32', readInt32BE);
+const readUint32 = fixedReader(4, 'uint32', readUInt32BE);
 const readInt64 = fixedReader(8, 'int64', readInt64BE);
 const readFloat64 = fixedReader(8, 'float64', (b, p) => b.readDoubleBE(p));
 const readUuid: Read = (c) => {
@@ -262,10 +263,10 @@ function fixedWriter(size: number, put: (b: Buffer, v: any, pos: number) => unkn
 
 const writeInt8 = fixedWriter(1, (b, v, p) => b.writeInt8(v, p));
 const writeBool = fixedWriter(1, (b, v, p) => (b[p] = v ? 1 : 0));
-const writeInt16 = fixedWriter(2, (b, v, p) => b.writeInt16BE(v, p));
-const writeUint16 = fixedWriter(2, (b, v, p) => b.writeUInt16BE(v, p));
-const writeInt32 = fixedWriter(4, (b, v, p) => b.writeInt32BE(v, p));
-const writeUint32 = fixedWriter(4, (b, v, p) => b.writeUInt32BE(v, p));
+const writeInt16 = fixedWriter(2, (b, v, p) => writeInt16BE(b, p, v));
+const writeUint16 = fixedWriter(2, (b, v, p) => writeUInt16BE(b, p, v));
+const writeInt32 = fixedWriter(4, (b, v, p) => writeInt32BE(b, p, v));
+const writeUint32 = fixedWriter(4, (b, v, p) => writeUInt32BE(b, p, v));
 const writeInt64 = fixedWriter(8, writeBigInt64);
 const writeFloat64 = fixedWriter(8, (b, v, p) => b.writeDoubleBE(v, p));
 const writeUuid: Write = (w, v: Buffer) => {

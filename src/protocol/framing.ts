@@ -17,6 +17,7 @@
  * those copies and the garbage collection the chunks caused were a fifth of the broker's time,
  * bench/README.md).
  */
+import { readInt32BE } from '../bytes/big-endian.js';
 import { BufferPool, type ByteReservations } from '../bytes/buffer-pool.js';
 import { objectArray } from '../v8/elements-kind.js';
 import { KeptList } from '../v8/kept-list.js';
@@ -120,7 +121,7 @@ export class FrameDecoder {
       // into a large chunk passes `length` instead of a view of what it read (one per read)
       let at = 0;
       while (length - at >= 4) {
-        const size = chunk.readInt32BE(at);
+        const size = readInt32BE(chunk, at);
         if (size <= 0 || size > this.maxFrameBytes || size > length - at - 4) break;
         frames.push(chunk.subarray(at + 4, at + 4 + size));
         at += 4 + size;
@@ -237,7 +238,7 @@ export class FrameDecoder {
   private readSize(): number {
     const first = this.chunks.get(0);
     if (first.length - this.head < 4) return this.take(4).readInt32BE(0);
-    const size = first.readInt32BE(this.head);
+    const size = readInt32BE(first, this.head);
     this.skip(4);
     return size;
   }

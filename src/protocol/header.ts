@@ -10,6 +10,7 @@
  *   flexible, except for ApiVersions, whose response header is always v0 (KIP-511) because a
  *   client must parse it before it knows what the broker speaks.
  */
+import { readInt16BE, readInt32BE, writeInt32BE } from '../bytes/big-endian.js';
 import { ApiKey } from './api-keys.js';
 import { decodeMessage, encodeMessageAfter } from './codec.js';
 import { ProtocolError } from './errors.js';
@@ -52,8 +53,8 @@ export function requestHeaderVersion(apiKey: number, apiVersion: number): 1 | 2 
  */
 export function readRequestHeader(buf: Buffer, into?: RequestHeaderValue): RequestHeaderValue {
   if (buf.length < 8) throw new ProtocolError(`request frame of ${buf.length} bytes is shorter than a request header`, { position: buf.length });
-  const apiKey = buf.readInt16BE(0);
-  const apiVersion = buf.readInt16BE(2);
+  const apiKey = readInt16BE(buf, 0);
+  const apiVersion = readInt16BE(buf, 2);
   const headerVersion = requestHeaderVersion(apiKey, apiVersion);
   const fast = readCommonHeader(buf, apiKey, apiVersion, headerVersion, into);
   if (fast !== undefined) return fast;
@@ -68,8 +69,8 @@ export function readRequestHeader(buf: Buffer, into?: RequestHeaderValue): Reque
  */
 function readCommonHeader(buf: Buffer, apiKey: number, apiVersion: number, headerVersion: 1 | 2, into: RequestHeaderValue | undefined): RequestHeaderValue | undefined {
   if (buf.length < 10) return undefined;
-  const correlationId = buf.readInt32BE(4);
-  const n = buf.readInt16BE(8);
+  const correlationId = readInt32BE(buf, 4);
+  const n = readInt16BE(buf, 8);
   let offset = 10;
   let clientId = '';
   if (n > 0) {
@@ -124,8 +125,8 @@ export function encodeResponse(schema: MessageSchema, apiKey: number, apiVersion
   let size = -4;
   for (let i = 0; i < chunks.length; i++) size += chunks[i]!.length;
   const first = chunks[0]!;
-  first.writeInt32BE(size, 0);
-  first.writeInt32BE(correlationId, 4);
+  writeInt32BE(first, 0, size);
+  writeInt32BE(first, 4, correlationId);
   if (headerSize === 5) first[8] = 0;
   return chunks;
 }
@@ -140,8 +141,8 @@ export function encodeResponseFrame(apiKey: number, apiVersion: number, correlat
   let bodySize = 0;
   for (const b of body) bodySize += b.length;
   const prefix = Buffer.allocUnsafe(4 + headerSize);
-  prefix.writeInt32BE(headerSize + bodySize, 0);
-  prefix.writeInt32BE(correlationId, 4);
+  writeInt32BE(prefix, 0, headerSize + bodySize);
+  writeInt32BE(prefix, 4, correlationId);
   if (headerVersion === 1) prefix[8] = 0;
   return [prefix, ...body];
 }

@@ -7,6 +7,7 @@
  * (c) `records()` decodes them all.
  * The CRC is verified before records are read unless `verifyCrc: false` is passed.
  */
+import { readInt8, readInt16BE, readInt32BE, readUInt32BE } from '../bytes/big-endian.js';
 import { anchorHiddenClass } from '../v8/map-anchors.js';
 import { CorruptRecordError, InvalidRecordError, KafkaliteError } from '../errors.js';
 import { crc32c } from './crc.js';
@@ -68,28 +69,28 @@ export class RecordBatch {
   }
 
   get magic(): number {
-    return this.buf.readInt8(this.position + MAGIC_OFFSET);
+    return readInt8(this.buf, this.position + MAGIC_OFFSET);
   }
   get baseOffset(): bigint {
     return readInt64BE(this.buf, this.position);
   }
   /** The length field: bytes after it. */
   get length(): number {
-    return this.buf.readInt32BE(this.position + LENGTH_OFFSET);
+    return readInt32BE(this.buf, this.position + LENGTH_OFFSET);
   }
   /** Size of the whole batch on disk: length + 12. */
   get sizeInBytes(): number {
     return this.length + LOG_OVERHEAD;
   }
   get partitionLeaderEpoch(): number {
-    return this.buf.readInt32BE(this.position + PARTITION_LEADER_EPOCH_OFFSET);
+    return readInt32BE(this.buf, this.position + PARTITION_LEADER_EPOCH_OFFSET);
   }
   get crc(): number {
-    return this.buf.readUInt32BE(this.position + CRC_OFFSET);
+    return readUInt32BE(this.buf, this.position + CRC_OFFSET);
   }
   /** The attributes int16 as stored; Kafka interprets only its low byte. */
   get attributes(): number {
-    return this.buf.readInt16BE(this.position + ATTRIBUTES_OFFSET);
+    return readInt16BE(this.buf, this.position + ATTRIBUTES_OFFSET);
   }
   /** The int16's low (second, big-endian) byte. */
   private get attributeByte(): number {
@@ -118,7 +119,7 @@ export class RecordBatch {
     return this.hasDeleteHorizon ? this.baseTimestamp : undefined;
   }
   get lastOffsetDelta(): number {
-    return this.buf.readInt32BE(this.position + LAST_OFFSET_DELTA_OFFSET);
+    return readInt32BE(this.buf, this.position + LAST_OFFSET_DELTA_OFFSET);
   }
   /** baseOffset + lastOffsetDelta with Java long (wrapping) arithmetic, as Kafka computes it. */
   get lastOffset(): bigint {
@@ -137,10 +138,10 @@ export class RecordBatch {
     return readInt64BE(this.buf, this.position + PRODUCER_ID_OFFSET);
   }
   get producerEpoch(): number {
-    return this.buf.readInt16BE(this.position + PRODUCER_EPOCH_OFFSET);
+    return readInt16BE(this.buf, this.position + PRODUCER_EPOCH_OFFSET);
   }
   get baseSequence(): number {
-    return this.buf.readInt32BE(this.position + BASE_SEQUENCE_OFFSET);
+    return readInt32BE(this.buf, this.position + BASE_SEQUENCE_OFFSET);
   }
   /** -1 without a sequence, else `incrementSequence(baseSequence, lastOffsetDelta)`. */
   get lastSequence(): number {
@@ -149,10 +150,10 @@ export class RecordBatch {
   }
   /** producerId > -1, read from its high word: no BigInt per append (a negative id has a negative high word). */
   get hasProducerId(): boolean {
-    return this.buf.readInt32BE(this.position + PRODUCER_ID_OFFSET) >= 0;
+    return readInt32BE(this.buf, this.position + PRODUCER_ID_OFFSET) >= 0;
   }
   get recordsCount(): number {
-    return this.buf.readInt32BE(this.position + RECORDS_COUNT_OFFSET);
+    return readInt32BE(this.buf, this.position + RECORDS_COUNT_OFFSET);
   }
 
   /** The batch's own bytes (a view). */

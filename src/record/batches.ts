@@ -11,6 +11,7 @@
 
 /** A batch of any magic: v2 (`kind: 'v2'`) or a legacy magic 0/1 entry (`kind: 'legacy'`). */
 export type AnyRecordBatch = RecordBatch | LegacyRecordBatch;
+import { readInt8, readInt32BE } from '../bytes/big-endian.js';
 import { anchorHiddenClass } from '../v8/map-anchors.js';
 import { CorruptRecordError } from '../errors.js';
 import { RecordBatch } from './batch.js';
@@ -82,7 +83,7 @@ export class BatchReader implements IterableIterator<AnyRecordBatch> {
     const pos = this.position;
     const remaining = this.end - pos;
     if (remaining < LOG_OVERHEAD) return null;
-    const size = buf.readInt32BE(pos + LENGTH_OFFSET);
+    const size = readInt32BE(buf, pos + LENGTH_OFFSET);
     if (size < MIN_ENTRY_SIZE) {
       throw new CorruptRecordError(`Record size ${size} is less than the minimum record overhead (${MIN_ENTRY_SIZE})`, {
         position: pos,
@@ -94,7 +95,7 @@ export class BatchReader implements IterableIterator<AnyRecordBatch> {
       });
     }
     if (remaining < HEADER_SIZE_UP_TO_MAGIC) return null;
-    const magic = buf.readInt8(pos + MAGIC_OFFSET);
+    const magic = readInt8(buf, pos + MAGIC_OFFSET);
     if (magic < 0 || magic > 2) {
       throw new CorruptRecordError(`Invalid magic found in record: ${magic}`, { position: pos + MAGIC_OFFSET });
     }

@@ -7,6 +7,7 @@
  * append counts), pointing at the start of the appended chunk; the time index gets the segment's
  * max timestamp so far with the last offset of the batch that holds it.
  */
+import { readInt8, readInt32BE } from '../bytes/big-endian.js';
 import { rmSync, statSync } from 'node:fs';
 import { CorruptRecordError, InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
@@ -286,12 +287,12 @@ export class LogSegment {
     if (length < RECORD_BATCH_OVERHEAD) return undefined;
     const records = this.log.readBytes(position, length, into);
     if (records.length < RECORD_BATCH_OVERHEAD) return undefined;
-    const size = records.readInt32BE(LENGTH_OFFSET);
+    const size = readInt32BE(records, LENGTH_OFFSET);
     if (size < MIN_ENTRY_SIZE) return undefined;
     const sizeInBytes = size + LOG_OVERHEAD;
     // the slow path's header scan: a batch running past the logical end is not there yet
     if (sizeInBytes > this.log.sizeInBytes - position) return undefined;
-    const magic = records.readInt8(MAGIC_OFFSET);
+    const magic = readInt8(records, MAGIC_OFFSET);
     if (magic !== 0 && magic !== 1 && sizeInBytes < RECORD_BATCH_OVERHEAD) return undefined;
     if (entryLastOffset(records, 0, magic) < startOffset) return undefined;
     // minOneMessage with a first batch larger than maxSize needs a longer read: the general path
@@ -318,7 +319,7 @@ export class LogSegment {
       last < 0
         ? undefined
         : {
-            offset: BigInt.asIntN(64, entryLastOffset(records, last, records.readInt8(last + MAGIC_OFFSET)) + 1n),
+            offset: BigInt.asIntN(64, entryLastOffset(records, last, readInt8(records, last + MAGIC_OFFSET)) + 1n),
             position: position + p,
             truncations: this.log.truncations,
           };
@@ -542,7 +543,7 @@ export class LogSegment {
 /** v2: baseOffset + lastOffsetDelta (Java long arithmetic); legacy: the entry's offset. */
 function entryLastOffset(buf: Buffer, at: number, magic: number): bigint {
   const offset = buf.readBigInt64BE(at);
-  return magic === 0 || magic === 1 ? offset : BigInt.asIntN(64, offset + BigInt(buf.readInt32BE(at + LAST_OFFSET_DELTA_OFFSET)));
+  return magic === 0 || magic === 1 ? offset : BigInt.asIntN(64, offset + BigInt(readInt32BE(buf, at + LAST_OFFSET_DELTA_OFFSET)));
 }
 
 /**

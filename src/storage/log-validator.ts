@@ -20,6 +20,7 @@
  * Every error carries `position`: the offending batch's byte position in the caller's input (for a
  * malformed record of an uncompressed batch, the record's own position).
  */
+import { readInt32BE, readUInt32BE, writeInt16BE, writeInt32BE, writeUInt32BE } from '../bytes/big-endian.js';
 import {
   CorruptRecordError,
   InvalidArgumentError,
@@ -43,6 +44,7 @@ import {
   DELETE_HORIZON_FLAG_MASK,
   LOG_OVERHEAD,
   MAX_TIMESTAMP_OFFSET,
+  NO_TIMESTAMP,
   PARTITION_LEADER_EPOCH_OFFSET,
   RECORD_BATCH_OVERHEAD,
   TIMESTAMP_TYPE_MASK,
@@ -150,7 +152,7 @@ export function setLastOffset(batch: AnyRecordBatch, lastOffset: bigint): void {
 
 /** v2 only: bytes 12-15, not CRC-covered. */
 export function setPartitionLeaderEpoch(batch: RecordBatch, epoch: number): void {
-  batch.buf.writeInt32BE(epoch, batch.position + PARTITION_LEADER_EPOCH_OFFSET);
+  writeInt32BE(batch.buf, batch.position + PARTITION_LEADER_EPOCH_OFFSET, epoch);
 }
 
 /**
@@ -167,9 +169,9 @@ export function setMaxTimestamp(batch: AnyRecordBatch, type: TimestampType, time
     const old = buf[pos + ATTRIBUTES_OFFSET + 1]!;
     let attributes = old & (COMPRESSION_CODEC_MASK | TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK | DELETE_HORIZON_FLAG_MASK);
     if (type === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK;
-    buf.writeInt16BE(attributes, pos + ATTRIBUTES_OFFSET);
+    writeInt16BE(buf, pos + ATTRIBUTES_OFFSET, attributes);
     writeInt64BE(buf, pos + MAX_TIMESTAMP_OFFSET, timestamp);
-    buf.writeUInt32BE(crc32c(buf, pos + ATTRIBUTES_OFFSET, pos + batch.sizeInBytes), pos + CRC_OFFSET);
+    writeUInt32BE(buf, pos + CRC_OFFSET, crc32c(buf, pos + ATTRIBUTES_OFFSET, pos + batch.sizeInBytes));
     return true;
   }
   if (batch.magic === 0) throw new UnsupportedForMessageFormatError('Cannot set timestamp for a record with magic = 0', { position: pos });
@@ -177,7 +179,7 @@ export function setMaxTimestamp(batch: AnyRecordBatch, type: TimestampType, time
   const msg = pos + LOG_OVERHEAD; // crc(4) magic(1) attributes(1) timestamp(8)
   buf[msg + 5] = (batch.compressionType & COMPRESSION_CODEC_MASK) | (type === 'LogAppendTime' ? TIMESTAMP_TYPE_MASK : 0);
   writeInt64BE(buf, msg + 6, timestamp);
-  buf.writeUInt32BE(crc32(buf, msg + 4, pos + batch.sizeInBytes), msg);
+  writeUInt32BE(buf, msg, crc32(buf, msg + 4, pos + batch.sizeInBytes));
   return true;
 }
 
@@ -233,10 +235,17 @@ const TWO_53 = 1n << 53n;
 
 /** An int64 field as a number when it is a safe integer, else NaN: no BigInt on the append path. */
 function readSafeInt64(buf: Buffer, pos: number): number {
-  const hi = buf.readInt32BE(pos);
+  const hi = readInt32BE(buf, pos);
   if (hi < -0x200000 || hi >= 0x200000) return NaN;
-  return hi * 4294967296 + buf.readUInt32BE(pos + 4);
+  return hi * 4294967296 + readUInt32BE(buf, pos + 4);
 }
+
+/**
+ * -1 offsets and producer ids as constants: `-1n` in an expression is a BigInt negation at every
+ * run (V8 11.3 neither folds it nor caches the result: `BigIntUnaryMinus` in the append profile).
+ */
+const NO_OFFSET = -1n;
+const NO_PRODUCER_ID = -1n;
 
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -249,7 +258,7 @@ function int64Equals(buf: Buffer, pos: number, v: bigint): boolean {
 
 /** Whether the int64 at `pos` is 0 (a v2 batch's baseOffset from a client), without a BigInt. */
 function isZeroInt64(buf: Buffer, pos: number): boolean {
-  return buf.readInt32BE(pos) === 0 && buf.readInt32BE(pos + 4) === 0;
+  return readInt32BE(buf, pos) === 0 && readInt32BE(buf, pos + 4) === 0;
 }
 
 /** The record layout `scanV2` reuses for every record (it never runs nested). */
@@ -276,12 +285,12 @@ class Validator {
   // Results in fields rather than an object per call (the in-place path runs on every Produce):
   /** scanV2's record count and largest timestamp, when it returned true. */
   private scanned = 0;
-  private scannedMaxTimestamp = -1n;
+  private scannedMaxTimestamp = NO_TIMESTAMP;
   /** assignOffsetsNonCompressed: the last offset it assigned, how many, and its maxTimestamp and shallowOffsetOfMaxTimestamp. */
-  lastAssigned = -1n;
+  lastAssigned = NO_OFFSET;
   assignedCount = 0;
-  assignedMaxTimestamp = -1n;
-  assignedShallow = -1n;
+  assignedMaxTimestamp = NO_TIMESTAMP;
+  assignedShallow = NO_OFFSET;
 
   constructor(ctx: ValidationContext, batches: readonly AnyRecordBatch[], source: number, target: Readonly<TargetCompression>) {
     this.reset(ctx, batches, source, target);
@@ -300,11 +309,11 @@ class Validator {
     this.compacted = ctx.config.cleanupPolicy.includes('compact');
     this.counter = ctx.nextOffset;
     this.scanned = 0;
-    this.scannedMaxTimestamp = -1n;
-    this.lastAssigned = -1n;
+    this.scannedMaxTimestamp = NO_TIMESTAMP;
+    this.lastAssigned = NO_OFFSET;
     this.assignedCount = 0;
-    this.assignedMaxTimestamp = -1n;
-    this.assignedShallow = -1n;
+    this.assignedMaxTimestamp = NO_TIMESTAMP;
+    this.assignedShallow = NO_OFFSET;
     return this;
   }
 
@@ -365,7 +374,7 @@ class Validator {
         }
       }
       if (batch.isControl) throw new InvalidRecordError(`Clients are not allowed to write control records${this.tp}`, at);
-      if (batch.baseSequence < 0 && (batch.kind === 'v2' ? batch.hasProducerId : batch.producerId > -1n)) {
+      if (batch.baseSequence < 0 && (batch.kind === 'v2' ? batch.hasProducerId : batch.producerId > NO_PRODUCER_ID)) {
         throw new InvalidRecordError(
           `Invalid sequence number ${batch.baseSequence} in record batch with producerId ${batch.producerId}${this.tp}`,
           at,
@@ -395,7 +404,7 @@ class Validator {
       return { batchIndex: index, timestamp: false, message: `Compacted topic cannot accept message without key${this.tp}` };
     }
     const ts = record.timestamp;
-    if (this.timestampType === 'CreateTime' && ts !== -1n) {
+    if (this.timestampType === 'CreateTime' && ts !== NO_TIMESTAMP) {
       // Java long arithmetic, overflow included
       const diff = BigInt.asIntN(64, this.now - ts);
       const before = this.config.messageTimestampBeforeMaxMs;
@@ -494,7 +503,7 @@ class Validator {
       count++;
     }
     this.scanned = count;
-    this.scannedMaxTimestamp = count === 0 ? -1n : BigInt(base + maxDelta);
+    this.scannedMaxTimestamp = count === 0 ? NO_TIMESTAMP : BigInt(base + maxDelta);
     return true;
   }
 
@@ -514,12 +523,12 @@ class Validator {
 
   assignOffsetsNonCompressed(): void {
     const initialOffset = this.counter;
-    let maxTimestamp = -1n;
-    let shallow = -1n;
+    let maxTimestamp = NO_TIMESTAMP;
+    let shallow = NO_OFFSET;
     const first = this.firstBatch(CompressionType.none);
     for (const batch of this.batches) {
       this.validateBatch(first, batch);
-      let maxBatchTimestamp = -1n;
+      let maxBatchTimestamp = NO_TIMESTAMP;
       if (batch.kind === 'v2' && this.scanV2(batch)) {
         this.counter += BigInt(this.scanned);
         this.assignedCount += this.scanned;
@@ -554,8 +563,8 @@ class Validator {
     if (this.timestampType === 'LogAppendTime') {
       maxTimestamp = this.now;
       if (this.toMagic === 0) {
-        maxTimestamp = -1n;
-        shallow = -1n;
+        maxTimestamp = NO_TIMESTAMP;
+        shallow = NO_OFFSET;
       } else if (this.toMagic === 1) {
         shallow = initialOffset; // single-record entries all carry the same time
       } else {
@@ -600,7 +609,7 @@ class Validator {
     // control batches written uncompressed stay uncompressed
     if (this.source === CompressionType.none && first.isControl) inPlace = true;
 
-    let maxTimestamp = -1n;
+    let maxTimestamp = NO_TIMESTAMP;
     let expectedInnerOffset = 0n;
     const kept: AnyRecord[] = [];
     for (const batch of this.batches) {
@@ -648,11 +657,11 @@ class Validator {
     const at = { position: first.position };
     if (n === 0) {
       // nothing survived (a record-less batch from a non-client origin): nothing to write
-      return { records: Buffer.alloc(0), info: { maxTimestamp: -1n, shallowOffsetOfMaxTimestamp: -1n }, batchCount: 0 };
+      return { records: Buffer.alloc(0), info: { maxTimestamp: NO_TIMESTAMP, shallowOffsetOfMaxTimestamp: NO_OFFSET }, batchCount: 0 };
     }
     if (BigInt(n - 1) > 0x7fffffffn) throw new InvalidRecordError('Maximum offset delta exceeded', at);
-    let maxTimestamp = -1n;
-    let offsetOfMaxTimestamp = -1n;
+    let maxTimestamp = NO_TIMESTAMP;
+    let offsetOfMaxTimestamp = NO_OFFSET;
     const inputs: RecordInput[] = kept.map((r, i) => {
       // MemoryRecordsBuilder.appendLegacyRecord writes the append time into every v1 message under LogAppendTime
       const ts = magic < 2 && logAppend ? this.now : r.timestamp;
@@ -705,7 +714,7 @@ class Validator {
     const batchLike = compression.codec !== CompressionType.none || magic >= 2;
     let info: BuiltInfo;
     if (logAppend) info = { maxTimestamp: this.now, shallowOffsetOfMaxTimestamp: batchLike ? lastOffset : baseOffset };
-    else if (maxTimestamp === -1n) info = { maxTimestamp: -1n, shallowOffsetOfMaxTimestamp: -1n };
+    else if (maxTimestamp === NO_TIMESTAMP) info = { maxTimestamp: NO_TIMESTAMP, shallowOffsetOfMaxTimestamp: NO_OFFSET };
     else info = { maxTimestamp, shallowOffsetOfMaxTimestamp: batchLike ? lastOffset : offsetOfMaxTimestamp };
     return { records: out, info, batchCount: batchLike ? 1 : n };
   }
@@ -785,7 +794,7 @@ const NO_BATCHES: readonly AnyRecordBatch[] = [];
 
 /** validateAndAssignOffsets after the batches were read: LogValidator's paths. */
 function validateBatches(v: Validator, ctx: ValidationContext, batches: readonly AnyRecordBatch[], validBytes: Buffer, source: number, target: Readonly<TargetCompression>): ValidationResult {
-  const logAppendTime = ctx.config.messageTimestampType === 'LogAppendTime' ? ctx.now : -1n;
+  const logAppendTime = ctx.config.messageTimestampType === 'LogAppendTime' ? ctx.now : NO_TIMESTAMP;
 
   if (source === CompressionType.none && target.codec === CompressionType.none) {
     let sameMagic = true;

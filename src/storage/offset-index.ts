@@ -4,6 +4,7 @@
  * chunk in the `.log` that holds offsets up to and including it. Entries are written by
  * `LogSegment.append` every `index.interval.bytes` and by `LogSegment.recover`.
  */
+import { readInt32BE, writeInt32BE } from '../bytes/big-endian.js';
 import { InvalidArgumentError, StorageError } from '../errors.js';
 import { AbstractIndex, type IndexOpenOptions, relativeForSearch } from './index-file.js';
 
@@ -48,19 +49,19 @@ export class OffsetIndex extends AbstractIndex {
 
   private relativeOffsetAt(slot: number): number {
     const at = this.slot(slot);
-    return this.view.readInt32BE(at);
+    return readInt32BE(this.view, at);
   }
 
   private physicalAt(slot: number): number {
     const at = this.slot(slot);
-    return this.view.readInt32BE(at + 4);
+    return readInt32BE(this.view, at + 4);
   }
 
   private parseEntry(slot: number): OffsetPosition {
     const at = this.slot(slot);
     return {
-      offset: this.baseOffset + BigInt(this.view.readInt32BE(at)),
-      position: this.view.readInt32BE(at + 4),
+      offset: this.baseOffset + BigInt(readInt32BE(this.view, at)),
+      position: readInt32BE(this.view, at + 4),
     };
   }
 
@@ -114,8 +115,8 @@ export class OffsetIndex extends AbstractIndex {
       throw new InvalidArgumentError(`Invalid physical position ${position} for offset ${offset} in ${this.path}`);
     }
     this.appendSlot((buf, at) => {
-      buf.writeInt32BE(rel, at);
-      buf.writeInt32BE(position, at + 4);
+      writeInt32BE(buf, at, rel);
+      writeInt32BE(buf, at + 4, position);
     });
     this._lastOffset = offset;
   }

@@ -14,6 +14,7 @@ import { OffsetOutOfRangeError, RecordListTooLargeError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
 import { readRecordBatches } from '../record/batches.js';
 import { encodeEndTransactionMarker } from '../record/builder.js';
+import { NO_TIMESTAMP } from '../record/constants.js';
 import { LEADER_EPOCH_CHECKPOINT_FILE } from './file-names.js';
 import { LeaderEpochFileCache } from './leader-epoch-cache.js';
 import { LocalLog, type LogSink } from './local-log.js';
@@ -209,7 +210,7 @@ export class PartitionLog {
   ): AppendResult {
     const leo = this.localLog.logEndOffset;
     if (records.length === 0) {
-      return { firstOffset: leo, lastOffset: leo - 1n, maxTimestamp: -1n, logAppendTime: -1n, recordCount: 0, logStartOffset: this.startOffset, duplicate: false };
+      return { firstOffset: leo, lastOffset: leo - 1n, maxTimestamp: NO_TIMESTAMP, logAppendTime: NO_TIMESTAMP, recordCount: 0, logStartOffset: this.startOffset, duplicate: false };
     }
     const now = this.time();
     const validated =
@@ -238,7 +239,7 @@ export class PartitionLog {
             firstOffset: duplicate.lastOffset - BigInt(duplicate.offsetDelta),
             lastOffset: duplicate.lastOffset,
             maxTimestamp: duplicate.timestamp,
-            logAppendTime: -1n,
+            logAppendTime: NO_TIMESTAMP,
             recordCount: 0,
             logStartOffset: this.startOffset,
             duplicate: true,

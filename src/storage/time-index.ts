@@ -3,6 +3,7 @@
  * timestamp, int32 relative offset). Each entry is the max timestamp seen in the segment so far and
  * the last offset of the batch holding it (a "shallow" offset), so both columns only grow.
  */
+import { readInt32BE, readUInt32BE, writeInt32BE } from '../bytes/big-endian.js';
 import { InvalidArgumentError, StorageError } from '../errors.js';
 import { AbstractIndex, type IndexOpenOptions, relativeForSearch } from './index-file.js';
 
@@ -75,14 +76,14 @@ export class TimeIndex extends AbstractIndex {
 
   private relativeOffsetAt(slot: number): number {
     const at = this.slot(slot);
-    return this.view.readInt32BE(at + 8);
+    return readInt32BE(this.view, at + 8);
   }
 
   private parseEntry(slot: number): TimestampOffset {
     const at = this.slot(slot);
     return {
       timestamp: this.view.readBigInt64BE(at),
-      offset: this.baseOffset + BigInt(this.view.readInt32BE(at + 8)),
+      offset: this.baseOffset + BigInt(readInt32BE(this.view, at + 8)),
     };
   }
 
@@ -106,9 +107,9 @@ export class TimeIndex extends AbstractIndex {
     const lo = Number(BigInt.asUintN(32, target));
     const slot = this.searchSlot((s) => {
       const at = this.slot(s);
-      const h = this.view.readInt32BE(at);
+      const h = readInt32BE(this.view, at);
       if (h !== hi) return h > hi ? 1 : -1;
-      const l = this.view.readUInt32BE(at + 4);
+      const l = readUInt32BE(this.view, at + 4);
       return l > lo ? 1 : l < lo ? -1 : 0;
     }, 'largestLowerBound');
     return slot === -1 ? none : this.parseEntry(slot);
@@ -139,7 +140,7 @@ export class TimeIndex extends AbstractIndex {
       const rel = this.relativeOffset(offset);
       this.appendSlot((buf, at) => {
         buf.writeBigInt64BE(timestamp, at);
-        buf.writeInt32BE(rel, at + 8);
+        writeInt32BE(buf, at + 8, rel);
       });
       this._lastEntry = { timestamp, offset };
     }

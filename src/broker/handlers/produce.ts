@@ -15,6 +15,7 @@
  * answer after the append). Appends are written to the OS before the answer, so a killed broker
  * process loses nothing acknowledged.
  */
+import { readInt16BE, readInt32BE } from '../../bytes/big-endian.js';
 import {
   Produce,
   type PartitionProduceResponse,
@@ -29,6 +30,7 @@ import { hasTransactionalRecords, refuseTransactionalWithoutId } from './transac
 import { producedBytes } from '../quotas/quota-manager.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { INTERNAL_TOPICS } from '../../storage/topic.js';
+import { NO_TIMESTAMP } from '../../record/constants.js';
 import { verifyTransactionalProduce } from '../txn/verification.js';
 import { AclOperation } from '../auth/acl.js';
 import { requireTopic, transactionalIdError } from '../auth/checks.js';
@@ -51,10 +53,10 @@ function checkV3Records(version: number, records: Buffer | null): { errorCode: n
   const invalid = (message: string) => ({ errorCode: ErrorCode.INVALID_RECORD, message });
   if (records === null || records.length < LOG_OVERHEAD + 5) return invalid('Produce requests with version 3 or above must have exactly one record batch');
   if (records[MAGIC_OFFSET] !== 2) return invalid('Produce requests with version 3 or above must use record batches of magic 2');
-  if (version < 7 && records.length >= ATTRIBUTES_OFFSET + 2 && (records.readInt16BE(ATTRIBUTES_OFFSET) & 0x07) === ZSTD_CODEC) {
+  if (version < 7 && records.length >= ATTRIBUTES_OFFSET + 2 && (readInt16BE(records, ATTRIBUTES_OFFSET) & 0x07) === ZSTD_CODEC) {
     return { errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, message: `Produce requests with version ${version} are not allowed to use ZStandard compression` };
   }
-  if (LOG_OVERHEAD + records.readInt32BE(8) !== records.length) {
+  if (LOG_OVERHEAD + readInt32BE(records, 8) !== records.length) {
     return invalid('Produce requests with version 3 or above must have exactly one record batch per partition');
   }
   return undefined;
@@ -73,6 +75,8 @@ function refuseWithoutId(request: ProduceRequest, ctx: RequestContext): TopicPro
  * only reads it; a push would throw instead of reaching other answers), not an array per answer.
  */
 const NO_RECORD_ERRORS: never[] = [];
+/** A partition answer's -1 offsets before its append (Kafka's INVALID_OFFSET): a constant, since `-1n` is a BigInt negation at every run. */
+const INVALID_OFFSET = -1n;
 Object.freeze(NO_RECORD_ERRORS);
 
 /**
@@ -120,7 +124,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
       const partitionResponses: PartitionProduceResponse[] = new Array<PartitionProduceResponse>(topic.partitionData.length);
       for (let i = 0; i < topic.partitionData.length; i++) {
         const p = topic.partitionData[i]!;
-        const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: NO_RECORD_ERRORS, errorMessage: null };
+        const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: INVALID_OFFSET, logAppendTimeMs: NO_TIMESTAMP, logStartOffset: INVALID_OFFSET, recordErrors: NO_RECORD_ERRORS, errorMessage: null };
         partitionResponses[i] = out;
         try {
           if (acks !== 0 && acks !== 1 && acks !== -1) {

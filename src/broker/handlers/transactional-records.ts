@@ -6,6 +6,7 @@
  * answers every topic-partition of it with TRANSACTIONAL_ID_AUTHORIZATION_FAILED
  * (`ProduceRequest.getErrorResponse`); with acks=0 it answers nothing and closes the connection.
  */
+import { readInt16BE, readInt32BE } from '../../bytes/big-endian.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { PartitionProduceResponse, ProduceRequest, TopicProduceResponse } from '../../protocol/schemas/produce.js';
 import { ATTRIBUTES_OFFSET, HEADER_SIZE_UP_TO_MAGIC, LENGTH_OFFSET, LOG_OVERHEAD, MAGIC_OFFSET, MIN_ENTRY_SIZE, TRANSACTIONAL_FLAG_MASK } from '../../record/constants.js';
@@ -17,10 +18,10 @@ import { ATTRIBUTES_OFFSET, HEADER_SIZE_UP_TO_MAGIC, LENGTH_OFFSET, LOG_OVERHEAD
  */
 function firstBatchIsTransactional(records: Buffer | null): boolean {
   if (records === null || records.length < HEADER_SIZE_UP_TO_MAGIC) return false;
-  const size = records.readInt32BE(LENGTH_OFFSET);
+  const size = readInt32BE(records, LENGTH_OFFSET);
   if (size < MIN_ENTRY_SIZE || records.length < LOG_OVERHEAD + size) return false;
   if (records[MAGIC_OFFSET]! < 2) return false; // magic 0/1 messages have no transactional bit
-  return (records.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG_MASK) !== 0;
+  return (readInt16BE(records, ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG_MASK) !== 0;
 }
 
 /** `RequestUtils.hasTransactionalRecords`: some partition's first batch is transactional. */

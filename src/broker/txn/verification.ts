@@ -8,6 +8,7 @@
  * coordinator is a network call away; here it is the same process, so no guard is needed between
  * the verification and the append.
  */
+import { readInt16BE } from '../../bytes/big-endian.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { TransactionCoordinator } from './coordinator.js';
@@ -57,10 +58,10 @@ export function verifyTransactionalProduce(
 ): number {
   if (!coordinator.config.partitionVerification || transactionalId === null) return ErrorCode.NONE;
   if (records === null || records.length < HEADER_SIZE || records[MAGIC] !== 2) return ErrorCode.NONE;
-  const attributes = records.readInt16BE(ATTRIBUTES);
+  const attributes = readInt16BE(records, ATTRIBUTES);
   if ((attributes & TRANSACTIONAL_FLAG) === 0 || (attributes & CONTROL_FLAG) !== 0) return ErrorCode.NONE;
   const producerId = records.readBigInt64BE(PRODUCER_ID);
-  const producerEpoch = records.readInt16BE(PRODUCER_EPOCH);
+  const producerEpoch = readInt16BE(records, PRODUCER_EPOCH);
   const entry = log.producerStateManager.activeProducers().get(producerId);
   // an open transaction at this epoch: the partition was verified when it began
   if (entry !== undefined && entry.producerEpoch === producerEpoch && entry.currentTxnFirstOffset !== undefined) return ErrorCode.NONE;
