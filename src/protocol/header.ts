@@ -96,9 +96,19 @@ function readCommonHeader(buf: Buffer, apiKey: number, apiVersion: number, heade
 let cachedClientId = '';
 let cachedClientIdBytes: Buffer = Buffer.alloc(0);
 
+/**
+ * Whether buf[start, start + n) holds `bytes`, by a loop: a client id is a few dozen bytes, and
+ * Buffer.compare with a range checks its five arguments and calls into C++ (0.2 µs of a 16 KiB
+ * Produce request's broker CPU, perf).
+ */
+function sameBytes(buf: Buffer, start: number, bytes: Buffer, n: number): boolean {
+  for (let i = 0; i < n; i++) if (buf[start + i] !== bytes[i]) return false;
+  return true;
+}
+
 function lastClientId(buf: Buffer, start: number, end: number): string {
   const n = end - start;
-  if (n === cachedClientIdBytes.length && buf.compare(cachedClientIdBytes, 0, n, start, end) === 0) return cachedClientId;
+  if (n === cachedClientIdBytes.length && sameBytes(buf, start, cachedClientIdBytes, n)) return cachedClientId;
   const clientId = buf.toString('utf8', start, end);
   if (n <= 256) {
     cachedClientId = clientId;
