@@ -75,9 +75,10 @@ function refuseWithoutId(request: ProduceRequest, ctx: RequestContext): TopicPro
  * only reads it; a push would throw instead of reaching other answers), not an array per answer.
  */
 const NO_RECORD_ERRORS: never[] = [];
+Object.freeze(NO_RECORD_ERRORS);
+
 /** A partition answer's -1 offsets before its append (Kafka's INVALID_OFFSET): a constant, since `-1n` is a BigInt negation at every run. */
 const INVALID_OFFSET = -1n;
-Object.freeze(NO_RECORD_ERRORS);
 
 /**
  * The append options of a broker's Produce appends: the same object each time (an object per append
