@@ -60,38 +60,40 @@ function fits(buf: Uint8Array, pos: number, size: number): boolean {
   return pos >= 0 && pos + size <= buf.length && Math.floor(pos) === pos;
 }
 
-export function writeInt16BE(buf: Uint8Array, pos: number, value: number): number {
-  if (!(value >= -0x8000 && value <= 0x7fff)) throw outOfRange(value, 'int16');
+/** The two bytes of a 16-bit value at `pos`, once its range was checked. */
+function put16(buf: Uint8Array, pos: number, value: number): number {
   if (!fits(buf, pos, 2)) throw outOfBounds(buf, pos, 2);
   buf[pos] = value >>> 8;
   buf[pos + 1] = value;
   return pos + 2;
+}
+
+/** The four bytes of a 32-bit value at `pos`, once its range was checked. */
+function put32(buf: Uint8Array, pos: number, value: number): number {
+  if (!fits(buf, pos, 4)) throw outOfBounds(buf, pos, 4);
+  buf[pos] = value >>> 24;
+  buf[pos + 1] = value >>> 16;
+  buf[pos + 2] = value >>> 8;
+  buf[pos + 3] = value;
+  return pos + 4;
+}
+
+export function writeInt16BE(buf: Uint8Array, pos: number, value: number): number {
+  if (!(value >= -0x8000 && value <= 0x7fff)) throw outOfRange(value, 'int16');
+  return put16(buf, pos, value);
 }
 
 export function writeUInt16BE(buf: Uint8Array, pos: number, value: number): number {
   if (!(value >= 0 && value <= 0xffff)) throw outOfRange(value, 'uint16');
-  if (!fits(buf, pos, 2)) throw outOfBounds(buf, pos, 2);
-  buf[pos] = value >>> 8;
-  buf[pos + 1] = value;
-  return pos + 2;
+  return put16(buf, pos, value);
 }
 
 export function writeInt32BE(buf: Uint8Array, pos: number, value: number): number {
   if (!(value >= -0x80000000 && value <= 0x7fffffff)) throw outOfRange(value, 'int32');
-  if (!fits(buf, pos, 4)) throw outOfBounds(buf, pos, 4);
-  buf[pos] = value >>> 24;
-  buf[pos + 1] = value >>> 16;
-  buf[pos + 2] = value >>> 8;
-  buf[pos + 3] = value;
-  return pos + 4;
+  return put32(buf, pos, value);
 }
 
 export function writeUInt32BE(buf: Uint8Array, pos: number, value: number): number {
   if (!(value >= 0 && value <= 0xffffffff)) throw outOfRange(value, 'uint32');
-  if (!fits(buf, pos, 4)) throw outOfBounds(buf, pos, 4);
-  buf[pos] = value >>> 24;
-  buf[pos + 1] = value >>> 16;
-  buf[pos + 2] = value >>> 8;
-  buf[pos + 3] = value;
-  return pos + 4;
+  return put32(buf, pos, value);
 }
