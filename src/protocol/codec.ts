@@ -290,8 +290,9 @@ function stringWriter(flexible: boolean, nullable: boolean, where: string): Writ
   // The field's last short string and its UTF-8 bytes, as stringReader keeps them: the same topic
   // name or group id, answer after answer, is copied by a loop instead of Buffer.byteLength and
   // Buffer.write (two calls into C++ behind Node's argument checks: about 100 ns of the 500 ns a
-  // one-partition Produce answer took, bench/codec-small.ts).
-  let last: string | undefined;
+  // one-partition Produce answer took, bench/codec-small.ts). It starts as the empty string, not
+  // undefined: a missing value (undefined) must reach Buffer.byteLength and be refused, not match.
+  let last = '';
   let lastBytes: Buffer | undefined;
   let lastLength = 0;
   return (w, v: string | null) => {

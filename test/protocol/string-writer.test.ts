@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeMessageToBuffer } from '../../src/protocol/codec.js';
+import { DeleteTopics } from '../../src/protocol/schemas/delete-topics.js';
+import { InvalidArgumentError } from '../../src/errors.js';
 import { Produce } from '../../src/protocol/schemas/produce.js';
 
 const names = ['topic-a', 'topic-b', 'topic-a', 'topic-a', 'é-topic-€', 'topic-a', 't'.repeat(100), 'topic-a', '', 'topic-a', 'topic-b'];
@@ -40,4 +42,15 @@ test('a Produce v9 answer carries each topic name as a compact string, repeated 
     assert.deepEqual(out.subarray(2, 2 + bytes.length), bytes, name);
     assert.equal(out[2 + bytes.length], 2, `compact array of one partition after ${name}`);
   }
+});
+
+test('a missing string (undefined) is refused, before the field wrote any string as after', () => {
+  // DeleteTopics v1's topicNames is an array of strings: an element is written without the
+  // struct writer's default for undefined. This field writes nothing else in this file, so the
+  // first encode meets its writer's cache before any string was kept.
+  const encode = (topicNames: unknown[]) => encodeMessageToBuffer(DeleteTopics.request, 1, { topicNames, timeoutMs: 1 });
+  assert.throws(() => encode([undefined]), InvalidArgumentError, 'before any string');
+  assert.deepEqual(encode(['a']), Buffer.from([0, 0, 0, 1, 0, 1, 0x61, 0, 0, 0, 1]));
+  assert.throws(() => encode([undefined]), InvalidArgumentError, 'after a string');
+  assert.deepEqual(encode(['']), Buffer.from([0, 0, 0, 1, 0, 0, 0, 0, 0, 1]));
 });
