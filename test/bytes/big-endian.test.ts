@@ -59,3 +59,15 @@ for (const w of widths) {
     assert.equal(read(view, 6 - w.size), w.max);
   });
 }
+
+test("readInt8 reads Buffer's signed value of every byte, and throws a RangeError where Buffer's does", () => {
+  const buf = Buffer.alloc(256);
+  for (let i = 0; i < 256; i++) buf[i] = i;
+  for (let i = 0; i < 256; i++) assert.equal(be.readInt8(buf, i), buf.readInt8(i), `byte ${i}`);
+  assert.equal(be.readInt8(buf, 0xff), -1);
+  assert.equal(be.readInt8(buf.subarray(0x80), 0), -128, 'on a view');
+  for (const pos of [-1, 256, 1.5]) {
+    assert.throws(() => buf.readInt8(pos), RangeError);
+    assert.throws(() => be.readInt8(buf, pos), RangeError, `at ${pos}`);
+  }
+});
