@@ -11,9 +11,9 @@
 
 /** A batch of any magic: v2 (`kind: 'v2'`) or a legacy magic 0/1 entry (`kind: 'legacy'`). */
 export type AnyRecordBatch = RecordBatch | LegacyRecordBatch;
-import { readInt8, readInt32BE } from '../bytes/big-endian.js';
 import { anchorHiddenClass } from '../v8/map-anchors.js';
 import { CorruptRecordError } from '../errors.js';
+import { readInt8, readInt32BE } from '../bytes/big-endian.js';
 import { RecordBatch } from './batch.js';
 import { LegacyRecordBatch } from './legacy.js';
 import {

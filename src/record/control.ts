@@ -5,6 +5,7 @@
  * EndTransactionMarker value: int16 version + int32 coordinatorEpoch. Types 2-6 are KRaft's.
  */
 import { InvalidRecordError } from '../errors.js';
+import { readInt16BE } from '../bytes/big-endian.js';
 
 export const ControlRecordType = {
   ABORT: 0,
@@ -42,10 +43,10 @@ export function parseControlRecordKey(key: Uint8Array | null): ControlRecordKey 
       `Invalid value size found for end control record key. Must have at least ${CONTROL_KEY_SIZE} bytes, but found only ${key?.length ?? -1}`,
     );
   }
-  // two big-endian int16s read from the bytes: no DataView per key (every marker appended is parsed here)
-  const version = ((key[0]! << 24) >> 16) | key[1]!;
+  // two big-endian int16s read by index: no DataView per key (every marker appended is parsed here)
+  const version = readInt16BE(key, 0);
   if (version < 0) throw new InvalidRecordError(`Invalid version found for control record: ${version}. May indicate data corruption`);
-  const typeId = ((key[2]! << 24) >> 16) | key[3]!;
+  const typeId = readInt16BE(key, 2);
   return { version, typeId, type: TYPE_NAMES.get(typeId) ?? 'UNKNOWN' };
 }
 

@@ -7,8 +7,8 @@
  * append counts), pointing at the start of the appended chunk; the time index gets the segment's
  * max timestamp so far with the last offset of the batch that holds it.
  */
-import { readInt8, readInt32BE } from '../bytes/big-endian.js';
 import { rmSync, statSync } from 'node:fs';
+import { readInt8, readInt32BE } from '../bytes/big-endian.js';
 import { CorruptRecordError, InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
 import { RecordLayout } from '../record/record-layout.js';
@@ -307,8 +307,8 @@ export class LogSegment {
     let p = 0;
     let last = -1;
     while (p + HEADER_SIZE_UP_TO_MAGIC <= length) {
-      // byte arithmetic, not readInt32BE: this runs once per batch of every fetch
-      const size = ((records[p + 8]! << 24) | (records[p + 9]! << 16) | (records[p + 10]! << 8) | records[p + 11]!) + LOG_OVERHEAD;
+      // by index (bytes/big-endian.ts), not Buffer's method: this runs once per batch of every fetch
+      const size = readInt32BE(records, p + LENGTH_OFFSET) + LOG_OVERHEAD;
       const magic = records[p + MAGIC_OFFSET]!;
       if (size < MIN_ENTRY_SIZE + LOG_OVERHEAD || size > length - p) break;
       if (magic !== 0 && magic !== 1 && size < RECORD_BATCH_OVERHEAD) break;
