@@ -47,7 +47,7 @@ describe('confluent-kafka-python (librdkafka 2.0.2) against the broker', () => {
         const acksList = ['0', '1', 'all'];
         const sent = makeMessages(150);
         const steps = acksList.flatMap((acks) => [
-          { op: 'produce', topic: `ck-${codec}-acks${acks}`, config: { acks, 'compression.type': codec, 'linger.ms': 20 }, messages: sent },
+          { op: 'produce', topic: `ck-${codec}-acks${acks}`, config: { acks, 'compression.type': codec, 'linger.ms': 20 }, messages: sent, knownTopic: true },
         ]);
         const consumeSteps = acksList.map((acks) => ({ op: 'consume', topic: `ck-${codec}-acks${acks}`, assign: [[0, 0]], expect: sent.length }));
         const results = await confluent(broker, [...steps, ...consumeSteps]);
@@ -96,7 +96,8 @@ describe('confluent-kafka-python (librdkafka 2.0.2) against the broker', () => {
       const sent = makeMessages(60);
       const from = 17;
       const [produced] = await confluent(broker, [
-        { op: 'produce', topic, config: { 'compression.type': 'lz4', 'linger.ms': 200, 'batch.num.messages': 1000 }, messages: sent },
+        // knownTopic: the messages go straight to the partition and linger there (see broker_confluent.py)
+        { op: 'produce', topic, config: { 'compression.type': 'lz4', 'linger.ms': 1000, 'batch.num.messages': 1000 }, messages: sent, knownTopic: true },
       ]);
       assert.equal(produced!.undelivered, 0);
       // the precondition that makes this test mean something: offset 17 is not a batch's first

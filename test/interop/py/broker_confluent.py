@@ -3,8 +3,12 @@ AdminClient create/delete topics and describe configs. See broker_common.py for 
 and answer shapes.
 
 Steps:
-  produce   {topic, config, messages: [{partition?, key, value, headers}]}
+  produce   {topic, config, messages: [{partition?, key, value, headers}], knownTopic?}
             -> {deliveries: [{partition, offset, error}], undelivered}
+            knownTopic: read the topic's metadata before producing. Messages produced while
+            librdkafka does not yet know the topic wait unpartitioned; if flush() has begun when
+            the metadata arrives, librdkafka moves them to the partition one at a time while its
+            broker thread, no longer lingering, may send each as its own batch.
   consume   {topic, config, assign: [[partition, offset]], expect, timeoutS}
             -> {messages: [...], eof: [partition], errors: [str]}
             Stops once `expect` messages arrived and (unless untilEof is false) every assigned
@@ -33,6 +37,8 @@ def client_config(bootstrap, extra):
 def produce(bootstrap, step):
     producer = Producer(client_config(bootstrap, step.get('config')))
     deliveries = [None] * len(step['messages'])
+    if step.get('knownTopic'):
+        producer.list_topics(step['topic'], timeout=10)
 
     def on_delivery(i):
         def cb(err, msg):
