@@ -26,7 +26,8 @@
  * (`debug`: the broker's request metrics, queue/handle/append/write per API, every 30 s on stderr),
  * BENCH_CONSOLE=1 (issue 22's A/B: a second kafkalite, `kafkalite+console`, served with `--ui-port 0` and
  * no page open, in the same rotated rounds; its throughput and CPU time are compared with kafkalite's).
- * Each produce run also records the peer's CPU time (bench/proc-cpu.ts: every thread's schedstat) over the run.
+ * Each produce run also records the peer's CPU time (bench/proc-cpu.ts: every thread's schedstat) over the run;
+ * the table gives it per MiB for kafkalite and loopback+disk (and kafkalite-base), with their ratio per round.
  */
 import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';
@@ -502,6 +503,12 @@ async function main(): Promise<void> {
         const xs = a.map((r, i) => r.mbPerSec / b[i]!.mbPerSec).sort((x, y) => x - y);
         return { median: xs[Math.floor(xs.length / 2)]!, min: xs[0]!, max: xs[xs.length - 1]! };
       };
+      // CPU per MiB written, every thread of the peer's process (proc-cpu.ts): steadier from round to
+      // round than MB/s, which on a small machine moves with whatever else runs
+      const cpuPerMiB = (rs: ProduceResult[]) => rs.map((r) => (r.cpuMs ?? NaN) / (r.bytes / MiB)).sort((a, b) => a - b);
+      const cpuRatio = (a: ProduceResult[], b: ProduceResult[]) => a.map((r, i) => (r.cpuMs ?? NaN) / (r.bytes / MiB) / ((b[i]!.cpuMs ?? NaN) / (b[i]!.bytes / MiB))).sort((x, y) => x - y);
+      const mid = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
+      const spread = (xs: number[]) => `${f(mid(xs), 2)} [${f(xs[0]!, 2)}-${f(xs.at(-1)!, 2)}]`;
       const [ks, ms, ls] = [rounds('kafkalite'), rounds('librdkafka-mock'), rounds('loopback-limit')];
       const [k, m, l] = [medianRound(ks), medianRound(ms), medianRound(ls)];
       const vsMock = ratio(ks, ms);
@@ -513,23 +520,30 @@ async function main(): Promise<void> {
       const ds = rounds('loopback+disk');
       const vsDisk = ratio(ks, ds);
       const mockVsDisk = ratio(ms, ds);
-      summary[summary.length - 1]!.loopbackDisk = { mbPerSec: medianRound(ds).mbPerSec, kafkaliteVs: vsDisk, mockVs: mockVsDisk };
+      const [kCpu, dCpu, kdCpu] = [cpuPerMiB(ks), cpuPerMiB(ds), cpuRatio(ks, ds)];
+      summary[summary.length - 1]!.loopbackDisk = {
+        mbPerSec: medianRound(ds).mbPerSec,
+        kafkaliteVs: vsDisk,
+        mockVs: mockVsDisk,
+        cpuMsPerMiB: { kafkalite: kCpu, loopbackDisk: dCpu, kafkaliteVsPerRound: kdCpu },
+      };
       console.log(`${''.padEnd(26)}loopback+disk ${f(medianRound(ds).mbPerSec).padStart(8)}   kafkalite vs it ${rr(vsDisk)} mock vs it ${rr(mockVsDisk)}`);
+      console.log(`${''.padEnd(26)}CPU ms/MiB kafkalite ${spread(kCpu)} loopback+disk ${spread(dCpu)}, kafkalite/it ${spread(kdCpu)}x`);
       if (BASELINE_BROKER !== undefined) {
         const bs = rounds('kafkalite-base');
         const vsBase = ratio(ks, bs);
-        summary[summary.length - 1]!.vsBaseline = { baseline: medianRound(bs).mbPerSec, ...vsBase };
-        console.log(`${''.padEnd(26)}kafkalite-base ${cell(medianRound(bs))}   kafkalite vs base ${rr(vsBase)}`);
+        const kbCpu = cpuRatio(ks, bs);
+        summary[summary.length - 1]!.vsBaseline = { baseline: medianRound(bs).mbPerSec, ...vsBase, cpuMsPerMiBBase: cpuPerMiB(bs), cpuVsBasePerRound: kbCpu };
+        console.log(`${''.padEnd(26)}kafkalite-base ${cell(medianRound(bs))}   kafkalite vs base ${rr(vsBase)} CPU/MiB kafkalite/base ${spread(kbCpu)}x`);
       }
       if (CONSOLE_AB) {
         const cs = rounds('kafkalite+console');
         const vsOff = ratio(cs, ks);
-        const cpuPerMiB = (rs: ProduceResult[]) => rs.map((r) => (r.cpuMs ?? NaN) / (r.bytes / MiB)).sort((a, b) => a - b);
-        const [offCpu, onCpu] = [cpuPerMiB(ks), cpuPerMiB(cs)];
-        const cpuRatio = cs.map((r, i) => (r.cpuMs ?? NaN) / (ks[i]!.cpuMs ?? NaN)).sort((a, b) => a - b);
-        const mid = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
-        summary[summary.length - 1]!.console = { mbPerSec: medianRound(cs).mbPerSec, vsOff, cpuMsPerMiBOff: offCpu, cpuMsPerMiBOn: onCpu, cpuRatioPerRound: cpuRatio };
-        console.log(`${''.padEnd(26)}kafkalite+console ${cell(medianRound(cs))}   console on vs off ${rr(vsOff)} CPU ms/MiB off ${f(mid(offCpu), 2)} [${f(offCpu[0]!, 2)}-${f(offCpu.at(-1)!, 2)}] on ${f(mid(onCpu), 2)} [${f(onCpu[0]!, 2)}-${f(onCpu.at(-1)!, 2)}], CPU on/off ${f(mid(cpuRatio), 2)}x [${f(cpuRatio[0]!, 2)}-${f(cpuRatio.at(-1)!, 2)}]`);
+        const onCpu = cpuPerMiB(cs);
+        // the CPU of the whole run, not per MiB (the console's own work does not scale with the bytes)
+        const onOff = cs.map((r, i) => (r.cpuMs ?? NaN) / (ks[i]!.cpuMs ?? NaN)).sort((a, b) => a - b);
+        summary[summary.length - 1]!.console = { mbPerSec: medianRound(cs).mbPerSec, vsOff, cpuMsPerMiBOff: kCpu, cpuMsPerMiBOn: onCpu, cpuRatioPerRound: onOff };
+        console.log(`${''.padEnd(26)}kafkalite+console ${cell(medianRound(cs))}   console on vs off ${rr(vsOff)} CPU ms/MiB off ${spread(kCpu)} on ${spread(onCpu)}, CPU on/off ${spread(onOff)}x`);
       }
     }
     if (consume.length > 0) {
