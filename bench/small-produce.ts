@@ -1,42 +1,91 @@
 /**
  * `node dist/bench/small-produce.js` (issues 24 and 18): the broker's CPU time and system calls per
- * small request. A raw client (test/helpers/raw-client.ts) sends Produce v9 requests of one 100 B
- * record (acks=-1) one at a time, each after the previous answer, to a kafkalite broker in its own
- * process. After BENCH_SMALL_WARMUP (6,000) unmeasured requests, BENCH_SMALL_COUNT (5,000) are
- * measured: the broker's CPU time from /proc/<pid>/task/<tid>/schedstat (and the tick-sampled
- * user/system split from /proc/<pid>/stat), and with BENCH_SMALL_STRACE=1 its
- * system calls, counted by `strace -f -c -p <pid>` attached for the measured requests only. Unlike
- * timings on a shared machine, the syscall counts are deterministic enough to compare builds.
- * BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the broker's node.
+ * small request, against the loopback+disk floor in the same run. A raw client
+ * (test/helpers/raw-client.ts) sends Produce v9 requests of one 100 B record (acks=-1) one at a
+ * time, each after the previous answer, to each peer in its own process:
+ * - `kafkalite`: this build's `kafkalite serve`;
+ * - `kafkalite-base`, with BENCH_BASELINE_BROKER (another build's bin/kafkalite.js): an A/B of two
+ *   builds in one run (the same path twice is an A/A control of the noise);
+ * - `loopback+disk`: broker.ts's null server persisting what it reads (`broker.js null-server
+ *   <dir>`), which answers each request with a bare header: what reading, writing to the page cache
+ *   and answering cost in one Node process, without Kafka's work.
+ * Each peer gets BENCH_SMALL_WARMUP (6,000) unmeasured requests, then BENCH_SMALL_ROUNDS (3) rounds
+ * of BENCH_SMALL_COUNT (5,000), the peers' order rotated per round. Measured per round: the peer's
+ * CPU time from /proc/<pid>/task/<tid>/schedstat, all threads and the main thread, and the round
+ * trip as the client saw it; reported as each peer's median round and the median [min-max] of the
+ * per-round ratios kafkalite / loopback+disk (and kafkalite / kafkalite-base). Main-thread CPU per
+ * request is the steady figure: an A/A run on an idle machine holds within a few percent, where the
+ * round trip moves with the scheduler. With BENCH_SMALL_STRACE=1, one more pass per peer counts its
+ * system calls (`strace -f -c -p <pid>` attached for those requests only); the counts are
+ * deterministic enough to compare builds. BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof`) go to the brokers' node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { RawClient, encodeRequestFrame } from '../test/helpers/raw-client.js';
+import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';
 
 const WARMUP = Number(process.env.BENCH_SMALL_WARMUP ?? 6000);
 const COUNT = Number(process.env.BENCH_SMALL_COUNT ?? 5000);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_SMALL_ROUNDS ?? 3));
 const STRACE = process.env.BENCH_SMALL_STRACE === '1';
 const NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
 const PRODUCE = 0;
 const CREATE_TOPICS = 19;
 const TOPIC = 'small-produce';
+const LISTENING = /listening on [^:]+:(\d+)/;
 
-function startBroker(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /listening on [^:]+:(\d+)/.exec(line);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`broker exited with ${code} before listening`)));
-  });
+interface Peer {
+  name: 'kafkalite' | 'kafkalite-base' | 'loopback+disk';
+  child: ChildProcess;
+  pid: number;
+  client: RawClient;
+  dataDir: string;
+}
+
+/** One measured round of one peer, per request: CPU µs (all threads, main thread, tick-sampled user and system) and the round trip µs. */
+interface Round {
+  cpuUs: number;
+  mainUs: number;
+  userUs: number;
+  sysUs: number;
+  roundTripUs: number;
+}
+
+async function startPeer(name: Peer['name'], bin: string | undefined): Promise<Peer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kl-small-'));
+  const args =
+    bin === undefined
+      ? [join(REPO_ROOT, 'dist', 'bench', 'broker.js'), 'null-server', dataDir]
+      : [...NODE_FLAGS, bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'];
+  let started: { child: ChildProcess; port: number };
+  try {
+    started = await spawnListening(name, process.execPath, args, LISTENING);
+  } catch (e) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  const { child, port } = started;
+  const client = await RawClient.connect(port);
+  // the null server answers any frame with a bare header: it needs no topic
+  if (bin !== undefined) {
+    client.send(encodeRequestFrame(CREATE_TOPICS, 5, client.correlationId(), { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false }));
+    await client.nextFrame();
+  }
+  return { name, child, pid: child.pid!, client, dataDir };
+}
+
+async function stopPeer(p: Peer): Promise<void> {
+  p.client.socket.destroy();
+  await stopChild(p.child);
+  rmSync(p.dataDir, { recursive: true, force: true });
 }
 
 /** [utime, stime] of a process, in µs (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
@@ -51,58 +100,94 @@ function threadCpuMicros(pid: number, tid: number): number {
   return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
 }
 
+const RECORDS = encodeRecordBatch([{ key: null, value: Buffer.alloc(100, 7) }]);
+
 async function produceLoop(client: RawClient, n: number): Promise<void> {
-  const records = encodeRecordBatch([{ key: null, value: Buffer.alloc(100, 7) }]);
   for (let i = 0; i < n; i++) {
-    const frame = encodeRequestFrame(PRODUCE, 9, client.correlationId(), { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] });
+    const frame = encodeRequestFrame(PRODUCE, 9, client.correlationId(), { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: RECORDS }] }] });
     client.send(frame);
     await client.nextFrame();
   }
 }
 
+async function measure(p: Peer): Promise<Round> {
+  const ticks0 = cpuMicros(p.pid);
+  const all0 = 1000 * cpuMsOf(p.pid);
+  const main0 = threadCpuMicros(p.pid, p.pid);
+  const t0 = process.hrtime.bigint();
+  await produceLoop(p.client, COUNT);
+  const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
+  const all = 1000 * cpuMsOf(p.pid) - all0;
+  const main = threadCpuMicros(p.pid, p.pid) - main0;
+  const ticks1 = cpuMicros(p.pid);
+  return { cpuUs: all / COUNT, mainUs: main / COUNT, userUs: (ticks1[0] - ticks0[0]) / COUNT, sysUs: (ticks1[1] - ticks0[1]) / COUNT, roundTripUs: wallUs / COUNT };
+}
+
+/** System calls per request of one more pass, counted by strace attached to every thread of the peer. */
+async function straceCount(p: Peer): Promise<{ perRequest: number | undefined; table: string }> {
+  const strace = spawn('strace', ['-f', '-c', '-p', String(p.pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let out = '';
+  strace.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  await sleep(1000); // strace attaches to every thread before it counts
+  await produceLoop(p.client, COUNT);
+  const done = new Promise((r) => strace.once('exit', r));
+  strace.kill('SIGINT');
+  await done;
+  const total = /^\s*100\.00\s+\S+\s+\S+\s+(\d+)\s+(?:\d+\s+)?total$/m.exec(out);
+  return { perRequest: total ? Number(total[1]) / COUNT : undefined, table: out };
+}
+
+const f = (x: number, digits = 1): string => x.toFixed(digits);
+const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
+/** The median and range of a list: `1.23 [1.10-1.40]`. */
+function spread(xs: number[], digits = 2): string {
+  const s = sorted(xs);
+  return `${f(s[Math.floor(s.length / 2)]!, digits)} [${f(s[0]!, digits)}-${f(s.at(-1)!, digits)}]`;
+}
+/** The round whose main-thread CPU is the median: its figures go in the table together. */
+function medianRound(rs: Round[]): Round {
+  return [...rs].sort((a, b) => a.mainUs - b.mainUs)[Math.floor(rs.length / 2)]!;
+}
+
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kl-small-'));
-  const { child, port } = await startBroker(dataDir);
-  const pid = child.pid!;
+  const peers: Peer[] = [];
   try {
-    const client = await RawClient.connect(port);
-    client.send(encodeRequestFrame(CREATE_TOPICS, 5, client.correlationId(), { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false }));
-    await client.nextFrame();
-    await produceLoop(client, WARMUP);
-    let strace: ChildProcess | null = null;
-    let straceOut = '';
+    peers.push(await startPeer('kafkalite', join(REPO_ROOT, 'bin', 'kafkalite.js')));
+    if (BASELINE_BROKER !== undefined) peers.push(await startPeer('kafkalite-base', BASELINE_BROKER));
+    peers.push(await startPeer('loopback+disk', undefined));
+    for (const p of peers) await produceLoop(p.client, WARMUP);
+    const rounds = new Map<Peer['name'], Round[]>(peers.map((p) => [p.name, []]));
+    console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) one at a time per round, ${ROUNDS} rounds, after ${WARMUP} each; per request:`);
+    for (let r = 0; r < ROUNDS; r++) {
+      // the peers' order rotated per round: none always runs first, after the client's idle time
+      for (let k = 0; k < peers.length; k++) {
+        const p = peers[(r + k) % peers.length]!;
+        const m = await measure(p);
+        rounds.get(p.name)!.push(m);
+        console.log(
+          `  round ${r + 1} ${p.name.padEnd(14)} CPU ${f(m.cpuUs).padStart(5)} µs, main thread ${f(m.mainUs).padStart(5)} (ticks: user ${f(m.userUs)}, system ${f(m.sysUs)}), round trip ${f(m.roundTripUs)} µs`,
+        );
+      }
+    }
+    console.log(`\neach peer's median round (by main-thread CPU), µs per request:`);
+    for (const p of peers) {
+      const m = medianRound(rounds.get(p.name)!);
+      console.log(`  ${p.name.padEnd(14)} CPU ${f(m.cpuUs).padStart(5)}, main thread ${f(m.mainUs).padStart(5)}, round trip ${f(m.roundTripUs).padStart(5)}`);
+    }
+    const ratios = (a: Round[], b: Round[], x: (r: Round) => number): number[] => a.map((ra, i) => x(ra) / x(b[i]!));
+    const compare = (label: string, a: Round[], b: Round[]) =>
+      console.log(`  ${label.padEnd(30)} CPU ${spread(ratios(a, b, (r) => r.cpuUs))}, main thread ${spread(ratios(a, b, (r) => r.mainUs))}, round trip ${spread(ratios(a, b, (r) => r.roundTripUs))}`);
+    console.log('per-round ratios, median [min-max]:');
+    compare('kafkalite / loopback+disk', rounds.get('kafkalite')!, rounds.get('loopback+disk')!);
+    if (BASELINE_BROKER !== undefined) compare('kafkalite / kafkalite-base', rounds.get('kafkalite')!, rounds.get('kafkalite-base')!);
     if (STRACE) {
-      strace = spawn('strace', ['-f', '-c', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
-      strace.stderr!.on('data', (d: Buffer) => (straceOut += d.toString()));
-      await sleep(1000); // strace attaches to every thread before it counts
+      for (const p of peers) {
+        const { perRequest, table } = await straceCount(p);
+        console.log(`\n${p.name}: system calls per request ${perRequest === undefined ? '(no total line)' : f(perRequest, 2)}\n${table}`);
+      }
     }
-    const cpu0 = cpuMicros(pid);
-    const sched0 = 1000 * cpuMsOf(pid);
-    const main0 = threadCpuMicros(pid, pid);
-    const t0 = process.hrtime.bigint();
-    await produceLoop(client, COUNT);
-    const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
-    const sched = 1000 * cpuMsOf(pid) - sched0;
-    const main = threadCpuMicros(pid, pid) - main0;
-    const cpu1 = cpuMicros(pid);
-    const user = cpu1[0] - cpu0[0];
-    const sys = cpu1[1] - cpu0[1];
-    if (strace) {
-      const done = new Promise((r) => strace!.once('exit', r));
-      strace.kill('SIGINT');
-      await done;
-    }
-    console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) one at a time: broker CPU ${(sched / COUNT).toFixed(1)} µs/request, main thread ${(main / COUNT).toFixed(1)} (schedstat; ticks: user ${(user / COUNT).toFixed(1)}, system ${(sys / COUNT).toFixed(1)}), round trip ${(wallUs / COUNT).toFixed(1)} µs/request`);
-    if (strace) {
-      console.log(straceOut);
-      const total = /^\s*100\.00\s+\S+\s+\S+\s+(\d+)\s+(?:\d+\s+)?total$/m.exec(straceOut);
-      if (total) console.log(`system calls per request: ${(Number(total[1]) / COUNT).toFixed(2)}`);
-    }
-    client.socket.destroy();
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    rmSync(dataDir, { recursive: true, force: true });
+    await Promise.all(peers.map(stopPeer));
   }
 }
 
