@@ -38,7 +38,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReads } from '../src/broker/socket-reads.js';
 import { encodeRecordBatch } from '../src/record/builder.js';
-import { PageCacheBudget, WRITEBACK_CHUNK_BYTES } from '../src/storage/page-cache-budget.js';
+import { PAGE_BYTES, PageCacheBudget, WRITEBACK_CHUNK_BYTES } from '../src/storage/page-cache-budget.js';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
 import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '../test/helpers/raw-client.js';
@@ -169,8 +169,10 @@ function appendOnlyFile(dir: string): (bytes: Buffer) => void {
     while (done < bytes.length) done += writeSync(file.pageCacheFd, bytes, done, bytes.length - done, file.size + done);
     file.size += bytes.length;
     if (file.size - file.writebackFrom >= WRITEBACK_CHUNK_BYTES) {
-      pageCacheBudget.written(file, file.writebackFrom, file.size);
-      file.writebackFrom = file.size;
+      // whole pages only, as FileRecords.startWriteback
+      const to = file.size - (file.size % PAGE_BYTES);
+      pageCacheBudget.written(file, file.writebackFrom, to);
+      file.writebackFrom = to;
     }
   };
 }

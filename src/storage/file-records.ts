@@ -40,7 +40,7 @@ import type { HeldAppends, HeldAppendsFile } from './held-appends.js';
 import { createLogResources, type LogResources } from './log-resources.js';
 import { KeptList } from '../v8/kept-list.js';
 import { objectArray } from '../v8/elements-kind.js';
-import { WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
+import { PAGE_BYTES, WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
 
 export interface FileBatch {
   /** Byte position of the batch in the file. */
@@ -324,11 +324,18 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     this.startWriteback();
   }
 
-  /** Hands each WRITEBACK_CHUNK_BYTES written to the page-cache budget (page-cache-budget.ts). */
+  /**
+   * Hands each WRITEBACK_CHUNK_BYTES written to the page-cache budget (page-cache-budget.ts), up to
+   * the last whole page: the partly written page at the end goes with the next range. Queuing a
+   * page for writeback locks it, and with the device queue full (a roll's fdatasync in flight) the
+   * lock was held for hundreds of milliseconds, during which the next append, writing into that
+   * same page, waited in the kernel (`__filemap_get_folio`; bench/README.md, session 14).
+   */
   private startWriteback(): void {
     if (this.size - this.writebackFrom >= WRITEBACK_CHUNK_BYTES) {
-      this.resources.pageCache.written(this, this.writebackFrom, this.size);
-      this.writebackFrom = this.size;
+      const to = this.size - (this.size % PAGE_BYTES);
+      this.resources.pageCache.written(this, this.writebackFrom, to);
+      this.writebackFrom = to;
     }
   }
 

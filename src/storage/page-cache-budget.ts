@@ -41,7 +41,8 @@ export interface PageCacheFile {
   pageCacheReadDroppedTo: number;
 }
 
-const PAGE_BYTES = 4096;
+/** The page size the ranges are cut to (x86-64 and most arm64 kernels). */
+export const PAGE_BYTES = 4096;
 
 /** The two system calls (native/src/pagecache.c); a test passes its own to see them. */
 export type PageCacheCalls = Pick<NonNullable<typeof nativeAddon>, 'startWriteback' | 'dropPages'>;

@@ -108,6 +108,27 @@ describe('page-cache budget', () => {
     log.close();
   });
 
+  test('FileRecords starts writeback on whole pages only: the partly written last page, which the next append writes, is left to the next range', (t) => {
+    // sync_file_range locks each page while it queues it; an append into the page being queued
+    // waited on that lock, for as long as a full device queue held it (bench/README.md, session 14)
+    const dir = mkdtempSync(join(tmpdir(), 'kafkalite-pagecache-'));
+    const calls = recordingCalls();
+    const resources = createLogResources({ pageCacheBudgetBytes: 8 * WRITEBACK_CHUNK_BYTES });
+    resources.pageCache.os = calls;
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const log = FileRecords.openWritable(join(dir, '00000000000000000000.log'), { create: true, resources });
+    const fd = log.pageCacheFd;
+    const append = Buffer.alloc(1_033_997, 1); // a 1 MiB Produce batch of the broker bench: not a whole number of pages
+    for (let i = 0; i < 10; i++) log.append(append);
+    // the first range is handed over at the 5th append (5,169,985 bytes: 4 MiB or more), up to its
+    // last whole page; the second at the 10th (10,339,970), from there to its last whole page
+    const page = 4096;
+    const firstEnd = 5 * 1_033_997 - ((5 * 1_033_997) % page);
+    const secondEnd = 10 * 1_033_997 - ((10 * 1_033_997) % page);
+    assert.deepEqual(calls.log, [`writeback ${fd} 0 ${firstEnd}`, `writeback ${fd} ${firstEnd} ${secondEnd - firstEnd}`]);
+    log.close();
+  });
+
   test('the native calls work on a real file: dropped pages leave the page cache (util-linux fincore)', { skip: nativeAddon === undefined ? 'kafkalite-native is not built' : false }, () => {
     const addon = nativeAddon!;
     // a disk file system: the unit tier's TMPDIR is tmpfs (test/tiers.ts), where pages are never dropped
