@@ -11,6 +11,7 @@ import { StorageError } from '../errors.js';
 import { DELETED_SUFFIX } from './file-names.js';
 import type { LogConfig } from './log-config.js';
 import type { LogResources } from './log-resources.js';
+import type { BackgroundRemovals } from './background-delete.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { swapInCleanedSegment } from './segment-swap.js';
 import type { AbortedTxn } from './transaction-index.js';
@@ -323,14 +324,15 @@ export class LocalLog {
   /** Physically removes `.deleted` files whose `file.delete.delay.ms` has passed. */
   deleteDueFiles(): void {
     const now = this.time();
+    const removals = this.resources.removals;
     for (let i = this.pendingDeletes.length - 1; i >= 0; i--) {
-      if (this.pendingDeletes[i]!.dueMs <= now) removePending(this.pendingDeletes.splice(i, 1)[0]!);
+      if (this.pendingDeletes[i]!.dueMs <= now) removePending(this.pendingDeletes.splice(i, 1)[0]!, removals);
     }
   }
 
-  /** Removes every `.deleted` file now, due or not (at close). */
+  /** Removes every `.deleted` file now, due or not, before this returns (at close). */
   deleteAllPending(): void {
-    for (const p of this.pendingDeletes.splice(0)) removePending(p);
+    for (const p of this.pendingDeletes.splice(0)) removePending(p, undefined);
   }
 
   /** Closes every segment (each trims and syncs what changed): everything is on disk. */
@@ -340,7 +342,13 @@ export class LocalLog {
   }
 }
 
-function removePending(p: PendingDelete): void {
+/** Removes a pending delete's files: on the thread pool given `removals`, else before this returns. */
+function removePending(p: PendingDelete, removals: BackgroundRemovals | undefined): void {
+  if (removals !== undefined) {
+    for (const path of p.segment.closeForRemoval()) removals.remove(path);
+    for (const f of p.extraFiles) removals.remove(f);
+    return;
+  }
   p.segment.deleteFiles();
   for (const f of p.extraFiles) rmSync(f, { force: true });
 }

@@ -122,7 +122,7 @@ export class LogManager {
     private readonly options: LogManagerOptions,
   ) {
     if (options.openFileBudget !== undefined) checkBudgetWithinLimit(options.openFileBudget, processOpenFileLimit());
-    this.resources = createLogResources({ ...options, logDir: dir });
+    this.resources = createLogResources({ ...options, backgroundDelete: options.backgroundDelete ?? true, logDir: dir });
     mkdirSync(dir, { recursive: true });
     const warn = (message: string) => options.logger?.('warn', message);
     this.dirLock = lockDataDir(dir, 'lockAddon' in options ? { addon: options.lockAddon, warn } : { warn });
@@ -213,7 +213,15 @@ export class LogManager {
       } catch {
         continue; // not a partition directory
       }
-      if (tp.kind !== 'normal') continue; // -delete / -future / -stray are not loaded as live logs
+      if (tp.kind === 'delete') {
+        // a deletion a crash cut short (renamed, not yet removed): finished now, as Kafka's
+        // LogManager.loadLogs hands such directories to its deleter
+        const removals = this.resources.removals;
+        if (removals !== undefined) removals.remove(path, true);
+        else rmSync(path, { recursive: true, force: true });
+        continue;
+      }
+      if (tp.kind !== 'normal') continue; // -future / -stray are not loaded as live logs
       const k = key(tp.topic, tp.partition);
       const rp = recoveryPoints.get(k);
       const ls = logStarts.get(k);
@@ -468,7 +476,9 @@ export class LogManager {
     const target = join(this.dir, deleteDirName(topic, partition));
     renameSync(dir, target);
     fsyncDirSync(this.dir);
-    rmSync(target, { recursive: true, force: true });
+    const removals = this.resources.removals;
+    if (removals !== undefined) removals.remove(target, true);
+    else rmSync(target, { recursive: true, force: true });
     return true;
   }
 

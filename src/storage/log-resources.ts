@@ -14,6 +14,7 @@ import { defaultDescriptorBudget, DescriptorBudget } from './descriptor-budget.j
 import { DEFAULT_INDEX_CACHE_BUDGET, IndexCacheBudget } from './index-cache-budget.js';
 import { DEFAULT_PAGE_CACHE_BUDGET, PageCacheBudget } from './page-cache-budget.js';
 import { LogDirFailureChannel } from './log-dir-failure.js';
+import { BackgroundRemovals } from './background-delete.js';
 
 export interface LogResourceOptions {
   /** Recently appended bytes kept in the page cache (page-cache-budget.ts); 0 leaves it to the OS. Default 64 MiB. */
@@ -22,6 +23,12 @@ export interface LogResourceOptions {
   indexCacheBudgetBytes?: number;
   /** Flush rolled segments on libuv's thread pool (background-sync.ts); false flushes inline. Default true. */
   backgroundFlush?: boolean;
+  /**
+   * Remove deleted segments' and partitions' files on libuv's thread pool (background-delete.ts);
+   * false removes them inline. Default false here (a log opened on its own: tests, the CLI);
+   * LogManager's default is true.
+   */
+  backgroundDelete?: boolean;
   /** The data directory, named by its failure channel (log-dir-failure.ts). */
   logDir?: string;
   /** Segment and index descriptors kept open at once (descriptor-budget.ts). Default: half the process's open-file limit, at most 12,288. */
@@ -39,6 +46,8 @@ export interface LogResources {
   readonly scanWindow: ScratchBuffer;
   /** Takes the directory offline at the first I/O error of any of its logs (Kafka's LogDirFailureChannel). */
   readonly logDirFailure: LogDirFailureChannel;
+  /** Where deleted files are removed off the event loop; undefined: inline (`backgroundDelete`). */
+  readonly removals: BackgroundRemovals | undefined;
   /** The LRU of open segment and index descriptors (descriptor-budget.ts). */
   readonly descriptors: DescriptorBudget;
 }
@@ -61,13 +70,17 @@ export class ScratchBuffer {
 export function createLogResources(options: LogResourceOptions = {}): LogResources {
   const backgroundFlush = options.backgroundFlush ?? true;
   if (typeof backgroundFlush !== 'boolean') throw new InvalidArgumentError(`backgroundFlush must be true or false, not ${String(backgroundFlush)}`);
+  const backgroundDelete = options.backgroundDelete ?? false;
+  if (typeof backgroundDelete !== 'boolean') throw new InvalidArgumentError(`backgroundDelete must be true or false, not ${String(backgroundDelete)}`);
+  const logDirFailure = new LogDirFailureChannel(options.logDir ?? '(a log opened on its own)');
   return {
     pageCache: new PageCacheBudget(byteCount('pageCacheBudgetBytes', options.pageCacheBudgetBytes ?? DEFAULT_PAGE_CACHE_BUDGET)),
     indexCache: new IndexCacheBudget(byteCount('indexCacheBudgetBytes', options.indexCacheBudgetBytes ?? DEFAULT_INDEX_CACHE_BUDGET)),
     backgroundFlush: backgroundFlush && backgroundSyncSupported(),
     batchScratch: new ScratchBuffer(),
     scanWindow: new ScratchBuffer(),
-    logDirFailure: new LogDirFailureChannel(options.logDir ?? '(a log opened on its own)'),
+    logDirFailure,
+    removals: backgroundDelete ? new BackgroundRemovals((path, cause) => logDirFailure.fail(path, cause)) : undefined,
     descriptors: new DescriptorBudget(options.openFileBudget ?? defaultDescriptorBudget()),
   };
 }

@@ -483,6 +483,19 @@ export class LogSegment {
     this.txnIndex.renameTo(rename(this.txnIndex.path));
   }
 
+  /**
+   * Closes the segment's files and returns their paths, for a removal off the event loop
+   * (background-delete.ts): the transaction index's too, which may not exist.
+   */
+  closeForRemoval(): string[] {
+    const paths = [this.log.path, this.offsetIndex.path, this.timeIndex.path, this.txnIndex.path];
+    this.txnIndex.close();
+    this.offsetIndex.close();
+    this.timeIndex.close();
+    this.log.close();
+    return paths;
+  }
+
   /** Closes and removes the segment's files. */
   deleteFiles(): void {
     this.txnIndex.deleteIfExists();
