@@ -32,10 +32,11 @@
 import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startReads } from '../src/broker/socket-reads.js';
 import { encodeRecordBatch } from '../src/record/builder.js';
 import { PAGE_BYTES, PageCacheBudget, WRITEBACK_CHUNK_BYTES } from '../src/storage/page-cache-budget.js';
@@ -186,6 +187,8 @@ interface Peer {
   child: ChildProcess;
   /** Whether the peer stores what it receives (the null server does not parse it). */
   stores: boolean;
+  /** A kafkalite peer's data directory. */
+  dataDir?: string;
 }
 
 async function startChild(name: string, cmd: string, args: string[], pattern: RegExp, stores: boolean): Promise<Peer> {
@@ -366,6 +369,15 @@ async function dropTopic(p: Peer, topic: string): Promise<void> {
   const r = await c.request(20, 4, { topicNames: [topic], timeoutMs: 30_000 });
   c.destroy();
   if (r.responses[0].errorCode !== 0) throw new Error(`deleting ${topic} on ${p.name}: error ${r.responses[0].errorCode}`);
+  // the broker removes the renamed directory off its event loop (background-delete.ts): the next
+  // run starts once it is gone, so no peer's run shares the device with that removal
+  if (p.dataDir !== undefined) await removalsDone(p.dataDir);
+}
+
+/** Waits (at most 60 s) until `dataDir` holds no `-delete` directory. */
+async function removalsDone(dataDir: string): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (readdirSync(dataDir).some((n) => n.endsWith('-delete')) && Date.now() < until) await sleep(20);
 }
 
 /**
@@ -395,7 +407,7 @@ async function main(): Promise<void> {
   process.on('exit', cleanup);
   checkFreeSpace(dataDir);
   const self = new URL(import.meta.url).pathname;
-  const kafkalite = await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', BROKER_LOG_LEVEL, '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true);
+  const kafkalite: Peer = { ...(await startChild('kafkalite', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', BROKER_LOG_LEVEL, '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true)), dataDir };
   const mock = await startChild('librdkafka-mock', PYTHON, [join(REPO_ROOT, 'bench', 'py', 'rdkafka_mock_cluster.py')], /"bootstrap": "[^:]+:(\d+)"/, true);
   const loopback = await startChild('loopback-limit', process.execPath, [self, 'null-server'], /listening on [^:]+:(\d+)/, false);
   const floorDir = join(dataDir, 'floor');
@@ -405,13 +417,13 @@ async function main(): Promise<void> {
   if (BASELINE_BROKER !== undefined) {
     const baseDir = join(dataDir, 'baseline');
     mkdirSync(baseDir);
-    peers.push(await startChild('kafkalite-base', process.execPath, [BASELINE_BROKER, 'serve', '--port', '0', '--data-dir', baseDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true));
+    peers.push({ ...(await startChild('kafkalite-base', process.execPath, [BASELINE_BROKER, 'serve', '--port', '0', '--data-dir', baseDir, '--log-level', 'warn', '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true)), dataDir: baseDir });
   }
 
   if (CONSOLE_AB) {
     const consoleDir = join(dataDir, 'console');
     mkdirSync(consoleDir);
-    peers.push(await startChild('kafkalite+console', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--ui-port', '0', '--data-dir', consoleDir, '--log-level', BROKER_LOG_LEVEL, '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true));
+    peers.push({ ...(await startChild('kafkalite+console', process.execPath, [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'bin', 'kafkalite.js'), 'serve', '--port', '0', '--ui-port', '0', '--data-dir', consoleDir, '--log-level', BROKER_LOG_LEVEL, '--config', 'log.retention.check.interval.ms=5000', ...BROKER_CONFIG], /listening on [^:]+:(\d+)/, true)), dataDir: consoleDir });
   }
 
   const rss: { t: number; mib: number }[] = [];
