@@ -28,11 +28,13 @@
  * no page open, in the same rotated rounds; its throughput and CPU time are compared with kafkalite's).
  * Each produce run also records the peer's CPU time (bench/proc-cpu.ts: every thread's schedstat) over the run;
  * the table gives it per MiB for kafkalite and loopback+disk (and kafkalite-base), with their ratio per round.
+ * Before each produce run the bench waits until the kernel's dirty and writeback pages are below
+ * 32 MiB, and after dropping a topic until the broker has removed it.
  */
 import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rm, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,7 +165,11 @@ function appendOnlyFile(dir: string): (bytes: Buffer) => void {
     if (file.size + bytes.length > FILE_BYTES) {
       closeSync(file.pageCacheFd);
       file.pageCacheClosed = true;
-      rmSync(file.path);
+      // off the event loop, as the broker removes deleted segments (background-delete.ts): inline,
+      // unlinking a written-back 1 GiB file stopped this server for about 0.4 s (ext4 with discard)
+      rm(file.path, { force: true }, (e) => {
+        if (e) throw e;
+      });
       file = open();
     }
     let done = 0;
@@ -374,6 +380,22 @@ async function dropTopic(p: Peer, topic: string): Promise<void> {
   if (p.dataDir !== undefined) await removalsDone(p.dataDir);
 }
 
+/**
+ * Waits (at most 10 s) until the kernel holds less than 32 MiB dirty or under writeback
+ * (/proc/meminfo): a produce run starts on an idle device, not on the writeback the run before
+ * left. In the disk-bound 1 MiB cases the peer's order within a round moved its throughput by up
+ * to 2x (bench/README.md, session 14).
+ */
+async function settleWriteback(): Promise<void> {
+  const until = Date.now() + 10_000;
+  const pendingMiB = (): number => {
+    let kib = 0;
+    for (const m of readFileSync('/proc/meminfo', 'utf8').matchAll(/^(?:Dirty|Writeback):\s+(\d+) kB$/gm)) kib += Number(m[1]);
+    return kib / 1024;
+  };
+  while (pendingMiB() >= 32 && Date.now() < until) await sleep(20);
+}
+
 /** Waits (at most 60 s) until `dataDir` holds no `-delete` directory. */
 async function removalsDone(dataDir: string): Promise<void> {
   const until = Date.now() + 60_000;
@@ -456,6 +478,7 @@ async function main(): Promise<void> {
       for (let round = 0; round < ROUNDS; round++) {
         for (let k = 0; k < peers.length; k++) {
           const p = peers[(k + round) % peers.length]!;
+          await settleWriteback();
           const cpu0 = cpuMsOf(p.pid);
           const r = await runProduce(p, c, topic);
           produce.push({ ...r, round, cpuMs: cpuMsOf(p.pid) - cpu0 });
