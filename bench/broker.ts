@@ -383,8 +383,8 @@ async function dropTopic(p: Peer, topic: string): Promise<void> {
 /**
  * Waits (at most 10 s) until the kernel holds less than 32 MiB dirty or under writeback
  * (/proc/meminfo): a produce run starts on an idle device, not on the writeback the run before
- * left. In the disk-bound 1 MiB cases the peer's order within a round moved its throughput by up
- * to 2x (bench/README.md, session 14).
+ * left. In the disk-bound 1 MiB cases a peer's throughput moved by up to 2x from round to round
+ * (bench/README.md, session 14).
  */
 async function settleWriteback(): Promise<void> {
   const until = Date.now() + 10_000;
