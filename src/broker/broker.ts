@@ -536,6 +536,7 @@ export class Broker extends EventEmitter {
     forgetClosedConnectionOf(this);
     await serverClosed;
     await this.logs.checkpointWritten();
+    await this.logs.removalsDone();
     const failed = this.logDirFailure;
     if (failed !== undefined) {
       // a log may be ahead of its files: no clean-shutdown marker, so the next start recovers it

@@ -18,15 +18,26 @@ import { rm } from 'node:fs/promises';
 
 export class BackgroundRemovals {
   private readonly inFlight = new Set<Promise<void>>();
+  private closed = false;
 
   constructor(private readonly onError: (path: string, cause: unknown) => void) {}
 
   /** Starts removing `path` (a directory with `recursive`); a missing one is not an error. */
   remove(path: string, recursive = false): void {
     const removal: Promise<void> = rm(path, { force: true, recursive })
-      .catch((cause: unknown) => this.onError(path, cause))
+      .catch((cause: unknown) => {
+        if (!this.closed) this.onError(path, cause);
+      })
       .finally(() => this.inFlight.delete(removal));
     this.inFlight.add(removal);
+  }
+
+  /**
+   * The directory is no longer served (its LogManager closed): removals in flight finish, and a
+   * failure among them is not reported, since there is nothing left to take offline.
+   */
+  close(): void {
+    this.closed = true;
   }
 
   /** Removals started and not finished. */

@@ -487,6 +487,14 @@ export class LogManager {
     return [...this.logs.values()];
   }
 
+  /**
+   * Resolves once the removals of deleted files started so far (background-delete.ts) are done:
+   * the broker's close waits for them, so that nothing of its directory changes after it.
+   */
+  async removalsDone(): Promise<void> {
+    await this.resources.removals?.settled();
+  }
+
   /** Writes the recovery-point, log-start-offset and high-watermark checkpoints. */
   checkpoint(): void {
     // a background checkpoint in progress holds older offsets: it must not rename them over these
@@ -603,6 +611,7 @@ export class LogManager {
   }
 
   private unlock(): void {
+    this.resources.removals?.close();
     this.dirLock.release();
   }
 }

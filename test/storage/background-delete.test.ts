@@ -37,6 +37,17 @@ describe('BackgroundRemovals', () => {
     assert.deepEqual(failed, [dir]);
   });
 
+  it('once closed (its LogManager closed), a failing removal is not reported: nothing is left to take offline', async (t) => {
+    const { dir, cleanup } = tempDir('kafkalite-bgdelete-');
+    t.after(cleanup);
+    const failed: string[] = [];
+    const removals = new BackgroundRemovals((path) => failed.push(path));
+    removals.remove(dir); // EISDIR, as above
+    removals.close();
+    await removals.settled();
+    assert.deepEqual(failed, []);
+  });
+
   it('is off for a log opened on its own, on for a LogManager unless asked not to be', (t) => {
     assert.equal(createLogResources().removals, undefined);
     assert.ok(createLogResources({ backgroundDelete: true }).removals instanceof BackgroundRemovals);
