@@ -14,6 +14,7 @@
  * I/O error of the directory: `onError` takes it offline (log-dir-failure.ts), as Kafka's
  * `maybeHandleIOException` around `deleteSegmentFiles` does.
  */
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 
 export class BackgroundRemovals {
@@ -49,4 +50,14 @@ export class BackgroundRemovals {
   async settled(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
+}
+
+/**
+ * Removes `path` (a directory with `recursive`; a missing one is not an error): through `removals`
+ * when the directory has them, off the event loop, else before this returns (a log opened on its
+ * own, a close).
+ */
+export function removePath(removals: BackgroundRemovals | undefined, path: string, recursive = false): void {
+  if (removals !== undefined) removals.remove(path, recursive);
+  else rmSync(path, { force: true, recursive });
 }

@@ -6,12 +6,11 @@
  * What the records mean (producer state, leader epochs, the log start offset, the high watermark,
  * retention) is the UnifiedLog's part, partition-log.ts; loading is log-loader.ts.
  */
-import { rmSync } from 'node:fs';
 import { StorageError } from '../errors.js';
 import { DELETED_SUFFIX } from './file-names.js';
 import type { LogConfig } from './log-config.js';
 import type { LogResources } from './log-resources.js';
-import type { BackgroundRemovals } from './background-delete.js';
+import { removePath, type BackgroundRemovals } from './background-delete.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { swapInCleanedSegment } from './segment-swap.js';
 import type { AbortedTxn } from './transaction-index.js';
@@ -344,11 +343,7 @@ export class LocalLog {
 
 /** Removes a pending delete's files: on the thread pool given `removals`, else before this returns. */
 function removePending(p: PendingDelete, removals: BackgroundRemovals | undefined): void {
-  if (removals !== undefined) {
-    for (const path of p.segment.closeForRemoval()) removals.remove(path);
-    for (const f of p.extraFiles) removals.remove(f);
-    return;
-  }
-  p.segment.deleteFiles();
-  for (const f of p.extraFiles) rmSync(f, { force: true });
+  if (removals === undefined) p.segment.deleteFiles();
+  else for (const path of p.segment.closeForRemoval()) removals.remove(path);
+  for (const f of p.extraFiles) removePath(removals, f);
 }

@@ -10,7 +10,7 @@
  * manager (`resources`, log-resources.ts), shared by its logs only: two managers in one process,
  * e.g. two brokers, keep separate budgets.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError } from '../errors.js';
 import { readOffsetCheckpoint, stageOffsetCheckpoint, writeOffsetCheckpoint, type TopicPartitionOffset } from './checkpoint.js';
@@ -31,6 +31,7 @@ import { checkBudgetWithinLimit, outOfDescriptors, processOpenFileLimit } from '
 import { createLogResources, type LogResourceOptions, type LogResources } from './log-resources.js';
 import { lockDataDir, type DirLock, type DirLockAddon } from './dir-lock.js';
 import { PartitionLog, type LogSink } from './partition-log.js';
+import { removePath } from './background-delete.js';
 import { CLUSTER_METADATA_TOPIC, deleteDirName, partitionDirName, parseTopicPartitionName, validateTopicName } from './topic.js';
 import { randomUuid } from './uuid.js';
 
@@ -216,9 +217,7 @@ export class LogManager {
       if (tp.kind === 'delete') {
         // a deletion a crash cut short (renamed, not yet removed): finished now, as Kafka's
         // LogManager.loadLogs hands such directories to its deleter
-        const removals = this.resources.removals;
-        if (removals !== undefined) removals.remove(path, true);
-        else rmSync(path, { recursive: true, force: true });
+        removePath(this.resources.removals, path, true);
         continue;
       }
       if (tp.kind !== 'normal') continue; // -future / -stray are not loaded as live logs
@@ -476,9 +475,7 @@ export class LogManager {
     const target = join(this.dir, deleteDirName(topic, partition));
     renameSync(dir, target);
     fsyncDirSync(this.dir);
-    const removals = this.resources.removals;
-    if (removals !== undefined) removals.remove(target, true);
-    else rmSync(target, { recursive: true, force: true });
+    removePath(this.resources.removals, target, true);
     return true;
   }
 
