@@ -13,10 +13,10 @@
  * keeping 5 requests in flight (librdkafka's max.in.flight default). Reported: MB/s and records/s,
  * and the latency of each produce request from write to acknowledgement (p50/p99). Every peer first
  * gets an unmeasured warm-up (BENCH_WARMUP_REQUESTS requests per batch size, or BENCH_WARMUP_MIB); each case then runs BENCH_ROUNDS
- * rounds with the peers' order rotated, and the table shows each peer's median round and the median
+ * (one per peer) rounds with the peers' order balanced (round-order.ts), and the table shows each peer's median round and the median
  * [min-max] of the per-round ratios (the machine is shared: a slow moment hits one round). Consume: Fetch
  * (v11, max_bytes 1 MiB, one request in flight) of what the 1-connection acks=1 runs produced, in
- * the same rotated rounds.
+ * the same balanced rounds.
  * Broker RSS is sampled every 250 ms over its runs (/proc); BENCH_SOAK_MIN=10 adds a produce soak
  * of that many minutes with the RSS curve. Results: stdout and bench/results/broker.json (overwritten; git keeps the history).
  * Environment: BENCH_BROKER_MIB (1024: MiB per produce run; with 8 connections x 5 in flight x 1 MiB, 40 MiB are in flight at once, so a shorter run measures mostly its ramp; and a 256 MiB run at 1 MiB is 256 requests, 0.15 s on an idle machine, and the per-round ratios of one such case spread from 0.63 to 1.82), BENCH_SOAK_MIN (0), BENCH_CASES (e.g.
@@ -25,7 +25,7 @@
  * BENCH_BROKER_CONFIG (broker properties for both, e.g. `log.segment.bytes=67108864`), BENCH_BROKER_LOG_LEVEL
  * (`debug`: the broker's request metrics, queue/handle/append/write per API, every 30 s on stderr),
  * BENCH_CONSOLE=1 (issue 22's A/B: a second kafkalite, `kafkalite+console`, served with `--ui-port 0` and
- * no page open, in the same rotated rounds; its throughput and CPU time are compared with kafkalite's).
+ * no page open, in the same balanced rounds; its throughput and CPU time are compared with kafkalite's).
  * Each produce run also records the peer's CPU time (bench/proc-cpu.ts: every thread's schedstat) over the run;
  * the table gives it per MiB for kafkalite and loopback+disk (and kafkalite-base), with their ratio per round.
  * Before each produce run the bench waits until the kernel's dirty and writeback pages are below
@@ -33,6 +33,7 @@
  */
 import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';
+import { roundOrder } from './round-order.js';
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rm, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -54,8 +55,6 @@ const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 /** `debug`: the kafkalite broker prints its request metrics (request-metrics.ts) every 30 s on stderr. */
 const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
-/** Rounds per produce case (each peer once per round). */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /**
  * Requests per batch size produced before anything is measured (BENCH_WARMUP_MIB instead gives it in
  * MiB). V8 optimizes a function after it ran long enough (interrupt budget x ticks: about 5,000
@@ -76,6 +75,14 @@ const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
 /** Extra broker properties for kafkalite (and the baseline), e.g. `log.segment.bytes=67108864` to make the logs roll. */
 /** Adds `kafkalite+console`: the same broker with the web console on (`--ui-port 0`), nobody looking. */
 const CONSOLE_AB = process.env.BENCH_CONSOLE === '1';
+/** kafkalite, the mock, loopback and loopback+disk, and the optional kafkalite-base and kafkalite+console. */
+const PEER_COUNT = 4 + (BASELINE_BROKER !== undefined ? 1 : 0) + (CONSOLE_AB ? 1 : 0);
+/**
+ * Rounds per produce case (each peer once per round), in the order of round-order.ts. The default,
+ * one round per peer, runs every peer once in every position; with an even number of peers (the
+ * default 4) every peer also runs directly after every other once.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? PEER_COUNT);
 const BROKER_CONFIG = (process.env.BENCH_BROKER_CONFIG ?? '').split(/[\s,]+/).filter(Boolean).flatMap((kv) => ['--config', kv]);
 const MiB = 1024 * 1024;
 const RECORD_BYTES = 1024;
@@ -473,11 +480,10 @@ async function main(): Promise<void> {
       const topic = `bench-${c.batch}-acks${c.acks === -1 ? 'all' : '1'}-c${c.connections}`;
       if (c.acks === 1 && c.connections === 1) consumeTopics.push(topic);
       for (const p of peers) if (p.stores) await ensureTopic(p.port, topic);
-      // rounds interleaved per case, the peers' order rotated each round: what the machine's other
-      // load does to one round lands on every peer alike
+      // rounds interleaved per case, in a balanced order (round-order.ts): what the machine's other
+      // load, or the peer before (its writeback), does to one round lands on every peer alike
       for (let round = 0; round < ROUNDS; round++) {
-        for (let k = 0; k < peers.length; k++) {
-          const p = peers[(k + round) % peers.length]!;
+        for (const p of roundOrder(peers, round)) {
           await settleWriteback();
           const cpu0 = cpuMsOf(p.pid);
           const r = await runProduce(p, c, topic);
@@ -487,14 +493,13 @@ async function main(): Promise<void> {
       }
       if (!consumeTopics.includes(topic)) for (const p of peers) await dropTopic(p, topic);
     }
-    // rounds with the order rotated, as for produce: the first reader of a round pays a cold start
+    // rounds in the balanced order, as for produce: the first reader of a round pays a cold start
     // (the same build in two slots read ~10% slower in the first)
     const consume: (Awaited<ReturnType<typeof runConsume>> & { round: number })[] = [];
     const readers = peers.filter((x) => x.stores);
     for (const topic of consumeTopics) {
       for (let round = 0; round < ROUNDS; round++) {
-        for (let k = 0; k < readers.length; k++) {
-          const p = readers[(k + round) % readers.length]!;
+        for (const p of roundOrder(readers, round)) {
           const r = await runConsume(p, topic);
           consume.push({ ...r, round });
           console.log(`consume ${topic.padEnd(24)} round ${round + 1} ${p.name.padEnd(16)} ${f(r.mbPerSec).padStart(8)} MB/s (${f(r.bytes / MiB, 0)} MiB)`);

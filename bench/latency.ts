@@ -26,8 +26,9 @@
  * pays it once, at its second test and first consumer. The `cold` line gives the first warm-up
  * run: a broker's first round trips (it has served only the floor's relayed Metadata and its first
  * Produce before them).
- * Each of BENCH_ROUNDS (5) rounds runs every peer once, in an order rotated each round (the machine
- * is shared: a slow moment lands on one round). The table gives the median over rounds of each
+ * Each of BENCH_ROUNDS rounds runs every peer once, in the balanced order of round-order.ts (the
+ * machine is shared: a slow moment lands on one round, and no peer always runs after the same one);
+ * the default is the fewest whole cycles of that order from 5 rounds up (6 with three peers). The table gives the median over rounds of each
  * peer's p50, p99 and p99.9, and the median [min-max] of the per-round ratios kafkalite / mock.
  * The issue's targets: round trip p50 ≤ 1.2x and p99 ≤ 2.0x the mock's; produce to consume p99 ≤ 3 ms.
  * BENCH_BASELINE_BROKER (another build's bin/kafkalite.js) adds `kafkalite-base` to every round (a
@@ -55,8 +56,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../test/helpers/paths.js';
 import { PYTHON } from '../test/helpers/python-peer.js';
+import { balancedRounds, roundOrder } from './round-order.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Round trips (and a tenth as many produce-to-consume records) per peer before anything is measured. */
 const WARMUP = Number(process.env.BENCH_LATENCY_WARMUP ?? 6000);
 const COUNT = Number(process.env.BENCH_LATENCY_COUNT ?? 2000);
@@ -67,6 +68,8 @@ const BROKER_NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter
 const BROKER_LOG_LEVEL = process.env.BENCH_BROKER_LOG_LEVEL ?? 'warn';
 const FULL_GC = process.env.BENCH_LATENCY_FULL_GC === '1';
 const FLOOR = process.env.BENCH_LATENCY_FLOOR !== '0';
+/** Whole cycles of the balanced order (round-order.ts), at least 5: 6 for kafkalite, the mock and the floor. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? balancedRounds(2 + (FLOOR ? 1 : 0) + (BASELINE_BROKER !== undefined ? 1 : 0), 5));
 const GC_ON_SIGNAL = join(REPO_ROOT, 'dist', 'test', 'helpers', 'gc-on-signal.js');
 /** The CPUs this process may run on (`Cpus_allowed_list` in /proc/self/status: `0-1`, `2,5-7`). */
 function allowedCpus(): number[] {
@@ -197,8 +200,7 @@ async function main(): Promise<void> {
     console.log(`placement: ${PIN === 'none' ? 'left to the scheduler' : `peers on CPU ${PEER_CPU}, the client on CPU ${CLIENT_CPU}`} (BENCH_LATENCY_PIN=${PIN})`);
     const results: { peer: string; mode: string; round: number; q: Quantiles }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      for (let k = 0; k < peers.length; k++) {
-        const p = peers[(k + round) % peers.length]!;
+      for (const p of roundOrder(peers, round)) {
         for (const mode of ['roundtrip', 'e2e'] as const) {
           // the floor answers Produce itself: what it acknowledges never reaches a consumer
           if (p.kind === 'floor' && mode === 'e2e') continue;

@@ -9,8 +9,9 @@
  * - `loopback+disk`: broker.ts's null server persisting what it reads (`broker.js null-server
  *   <dir>`), which answers each request with a bare header: what reading, writing to the page cache
  *   and answering cost in one Node process, without Kafka's work.
- * Each peer gets BENCH_SMALL_WARMUP (6,000) unmeasured requests, then BENCH_SMALL_ROUNDS (3) rounds
- * of BENCH_SMALL_COUNT (5,000), the peers' order rotated per round. Measured per round: the peer's
+ * Each peer gets BENCH_SMALL_WARMUP (6,000) unmeasured requests, then BENCH_SMALL_ROUNDS rounds
+ * (whole cycles of round-order.ts's balanced order, at least 3: 4, or 6 with a baseline) of
+ * BENCH_SMALL_COUNT (5,000), the peers in that order. Measured per round: the peer's
  * CPU time from /proc/<pid>/task/<tid>/schedstat, all threads and the main thread, and the round
  * trip as the client saw it; reported as each peer's median round and the median [min-max] of the
  * per-round ratios kafkalite / loopback+disk (and kafkalite / kafkalite-base). Main-thread CPU per
@@ -30,13 +31,15 @@ import { REPO_ROOT } from '../test/helpers/paths.js';
 import { RawClient, encodeRequestFrame } from '../test/helpers/raw-client.js';
 import { spawnListening, stopChild } from './child.js';
 import { cpuMsOf } from './proc-cpu.js';
+import { balancedRounds, roundOrder } from './round-order.js';
 
 const WARMUP = Number(process.env.BENCH_SMALL_WARMUP ?? 6000);
 const COUNT = Number(process.env.BENCH_SMALL_COUNT ?? 5000);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_SMALL_ROUNDS ?? 3));
 const STRACE = process.env.BENCH_SMALL_STRACE === '1';
 const NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
+/** Whole cycles of the balanced order (round-order.ts), at least 3: 4 for kafkalite and the floor, 6 with a baseline. */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_SMALL_ROUNDS ?? balancedRounds(BASELINE_BROKER !== undefined ? 3 : 2, 3)));
 const PRODUCE = 0;
 const CREATE_TOPICS = 19;
 const TOPIC = 'small-produce';
@@ -159,9 +162,9 @@ async function main(): Promise<void> {
     const rounds = new Map<Peer['name'], Round[]>(peers.map((p) => [p.name, []]));
     console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) one at a time per round, ${ROUNDS} rounds, after ${WARMUP} each; per request:`);
     for (let r = 0; r < ROUNDS; r++) {
-      // the peers' order rotated per round: none always runs first, after the client's idle time
-      for (let k = 0; k < peers.length; k++) {
-        const p = peers[(r + k) % peers.length]!;
+      // the peers' order balanced over the rounds (round-order.ts): none always runs first, after
+      // the client's idle time, or always after the same peer
+      for (const p of roundOrder(peers, r)) {
         const m = await measure(p);
         rounds.get(p.name)!.push(m);
         console.log(
