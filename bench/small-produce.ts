@@ -20,6 +20,8 @@
  * system calls (`strace -f -c -p <pid>` attached for those requests only); the counts are
  * deterministic enough to compare builds. BENCH_BROKER_NODE_FLAGS (e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`) go to the brokers' node.
+ * BENCH_SMALL_INTERLEAVED=1 (with BENCH_BASELINE_BROKER) runs the two builds at once instead, the
+ * client sending to each in turn (`interleaved()` below): the A/B for a host that other tenants load.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +40,7 @@ const COUNT = Number(process.env.BENCH_SMALL_COUNT ?? 5000);
 const STRACE = process.env.BENCH_SMALL_STRACE === '1';
 const NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
+const INTERLEAVED = process.env.BENCH_SMALL_INTERLEAVED === '1';
 /** Whole cycles of the balanced order (round-order.ts), at least 3: 4 for kafkalite and the floor, 6 with a baseline. */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_SMALL_ROUNDS ?? balancedRounds(BASELINE_BROKER !== undefined ? 3 : 2, 3)));
 const PRODUCE = 0;
@@ -152,6 +155,50 @@ function medianRound(rs: Round[]): Round {
   return [...rs].sort((a, b) => a.mainUs - b.mainUs)[Math.floor(rs.length / 2)]!;
 }
 
+/**
+ * BENCH_SMALL_INTERLEAVED=1 (with BENCH_BASELINE_BROKER): kafkalite and kafkalite-base run at the
+ * same time, and one client sends its requests to them in turn (one to each, then again), so that
+ * both see the same moments of a shared host. Per round, each one's main-thread CPU over that same
+ * interval and its round-trip p50 and p99. On a host whose speed moved by 2x between sequential
+ * rounds, this held a build against itself within 1% a round, where the sequential rounds
+ * spread by 0.75-1.24 (bench/README.md, session 15).
+ */
+async function interleaved(): Promise<void> {
+  const peers: Peer[] = [];
+  try {
+    peers.push(await startPeer('kafkalite', join(REPO_ROOT, 'bin', 'kafkalite.js')));
+    peers.push(await startPeer('kafkalite-base', BASELINE_BROKER!));
+    for (const p of peers) await produceLoop(p.client, WARMUP);
+    console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) to each of kafkalite and kafkalite-base per round, in turn, ${ROUNDS} rounds, after ${WARMUP} each:`);
+    const cpuRatios: number[] = [];
+    const p50Ratios: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const trips: number[][] = [[], []];
+      const main0 = peers.map((p) => threadCpuMicros(p.pid, p.pid));
+      for (let i = 0; i < 2 * COUNT; i++) {
+        // who goes first alternates by round
+        const k = (i + r) & 1;
+        const client = peers[k]!.client;
+        const frame = encodeRequestFrame(PRODUCE, 9, client.correlationId(), { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: RECORDS }] }] });
+        const t0 = process.hrtime.bigint();
+        client.send(frame);
+        await client.nextFrame();
+        trips[k]!.push(Number(process.hrtime.bigint() - t0) / 1000);
+      }
+      const mainUs = peers.map((p, k) => (threadCpuMicros(p.pid, p.pid) - main0[k]!) / COUNT);
+      const q = (k: number, at: number) => sorted(trips[k]!)[Math.floor(COUNT * at)]!;
+      cpuRatios.push(mainUs[0]! / mainUs[1]!);
+      p50Ratios.push(q(0, 0.5) / q(1, 0.5));
+      console.log(
+        `  round ${r + 1}: main thread kafkalite ${f(mainUs[0]!)} µs, kafkalite-base ${f(mainUs[1]!)} µs (${f(cpuRatios.at(-1)!, 3)}); round trip p50 ${f(q(0, 0.5))} / ${f(q(1, 0.5))} µs, p99 ${f(q(0, 0.99))} / ${f(q(1, 0.99))} µs`,
+      );
+    }
+    console.log(`kafkalite / kafkalite-base per round, median [min-max]: main-thread CPU ${spread(cpuRatios, 3)}, round-trip p50 ${spread(p50Ratios, 3)}`);
+  } finally {
+    await Promise.all(peers.map(stopPeer));
+  }
+}
+
 async function main(): Promise<void> {
   const peers: Peer[] = [];
   try {
@@ -194,4 +241,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (INTERLEAVED && BASELINE_BROKER === undefined) throw new Error('BENCH_SMALL_INTERLEAVED=1 compares two builds: set BENCH_BASELINE_BROKER=<build>/bin/kafkalite.js');
+await (INTERLEAVED ? interleaved() : main());
