@@ -160,8 +160,8 @@ function medianRound(rs: Round[]): Round {
  * same time, and one client sends its requests to them in turn (one to each, then again), so that
  * both see the same moments of a shared host. Per round, each one's main-thread CPU over that same
  * interval and its round-trip p50 and p99. On a host whose speed moved by 2x between sequential
- * rounds, this held a build against itself within 1% a round, where the sequential rounds
- * spread by 0.75-1.24 (bench/README.md, session 15).
+ * rounds, this held a build against itself at 1.004 [0.990-1.014] a round, where one A/B of two
+ * builds in sequential rounds spread from 0.75 to 1.24 (bench/README.md, session 15).
  */
 async function interleaved(): Promise<void> {
   const peers: Peer[] = [];
