@@ -28,7 +28,8 @@ export function roundCycle(n: number): number {
 export function roundOrder<T>(peers: readonly T[], round: number): T[] {
   const n = peers.length;
   if (n === 0) return [];
-  const inCycle = ((round % roundCycle(n)) + roundCycle(n)) % roundCycle(n);
+  const cycle = roundCycle(n);
+  const inCycle = ((round % cycle) + cycle) % cycle;
   const shift = inCycle % n;
   const order: T[] = [];
   for (let k = 0; k < n; k++) {

@@ -108,12 +108,14 @@ function threadCpuMicros(pid: number, tid: number): number {
 
 const RECORDS = encodeRecordBatch([{ key: null, value: Buffer.alloc(100, 7) }]);
 
+/** One Produce v9 round trip of RECORDS (acks=-1). */
+async function produceOnce(client: RawClient): Promise<void> {
+  client.send(encodeRequestFrame(PRODUCE, 9, client.correlationId(), { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: RECORDS }] }] }));
+  await client.nextFrame();
+}
+
 async function produceLoop(client: RawClient, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) {
-    const frame = encodeRequestFrame(PRODUCE, 9, client.correlationId(), { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: RECORDS }] }] });
-    client.send(frame);
-    await client.nextFrame();
-  }
+  for (let i = 0; i < n; i++) await produceOnce(client);
 }
 
 async function measure(p: Peer): Promise<Round> {
@@ -178,15 +180,13 @@ async function interleaved(): Promise<void> {
       for (let i = 0; i < 2 * COUNT; i++) {
         // who goes first alternates by round
         const k = (i + r) & 1;
-        const client = peers[k]!.client;
-        const frame = encodeRequestFrame(PRODUCE, 9, client.correlationId(), { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: RECORDS }] }] });
         const t0 = process.hrtime.bigint();
-        client.send(frame);
-        await client.nextFrame();
+        await produceOnce(peers[k]!.client);
         trips[k]!.push(Number(process.hrtime.bigint() - t0) / 1000);
       }
       const mainUs = peers.map((p, k) => (threadCpuMicros(p.pid, p.pid) - main0[k]!) / COUNT);
-      const q = (k: number, at: number) => sorted(trips[k]!)[Math.floor(COUNT * at)]!;
+      const bySize = trips.map(sorted);
+      const q = (k: number, at: number) => bySize[k]![Math.floor(COUNT * at)]!;
       cpuRatios.push(mainUs[0]! / mainUs[1]!);
       p50Ratios.push(q(0, 0.5) / q(1, 0.5));
       console.log(
