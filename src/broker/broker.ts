@@ -201,6 +201,7 @@ export class Broker extends EventEmitter {
       indexCacheBudgetBytes: this.config.indexCacheBudgetBytes,
       ...(this.config.openFileBudget !== undefined ? { openFileBudget: this.config.openFileBudget } : {}),
       backgroundFlush: this.config.backgroundFlush,
+      mappedTail: this.config.mappedTail,
       openLogsAtFirstUse: true,
     });
     // the users' SCRAM credentials are written once the directory exists and is this broker's (its lock taken)

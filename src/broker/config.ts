@@ -7,7 +7,7 @@
  * kafkalite's own settings, where Kafka has no property (it leaves the page cache to the OS and
  * reads sockets through NIO), are properties with a `kafkalite.` prefix, checked here at start like
  * Kafka's own: `kafkalite.page.cache.budget.bytes`, `kafkalite.index.cache.budget.bytes`,
- * `kafkalite.background.flush.enable`, `kafkalite.socket.reads`,
+ * `kafkalite.background.flush.enable`, `kafkalite.mapped.tail.enable`, `kafkalite.socket.reads`,
  * `kafkalite.queued.max.response.bytes[.per.connection]`, `kafkalite.protocol.compat`.
  */
 import { isIP } from 'node:net';
@@ -72,6 +72,8 @@ export interface BrokerConfig {
   openFileBudget: number | undefined;
   /** kafkalite.background.flush.enable: rolled segments are flushed on the thread pool (background-sync.ts). */
   backgroundFlush: boolean;
+  /** kafkalite.mapped.tail.enable: small Produce appends copied into a mapped window of the active segment (mapped-tail.ts). */
+  mappedTail: boolean;
   /** kafkalite.socket.reads: `direct` into the broker's buffers, or `stream` (Node's 'data' events; socket-reads.ts). */
   socketReads: SocketReadMode;
   /** kafkalite.protocol.compat: `3.9` serves every version Kafka 3.9 does, `4.0` only Kafka 4.x's (protocol-compat.ts). */
@@ -108,6 +110,7 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   indexCacheBudgetBytes: DEFAULT_INDEX_CACHE_BUDGET,
   openFileBudget: undefined,
   backgroundFlush: true,
+  mappedTail: true,
   socketReads: 'direct',
   protocolCompat: '3.9',
   logConfig: DEFAULT_LOG_CONFIG,
@@ -304,6 +307,9 @@ export function brokerConfigFromProperties(props: Readonly<Record<string, string
         break;
       case 'kafkalite.background.flush.enable':
         c.backgroundFlush = bool(name, raw);
+        break;
+      case 'kafkalite.mapped.tail.enable':
+        c.mappedTail = bool(name, raw);
         break;
       case 'kafkalite.socket.reads':
         c.socketReads = oneOf(name, raw, ['direct', 'stream'] as const);

@@ -204,6 +204,24 @@ function zeroTailStart(path: string, entrySize: number): number {
   }
 }
 
+/**
+ * True (with a note) when [position, size) of a log file is all zeros: the tail of a segment that
+ * was never closed, grown ahead of its records (Kafka's `preallocate=true`; kafkalite's mapped tail,
+ * storage/mapped-tail.ts) and trimmed only at roll or close. Recovery cuts it as it cuts a torn
+ * write (Kafka's `LogSegment.recover` stops at the first size below the minimum), but it is the
+ * state every crash of such a broker leaves, not damage: reported like the indexes' zero tails.
+ */
+function zeroTail(path: string, position: number, size: number, problems: Problems): boolean {
+  if (position >= size || zeroTailStart(path, 1) > position) return false;
+  problems.add({
+    file: path,
+    position,
+    reason: `${size - position} bytes of zeros after the last batch: the preallocated or mapped tail of a segment that was never closed (the broker stopped without a clean shutdown); recovery truncates them`,
+    severity: 'note',
+  });
+  return true;
+}
+
 function reasonOf(e: unknown): string {
   return e instanceof KafkaliteError ? e.detail : (e as Error).message;
 }
@@ -303,10 +321,12 @@ export function verifySegment(seg: SegmentFiles, prevLastOffset: bigint, problem
     } catch (e) {
       // the size field itself is corrupt (below 14, or a v2 batch below 61 bytes)
       const position = e instanceof KafkaliteError && e.position !== undefined ? e.position : validBytes;
-      error(seg.log, position, `${reasonOf(e)}; the ${records.sizeInBytes - position} bytes from here would be truncated by recovery`);
+      if (!zeroTail(seg.log, position, records.sizeInBytes, problems)) {
+        error(seg.log, position, `${reasonOf(e)}; the ${records.sizeInBytes - position} bytes from here would be truncated by recovery`);
+      }
       stopped = true;
     }
-    if (!stopped && validBytes < records.sizeInBytes) {
+    if (!stopped && validBytes < records.sizeInBytes && !zeroTail(seg.log, validBytes, records.sizeInBytes, problems)) {
       error(seg.log, validBytes, `${records.sizeInBytes - validBytes} bytes at the end do not form a whole batch (a torn write; recovery truncates them)`);
     }
     offsets?.finish(validBytes);

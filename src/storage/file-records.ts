@@ -38,6 +38,7 @@ import { syncInBackground } from './background-sync.js';
 import type { DescriptorHolder } from './descriptor-budget.js';
 import type { HeldAppends, HeldAppendsFile } from './held-appends.js';
 import { createLogResources, type LogResources } from './log-resources.js';
+import type { MappedTail } from './mapped-tail.js';
 import { KeptList } from '../v8/kept-list.js';
 import { objectArray } from '../v8/elements-kind.js';
 import { PAGE_BYTES, WRITEBACK_CHUNK_BYTES, type PageCacheFile } from './page-cache-budget.js';
@@ -111,6 +112,9 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   private writeFailure: StorageError | undefined;
   /** Created empty, not preallocated: until a change (`changes`) its length is its size, 0. */
   private createdEmpty = false;
+  /** Small held appends are copied through this mapped window of the file (mapped-tail.ts); undefined when not writable or not enabled. */
+  private readonly tail: MappedTail | undefined;
+  private readonly tailHandle = (): number => this.handle();
 
   private constructor(
     public path: string,
@@ -123,6 +127,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   ) {
     this.writebackFrom = size;
     this.pageCacheColdBefore = size;
+    this.tail = writable ? resources.mappedTails?.tail() : undefined;
     if (fd !== undefined) resources.descriptors.opened(this);
   }
 
@@ -238,6 +243,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     // after a failed held write, here or anywhere in the log directory (log-dir-failure.ts), nothing
     // more is written: those appends were never acknowledged, and recovery cuts the log to the file
     if (this.writeFailure === undefined) this.writeHeld();
+    this.tail?.release();
     this.closed = true;
     this.resources.descriptors.closed(this);
     const fd = this.fd;
@@ -258,6 +264,15 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     const position = this.size;
     if (heldAppends !== undefined) {
       if (this.writeFailure !== undefined) throw this.writeFailure;
+      // copied into the mapped tail when nothing is held (held bytes go out as one run from
+      // heldFrom) and the directory has not failed (then nothing more reaches its files)
+      if (this.held.length === 0 && this.tail !== undefined && this.resources.logDirFailure.failed === undefined && this.tail.copy(this.tailHandle, bytes, position)) {
+        this.size = position + bytes.length;
+        this.dirty = true;
+        this.changes++;
+        this.startWriteback();
+        return position;
+      }
       if (this.held.length === 0) this.heldFrom = position;
       this.held.push(bytes);
     } else {
@@ -368,6 +383,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     this.writeHeld();
     const before = this.size;
     if (size > before) throw new StorageError(`Cannot truncate ${this.path} to ${size} bytes: it holds ${before}`);
+    // nothing stores through a window past the new end: the next small append maps again
+    this.tail?.release();
     ftruncateSync(this.handle(), size);
     this.size = size;
     this.writebackFrom = Math.min(this.writebackFrom, size);
@@ -385,6 +402,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     // a file created empty and never changed needs no look (issue 21: closing a partition never
     // written reopened its .log for an fstat)
     if (this.createdEmpty && this.changes === 0) return;
+    // the mapped window's allocation is what the trim cuts: unmapped first
+    this.tail?.release();
     if (this.writable && fstatSync(this.handle()).size !== this.size) {
       ftruncateSync(this.handle(), this.size);
       this.dirty = true;

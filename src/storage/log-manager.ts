@@ -123,7 +123,7 @@ export class LogManager {
     private readonly options: LogManagerOptions,
   ) {
     if (options.openFileBudget !== undefined) checkBudgetWithinLimit(options.openFileBudget, processOpenFileLimit());
-    this.resources = createLogResources({ ...options, backgroundDelete: options.backgroundDelete ?? true, logDir: dir });
+    this.resources = createLogResources({ ...options, backgroundDelete: options.backgroundDelete ?? true, mappedTail: options.mappedTail ?? true, logDir: dir });
     mkdirSync(dir, { recursive: true });
     const warn = (message: string) => options.logger?.('warn', message);
     this.dirLock = lockDataDir(dir, 'lockAddon' in options ? { addon: options.lockAddon, warn } : { warn });

@@ -15,6 +15,7 @@ import { DEFAULT_INDEX_CACHE_BUDGET, IndexCacheBudget } from './index-cache-budg
 import { DEFAULT_PAGE_CACHE_BUDGET, PageCacheBudget } from './page-cache-budget.js';
 import { LogDirFailureChannel } from './log-dir-failure.js';
 import { BackgroundRemovals } from './background-delete.js';
+import { MappedTails, nativeMappingCalls } from './mapped-tail.js';
 
 export interface LogResourceOptions {
   /** Recently appended bytes kept in the page cache (page-cache-budget.ts); 0 leaves it to the OS. Default 64 MiB. */
@@ -29,6 +30,12 @@ export interface LogResourceOptions {
    * LogManager's default is true.
    */
   backgroundDelete?: boolean;
+  /**
+   * Copy small Produce appends into a mapped window of the active segment instead of writing them
+   * (mapped-tail.ts; Linux with the native addon). Default false here (a log opened on its own);
+   * LogManager's default is true.
+   */
+  mappedTail?: boolean;
   /** The data directory, named by its failure channel (log-dir-failure.ts). */
   logDir?: string;
   /** Segment and index descriptors kept open at once (descriptor-budget.ts). Default: half the process's open-file limit, at most 12,288. */
@@ -50,6 +57,8 @@ export interface LogResources {
   readonly removals: BackgroundRemovals | undefined;
   /** The LRU of open segment and index descriptors (descriptor-budget.ts). */
   readonly descriptors: DescriptorBudget;
+  /** The mapped windows small appends are copied into (mapped-tail.ts); undefined: every append is written. */
+  readonly mappedTails: MappedTails | undefined;
 }
 
 /**
@@ -72,6 +81,9 @@ export function createLogResources(options: LogResourceOptions = {}): LogResourc
   if (typeof backgroundFlush !== 'boolean') throw new InvalidArgumentError(`backgroundFlush must be true or false, not ${String(backgroundFlush)}`);
   const backgroundDelete = options.backgroundDelete ?? false;
   if (typeof backgroundDelete !== 'boolean') throw new InvalidArgumentError(`backgroundDelete must be true or false, not ${String(backgroundDelete)}`);
+  const mappedTail = options.mappedTail ?? false;
+  if (typeof mappedTail !== 'boolean') throw new InvalidArgumentError(`mappedTail must be true or false, not ${String(mappedTail)}`);
+  const mappingCalls = mappedTail ? nativeMappingCalls() : undefined;
   const logDirFailure = new LogDirFailureChannel(options.logDir ?? '(a log opened on its own)');
   return {
     pageCache: new PageCacheBudget(byteCount('pageCacheBudgetBytes', options.pageCacheBudgetBytes ?? DEFAULT_PAGE_CACHE_BUDGET)),
@@ -82,6 +94,7 @@ export function createLogResources(options: LogResourceOptions = {}): LogResourc
     logDirFailure,
     removals: backgroundDelete ? new BackgroundRemovals((path, cause) => logDirFailure.fail(path, cause)) : undefined,
     descriptors: new DescriptorBudget(options.openFileBudget ?? defaultDescriptorBudget()),
+    mappedTails: mappingCalls !== undefined ? new MappedTails(mappingCalls) : undefined,
   };
 }
 

@@ -20,6 +20,7 @@ import { encodeRecordBatch } from '../../src/record/builder.js';
 import { parseControlRecordKey } from '../../src/record/control.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import type { HeldAppends } from '../../src/storage/held-appends.js';
+import { nativeMappingCalls } from '../../src/storage/mapped-tail.js';
 import { storedBatches, withBroker } from '../helpers/broker.js';
 import { ManualTimer } from '../helpers/manual-timer.js';
 import { RawClient, decodeResponseFrame, encodeRequestFrame, type Msg } from '../helpers/raw-client.js';
@@ -319,6 +320,10 @@ describe('transaction coordinator', () => {
     }
   });
 
+  // the write path these two observe is the held one: small appends go through the mapped tail by
+  // default (mapped-tail.ts), turned off here; the test after them covers the mapped tail's order
+  const HELD_WRITES = { config: { 'kafkalite.mapped.tail.enable': 'false' } };
+
   test('the markers and Complete states of the transactions ended in one turn are on disk at its end, one write per file', async () => {
     // the coordinator holds them (held-appends.ts) and writes them itself: no answer follows to do it
     const { append, writeHeld } = FileRecords.prototype;
@@ -335,7 +340,7 @@ describe('transaction coordinator', () => {
       if (n > 0) writes.push([this.path, n]);
     };
     try {
-      await withBroker({}, async (broker) => {
+      await withBroker(HELD_WRITES, async (broker) => {
         const c = await client(broker);
         await createTopic(c, 'out');
         const ids = [];
@@ -379,7 +384,7 @@ describe('transaction coordinator', () => {
       if (pending.delete(this.path)) order.push(this.path.includes('__transaction_state') ? '__transaction_state' : this.path.includes('first') ? 'first' : 'second');
     };
     try {
-      await withBroker({}, async (broker) => {
+      await withBroker(HELD_WRITES, async (broker) => {
         const c = await client(broker);
         await createTopic(c, 'first');
         await createTopic(c, 'second');
@@ -401,6 +406,57 @@ describe('transaction coordinator', () => {
         // the turn's Complete records come in one write after both markers
         assert.deepEqual(order.slice(-3).sort(), ['__transaction_state', 'first', 'second'].sort());
         assert.equal(order[order.length - 1], '__transaction_state', `writes in the order ${order.join(', ')}`);
+      });
+    } finally {
+      Object.assign(FileRecords.prototype, { append, writeHeld });
+    }
+  });
+
+  test('with the mapped tail, the markers of every transaction ended in a turn reach their logs before any Complete record', async () => {
+    // a copy through the mapped tail is in the page cache when its append returns: the order the
+    // files get the bytes is the order of the appends, held ones at their write
+    const { append, writeHeld } = FileRecords.prototype;
+    const pending = new Set<string>();
+    const order: string[] = [];
+    const label = (path: string) => (path.includes('__transaction_state') ? '__transaction_state' : path.includes('first') ? 'first' : 'second');
+    let copies = 0;
+    FileRecords.prototype.append = function (this: FileRecords, bytes: Uint8Array, heldAppends?: HeldAppends) {
+      const holdingBefore = heldAppends?.holding ?? false;
+      const position = append.call(this, bytes, heldAppends);
+      // copied when nothing was held before and nothing is held after: in the file now
+      if (heldAppends !== undefined && !holdingBefore && !heldAppends.holding) {
+        copies++;
+        order.push(label(this.path));
+      } else if (heldAppends !== undefined) pending.add(this.path);
+      return position;
+    };
+    FileRecords.prototype.writeHeld = function (this: FileRecords) {
+      writeHeld.call(this);
+      if (pending.delete(this.path)) order.push(label(this.path));
+    };
+    try {
+      await withBroker({}, async (broker) => {
+        const c = await client(broker);
+        await createTopic(c, 'first');
+        await createTopic(c, 'second');
+        const ids = [];
+        for (const [tid, topic] of [['ta', 'first'], ['tb', 'second']] as const) {
+          const { producerId: pid, producerEpoch: epoch } = await init(c, tid);
+          assert.deepEqual(await addPartitions(c, tid, pid, epoch, [[topic, [0]]]), [[topic, 0, 'NONE']]);
+          assert.equal(await produce(c, tid, topic, 0, pid, epoch, 0, [tid]), 'NONE');
+          ids.push({ tid, pid, epoch });
+        }
+        order.length = 0;
+        copies = 0;
+        for (const { tid, pid, epoch } of ids) assert.equal(name(broker.transactions.endTransaction(tid, pid, epoch, true)), 'NONE');
+        await nextTurn();
+        if (nativeMappingCalls() !== undefined) assert.ok(copies > 0, 'the coordinator appends went through the mapped tail');
+        assert.deepEqual(markers(broker, 'first'), ['COMMIT']);
+        assert.deepEqual(markers(broker, 'second'), ['COMMIT']);
+        const lastState = order.lastIndexOf('__transaction_state');
+        const markersWritten = [order.lastIndexOf('first'), order.lastIndexOf('second')];
+        assert.ok(markersWritten.every((i) => i >= 0 && i < lastState), `in the files in the order ${order.join(', ')}`);
+        assert.equal(order[order.length - 1], '__transaction_state', `in the files in the order ${order.join(', ')}`);
       });
     } finally {
       Object.assign(FileRecords.prototype, { append, writeHeld });

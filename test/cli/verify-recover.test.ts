@@ -121,7 +121,7 @@ describe('kafkalite verify: clean directories pass', () => {
     assert.equal(report.segments, 2);
     assert.equal(report.batches, 109 + 2 + 3);
   });
-  it('a batch larger than the scan window (3 MiB) and a 17-byte tail of zeros', () => {
+  it('a batch larger than the scan window (3 MiB) and a 17-byte tail', () => {
     const tmp = tempDir('verify-big');
     try {
       const log = join(tmp.dir, '00000000000000000000.log');
@@ -130,8 +130,9 @@ describe('kafkalite verify: clean directories pass', () => {
       let res = verifyJson(log);
       assert.equal(res.status, 0, JSON.stringify(res.report.problems));
       assert.equal(res.report.batches, 2);
-      // up to 17 trailing bytes are not even framed by Kafka (FileLogInputStream), but they are not a batch
-      writeFileSync(log, Buffer.concat([readFileSync(log), Buffer.alloc(17)]));
+      // up to 17 trailing bytes are not even framed by Kafka (FileLogInputStream), but they are not a
+      // batch (not zeros: a zero tail is a note, below)
+      writeFileSync(log, Buffer.concat([readFileSync(log), Buffer.alloc(17, 0x5a)]));
       res = verifyJson(log);
       assert.equal(res.status, 1);
       assert.equal(errors(res.report)[0]!.position, statSync(log).size - 17);
@@ -210,6 +211,35 @@ describe('kafkalite verify: injected faults are found, recover repairs them', ()
     truncateSync(seg('.log'), last.position + last.size - 7);
     expectFoundAndRepaired(dir, seg('.log'), last.position, /do not form a whole batch/);
     assert.equal(statSync(seg('.log')).size, last.position);
+  });
+
+  // what a broker killed with its active segment grown ahead of its records leaves (Kafka's
+  // preallocate=true; kafkalite's mapped tail): the state of every such crash, not damage
+  for (const zeros of [5000, 7]) {
+    it(`zeros after the last batch (${zeros} bytes): a note, not an error, and recover trims them`, () => {
+      const { dir, seg } = copy();
+      const bytes = readFileSync(seg('.log'));
+      const end = frameLog(bytes).at(-1)!;
+      assert.equal(end.position + end.size, bytes.length, 'the pristine segment ends with a whole batch');
+      writeFileSync(seg('.log'), Buffer.concat([bytes, Buffer.alloc(zeros)]));
+      const { status, report } = verifyJson(dir);
+      assert.equal(status, 0, JSON.stringify(report.problems));
+      assert.deepEqual(errors(report), []);
+      const note = report.problems.find((p) => p.file === seg('.log'));
+      assert.ok(note && note.severity === 'note' && note.position === bytes.length && new RegExp(`^${zeros} bytes of zeros after the last batch`).test(note.reason), JSON.stringify(report.problems));
+      assert.equal(run('recover', '--full', dir).status, 0);
+      assert.equal(statSync(seg('.log')).size, bytes.length, 'recovery cut the zeros');
+    });
+  }
+
+  it('zeros then anything else after the last batch: still an error at the first byte that is not a batch', () => {
+    const { dir, seg } = copy();
+    const bytes = readFileSync(seg('.log'));
+    const tail = Buffer.alloc(5000);
+    tail[4999] = 1;
+    writeFileSync(seg('.log'), Buffer.concat([bytes, tail]));
+    expectFoundAndRepaired(dir, seg('.log'), bytes.length, /would be truncated by recovery/);
+    assert.equal(statSync(seg('.log')).size, bytes.length);
   });
 
   it('index entry pointing mid-batch: the entry position in the .index', () => {
@@ -415,13 +445,24 @@ describe('kafkalite verify / recover agree (KRaft metadata log, preallocated ind
       const tails = notes(found.report);
       // the KRaft metadata log's active segment was never closed either: a log like any other
       const meta = (ext: string) => join(tmp.dir, '__cluster_metadata-0', `00000000000000000000${ext}`);
-      assert.deepEqual(tails.map((p) => p.file).sort(), [meta('.index'), meta('.timeindex'), seg('.index'), seg('.timeindex')]);
-      for (const p of tails) assert.match(p.reason, /preallocated zero entries: the segment was never closed .*recovery .*rebuilds this index without them/);
+      // where the platform maps the active segment's tail (storage/mapped-tail.ts), the Produce
+      // appends left the .log longer than its batches, the rest zeros, found independently here
+      const logBytes = readFileSync(seg('.log'));
+      const last = frameLog(logBytes).at(-1)!;
+      const logTail = logBytes.length > last.position + last.size;
+      if (logTail) assert.ok(logBytes.subarray(last.position + last.size).every((b) => b === 0), 'the .log ends with zeros');
+      const expected = [meta('.index'), meta('.timeindex'), seg('.index'), seg('.timeindex'), ...(logTail ? [seg('.log')] : [])];
+      assert.deepEqual(tails.map((p) => p.file).sort(), expected.sort());
+      for (const p of tails) {
+        if (p.file === seg('.log')) assert.match(p.reason, /bytes of zeros after the last batch: the preallocated or mapped tail of a segment that was never closed .*recovery truncates them/);
+        else assert.match(p.reason, /preallocated zero entries: the segment was never closed .*recovery .*rebuilds this index without them/);
+      }
       const text = run('verify', tmp.dir);
       assert.match(text.stdout, new RegExp(`^NOTE ${seg('.index')} at byte \\d+: `, 'm'));
       assert.match(text.stdout.trimEnd().split('\n').at(-1)!, /^OK /);
       assert.equal(run('recover', tmp.dir).status, 0);
       assert.ok(statSync(seg('.index')).size < DEFAULT_LOG_CONFIG.segmentIndexBytes, 'recovery trimmed the index');
+      assert.equal(statSync(seg('.log')).size, last.position + last.size, 'recovery cut the .log to its batches');
       const after = verifyJson(tmp.dir);
       assert.deepEqual(after.report.problems.filter((p) => p.severity !== 'warning'), []);
     } finally {

@@ -7,6 +7,7 @@ import { Broker, type BrokerOptions } from '../../src/broker/broker.js';
 import { formatProblem, verifyPath } from '../../src/cli/verify.js';
 import { readRecordBatches } from '../../src/record/batches.js';
 import { partitionDirName } from '../../src/storage/topic.js';
+import { segmentBytes } from './storage.js';
 
 /**
  * Runs `body` against a broker started for it. Without a data dir of the caller's, the broker gets
@@ -63,7 +64,7 @@ export function storedBatches(dataDir: string, topic: string, partition: number)
   const dir = join(dataDir, partitionDirName(topic, partition));
   const out: StoredBatch[] = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.log')).sort()) {
-    const reader = readRecordBatches(readFileSync(join(dir, f)), { verifyCrc: true });
+    const reader = readRecordBatches(segmentBytes(join(dir, f)), { verifyCrc: true });
     for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) {
       if (b.kind !== 'v2') throw new Error(`unexpected legacy batch in ${f}`);
       const records: StoredRecord[] = [];

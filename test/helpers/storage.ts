@@ -66,6 +66,20 @@ export interface FramedBatch {
 }
 
 /** Splits a v2 `.log` by its framing (offset int64, length int32): whole batches only. */
+/**
+ * A segment file as a reader of a running (or killed) broker's directory should take it: without
+ * the zeros past its last whole batch. The mapped tail (src/storage/mapped-tail.ts) grows the
+ * active segment's file ahead of its records until it rolls or closes, as Kafka's preallocated
+ * segments are. Only an all-zero remainder after a whole batch is dropped; anything else stays for
+ * the reader to trip on.
+ */
+export function segmentBytes(path: string): Buffer {
+  const data = readFileSync(path);
+  const last = frameLog(data).at(-1);
+  const end = last === undefined ? 0 : last.position + last.size;
+  return end < data.length && data.subarray(end).every((b) => b === 0) ? data.subarray(0, end) : data;
+}
+
 export function frameLog(data: Buffer): FramedBatch[] {
   const out: FramedBatch[] = [];
   let p = 0;

@@ -21,6 +21,7 @@ import { readRequestHeader } from '../../../src/protocol/header.js';
 import { Produce } from '../../../src/protocol/schemas/produce.js';
 import { readRecordBatches } from '../../../src/record/batches.js';
 import { partitionDirName } from '../../../src/storage/topic.js';
+import { segmentBytes } from '../../helpers/storage.js';
 
 const PRODUCE_KEY = 0;
 const MAX_FRAME = 100 * 1024 * 1024;
@@ -84,7 +85,7 @@ export function storedBatchBytes(dataDir: string, topic: string, partition: numb
   const dir = join(dataDir, partitionDirName(topic, partition));
   const out: Buffer[] = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.log')).sort()) {
-    const reader = readRecordBatches(readFileSync(join(dir, f)), { verifyCrc: true });
+    const reader = readRecordBatches(segmentBytes(join(dir, f)), { verifyCrc: true });
     for (let b = reader.nextBatch(); b !== null; b = reader.nextBatch()) out.push(Buffer.from(b.bytes));
   }
   return out;

@@ -1,0 +1,255 @@
+/**
+ * The mapped tail (src/storage/mapped-tail.ts): small held appends copied through a mapped window
+ * of the segment file read back exactly as written ones do, the file is trimmed to its records,
+ * anything the mapping cannot take is written, and the windows stay bounded.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { FileRecords } from '../../src/storage/file-records.js';
+import { HeldAppends } from '../../src/storage/held-appends.js';
+import { createLogResources, type LogResources } from '../../src/storage/log-resources.js';
+import { MAX_MAPPED_APPEND, MappedTails, nativeMappingCalls, type MappingCalls } from '../../src/storage/mapped-tail.js';
+import { LogManager } from '../../src/storage/log-manager.js';
+import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
+import { encodeRecordBatch } from '../../src/record/builder.js';
+import { tempDir } from '../helpers/storage.js';
+
+const WINDOW = 64 * 1024;
+
+function realCalls(): MappingCalls {
+  const calls = nativeMappingCalls();
+  // the native addon is part of the build CI tests (Linux): its absence is a failure, not a skip
+  assert.ok(process.platform !== 'linux' || calls, 'kafkalite-native with its mapping calls is built');
+  return calls!;
+}
+
+/** Resources whose mapped windows are `window` bytes, at most `max` at once. */
+function resourcesWith(calls: MappingCalls, window = WINDOW, max = 64): LogResources & { mappedTails: MappedTails } {
+  return { ...createLogResources(), mappedTails: new MappedTails(calls, window, max) };
+}
+
+function fileSize(path: string): number {
+  return statSync(path).size;
+}
+
+const linuxOnly = { skip: process.platform !== 'linux' ? 'the mapped tail is Linux only' : false };
+
+test('small held appends go through the mapping: nothing is held, the file reads back as written, and is trimmed to its records', linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const resources = resourcesWith(realCalls());
+    const path = join(tmp.dir, '00000000000000000000.log');
+    const file = FileRecords.openWritable(path, { create: true, resources });
+    const held = new HeldAppends();
+    const written: Buffer[] = [];
+    for (let i = 0; i < 200; i++) {
+      const bytes = randomBytes(50 + ((i * 37) % 250));
+      file.append(bytes, held);
+      written.push(bytes);
+      assert.equal(held.holding, false, `append ${i} was copied, not held`);
+    }
+    const expected = Buffer.concat(written);
+    assert.equal(file.sizeInBytes, expected.length);
+    assert.equal(resources.mappedTails.windows, 1);
+    assert.equal(fileSize(path), WINDOW, 'the file reaches the end of its allocated window');
+    assert.deepEqual(file.readBytes(0, expected.length), expected, 'reads through the descriptor see the copies');
+    assert.deepEqual(readFileSync(path).subarray(0, expected.length), expected);
+    assert.ok(readFileSync(path).subarray(expected.length).every((b) => b === 0), 'zeros past the records');
+    file.trimToSize();
+    assert.equal(resources.mappedTails.windows, 0, 'the trim unmapped the window');
+    assert.equal(fileSize(path), expected.length);
+    file.close();
+    assert.deepEqual(readFileSync(path), expected);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test("appends larger than MAX_MAPPED_APPEND or across a window's end are written; once one is held, the rest wait with it", linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const resources = resourcesWith(realCalls());
+    const path = join(tmp.dir, '00000000000000000000.log');
+    const file = FileRecords.openWritable(path, { create: true, resources });
+    const held = new HeldAppends();
+    const written: Buffer[] = [];
+    const append = (bytes: Buffer, expectHeld: boolean, what: string) => {
+      file.append(bytes, held);
+      written.push(bytes);
+      assert.equal(held.holding, expectHeld, what);
+    };
+    append(randomBytes(1000), false, 'small: copied');
+    append(randomBytes(MAX_MAPPED_APPEND + 1), true, 'larger than MAX_MAPPED_APPEND: held');
+    // held bytes go out as one run from the first held position: nothing may land between them
+    append(randomBytes(100), true, 'small after a held one: held too');
+    held.writeAll();
+    // fill up to 10 bytes before the window's end, then one that crosses it
+    let size = file.sizeInBytes;
+    while (size + 3000 < WINDOW - 10) {
+      append(randomBytes(3000), false, 'small: copied');
+      size = file.sizeInBytes;
+    }
+    append(randomBytes(WINDOW - 10 - size), false, 'up to 10 bytes before the end: copied');
+    append(randomBytes(20), true, "across the window's end: held");
+    held.writeAll();
+    append(randomBytes(20), false, 'inside the next window: copied');
+    assert.equal(resources.mappedTails.windows, 1, 'one window at a time per file');
+    assert.equal(fileSize(path), 2 * WINDOW);
+    const expected = Buffer.concat(written);
+    assert.deepEqual(file.readBytes(0, expected.length), expected);
+    file.trimToSize();
+    file.close();
+    assert.deepEqual(readFileSync(path), expected);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('a truncation unmaps the window; later appends map again and the file holds what was kept and appended', linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const resources = resourcesWith(realCalls());
+    const path = join(tmp.dir, '00000000000000000000.log');
+    const file = FileRecords.openWritable(path, { create: true, resources });
+    const held = new HeldAppends();
+    const a = randomBytes(3000);
+    const b = randomBytes(2000);
+    const c = randomBytes(500);
+    file.append(a, held);
+    file.append(b, held);
+    assert.equal(file.truncateTo(a.length), b.length);
+    assert.equal(resources.mappedTails.windows, 0);
+    assert.equal(fileSize(path), a.length);
+    file.append(c, held);
+    assert.equal(held.holding, false, 'copied again');
+    assert.equal(resources.mappedTails.windows, 1);
+    file.trimToSize();
+    file.close();
+    assert.deepEqual(readFileSync(path), Buffer.concat([a, c]));
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('at most maxWindows are mapped: mapping another unmaps the oldest, which maps again at its next append', linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const resources = resourcesWith(realCalls(), WINDOW, 2);
+    const held = new HeldAppends();
+    const files = [0, 1, 2].map((i) => FileRecords.openWritable(join(tmp.dir, `f${i}.log`), { create: true, resources }));
+    const written: Buffer[][] = [[], [], []];
+    const append = (i: number) => {
+      const bytes = randomBytes(200);
+      files[i]!.append(bytes, held);
+      written[i]!.push(bytes);
+      assert.equal(held.holding, false);
+    };
+    append(0);
+    append(1);
+    assert.equal(resources.mappedTails.windows, 2);
+    append(2);
+    assert.equal(resources.mappedTails.windows, 2, 'the bound holds');
+    append(0);
+    append(1);
+    append(2);
+    assert.equal(resources.mappedTails.windows, 2);
+    for (let i = 0; i < 3; i++) {
+      files[i]!.trimToSize();
+      files[i]!.close();
+      assert.deepEqual(readFileSync(join(tmp.dir, `f${i}.log`)), Buffer.concat(written[i]!));
+    }
+    assert.equal(resources.mappedTails.windows, 0);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test("a failed allocation (a full disk) writes that file's appends from then on", linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const real = realCalls();
+    let allocations = 0;
+    const ENOSPC = 28;
+    const calls: MappingCalls = { ...real, allocate: () => (allocations++, ENOSPC), map: real.map, unmap: real.unmap };
+    const resources = resourcesWith(calls);
+    const path = join(tmp.dir, '00000000000000000000.log');
+    const file = FileRecords.openWritable(path, { create: true, resources });
+    const held = new HeldAppends();
+    const written = [randomBytes(100), randomBytes(100), randomBytes(100)];
+    for (const bytes of written) {
+      file.append(bytes, held);
+      assert.equal(held.holding, true, 'written (held), not copied');
+      held.writeAll();
+    }
+    assert.equal(allocations, 1, 'tried once, then the file writes');
+    assert.equal(resources.mappedTails.windows, 0);
+    file.close();
+    assert.deepEqual(readFileSync(path), Buffer.concat(written));
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('the native calls: allocate grows the file, map refuses an unaligned offset, unmap detaches the buffer', linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  const calls = realCalls();
+  const path = join(tmp.dir, 'f');
+  const fd = openSync(path, 'w+');
+  try {
+    assert.equal(calls.allocate(fd, 0, WINDOW), 0);
+    assert.equal(fstatSync(fd).size, WINDOW);
+    assert.throws(() => calls.map(fd, 100, 4096), /page-aligned/);
+    const buffer = calls.map(fd, 0, WINDOW);
+    const view = new Uint8Array(buffer);
+    view.set([1, 2, 3], 10);
+    assert.equal(calls.unmap(buffer), 0);
+    assert.equal(buffer.byteLength, 0, 'detached');
+    assert.equal(view.length, 0, 'its views read as empty');
+    assert.throws(() => calls.unmap(buffer), /not a buffer from map/);
+    assert.deepEqual([...readFileSync(path).subarray(10, 13)], [1, 2, 3]);
+  } finally {
+    closeSync(fd);
+    tmp.cleanup();
+  }
+});
+
+test("a log's segments are byte for byte the same with and without the mapped tail (held appends, rolls, close)", linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    realCalls();
+    const config = { ...DEFAULT_LOG_CONFIG, segmentBytes: 48 * 1024, indexIntervalBytes: 1024 };
+    const dirs = { mapped: join(tmp.dir, 'mapped'), written: join(tmp.dir, 'written') };
+    for (const [name, dir] of Object.entries(dirs)) {
+      const manager = LogManager.open(dir, { defaultConfig: config, mappedTail: name === 'mapped', time: () => 1_700_000_000_000 });
+      const log = manager.getOrCreateLog('t', 0);
+      const held = new HeldAppends();
+      for (let i = 0; i < 600; i++) {
+        // mostly small batches, every 50th above MAX_MAPPED_APPEND
+        const size = i % 50 === 49 ? MAX_MAPPED_APPEND + 100 : 40 + ((i * 53) % 400);
+        const records = [{ key: `k${i}`, value: Buffer.alloc(size, i % 251), timestamp: 1_700_000_000_000 + i }];
+        log.append(encodeRecordBatch(records), { mutateInput: true, heldAppends: held });
+        if (i % 3 === 0) held.writeAll();
+      }
+      held.writeAll();
+      const active = log.activeSegment;
+      const activeFile = join(dir, 't-0', `${String(active.baseOffset).padStart(20, '0')}.log`);
+      if (name === 'mapped') assert.ok(statSync(activeFile).size > active.size, 'the mapped tail was in use (the active file runs past its records)');
+      else assert.equal(statSync(activeFile).size, active.size);
+      manager.close();
+    }
+    const segments = (dir: string) => readdirLogs(join(dir, 't-0'));
+    const mapped = segments(dirs.mapped);
+    assert.ok(mapped.length >= 3, 'several rolls');
+    assert.deepEqual(mapped, segments(dirs.written));
+    for (const name of mapped) assert.deepEqual(readFileSync(join(dirs.mapped, 't-0', name)), readFileSync(join(dirs.written, 't-0', name)), name);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+function readdirLogs(dir: string): string[] {
+  return readdirSync(dir).filter((n) => /\.(log|index|timeindex)$/.test(n)).sort();
+}
