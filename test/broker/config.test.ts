@@ -81,21 +81,23 @@ describe('DescribeConfigs view of topic configs', () => {
 });
 
 describe("kafkalite's own properties", () => {
-  test('page-cache and index-cache budgets, background flush and socket reads: defaults, values, refusals', () => {
+  test('page-cache and index-cache budgets, background flush, the mapped tail and socket reads: defaults, values, refusals', () => {
     const d = brokerConfigFromProperties({});
-    assert.deepEqual([d.pageCacheBudgetBytes, d.indexCacheBudgetBytes, d.backgroundFlush, d.socketReads], [64 * 1024 * 1024, 64 * 1024 * 1024, true, 'direct']);
+    assert.deepEqual([d.pageCacheBudgetBytes, d.indexCacheBudgetBytes, d.backgroundFlush, d.mappedTail, d.socketReads], [64 * 1024 * 1024, 64 * 1024 * 1024, true, true, 'direct']);
     const c = brokerConfigFromProperties({
       'kafkalite.page.cache.budget.bytes': '0',
       'kafkalite.index.cache.budget.bytes': '8589934592',
       'kafkalite.background.flush.enable': 'false',
+      'kafkalite.mapped.tail.enable': 'false',
       'kafkalite.socket.reads': 'stream',
     });
-    assert.deepEqual([c.pageCacheBudgetBytes, c.indexCacheBudgetBytes, c.backgroundFlush, c.socketReads], [0, 8589934592, false, 'stream']);
+    assert.deepEqual([c.pageCacheBudgetBytes, c.indexCacheBudgetBytes, c.backgroundFlush, c.mappedTail, c.socketReads], [0, 8589934592, false, false, 'stream']);
     for (const [name, value] of [
       ['kafkalite.page.cache.budget.bytes', '-1'],
       ['kafkalite.page.cache.budget.bytes', '64MB'],
       ['kafkalite.index.cache.budget.bytes', '1.5'],
       ['kafkalite.background.flush.enable', 'off'],
+      ['kafkalite.mapped.tail.enable', 'yes'],
       ['kafkalite.socket.reads', 'mmap'],
     ] as const) {
       assert.throws(
