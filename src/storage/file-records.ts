@@ -112,9 +112,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   private writeFailure: StorageError | undefined;
   /** Created empty, not preallocated: until a change (`changes`) its length is its size, 0. */
   private createdEmpty = false;
-  /** Small held appends are copied through this mapped window of the file (mapped-tail.ts); undefined when not writable or not enabled. */
-  private readonly tail: MappedTail | undefined;
-  private readonly tailHandle = (): number => this.handle();
+  /** Small held appends are copied through this mapped window of the file (mapped-tail.ts); made at the first one (issue 21: nothing per partition up front). */
+  private tail: MappedTail | undefined;
 
   private constructor(
     public path: string,
@@ -127,7 +126,6 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   ) {
     this.writebackFrom = size;
     this.pageCacheColdBefore = size;
-    this.tail = writable ? resources.mappedTails?.tail() : undefined;
     if (fd !== undefined) resources.descriptors.opened(this);
   }
 
@@ -161,6 +159,11 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
     this.fd = reopened;
     this.resources.descriptors.opened(this);
     return reopened;
+  }
+
+  /** The descriptor the mapped tail allocates and maps through (mapped-tail.ts `MappedFile`). */
+  mappingHandle(): number {
+    return this.handle();
   }
 
   /**
@@ -266,7 +269,8 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
       if (this.writeFailure !== undefined) throw this.writeFailure;
       // copied into the mapped tail when nothing is held (held bytes go out as one run from
       // heldFrom) and the directory has not failed (then nothing more reaches its files)
-      if (this.held.length === 0 && this.tail !== undefined && this.resources.logDirFailure.failed === undefined && this.tail.copy(this.tailHandle, bytes, position)) {
+      const tails = this.resources.mappedTails;
+      if (this.held.length === 0 && tails !== undefined && this.resources.logDirFailure.failed === undefined && (this.tail ??= tails.tail()).copy(this, bytes, position)) {
         this.size = position + bytes.length;
         this.dirty = true;
         this.changes++;

@@ -1,4 +1,12 @@
 /**
+ * NOT MERGED (branch mapped-tail, session 15): a store into a mapped page that the file system
+ * refuses raises SIGBUS and kills the broker, where `pwrite` returns an error the log-dir failure
+ * path handles. test/broker/log-dir-failure.test.ts shows it (`chattr +i` on the active segment:
+ * the next copy into a new page dies with SIGBUS). Before this can be the default, the copy must go
+ * through the addon with a SIGBUS guard (sigsetjmp around the memcpy, falling back to `pwrite`), or
+ * every page must be populated with MADV_POPULATE_WRITE (which returns the error) before the first
+ * copy into it and again after writeback cleans it. See bench/README.md, session 15.
+ *
  * The active segment's tail, mapped: a small Produce append is copied into a shared mapping of
  * the segment file instead of written with `pwrite` (native/src/mapped.c).
  *
@@ -58,6 +66,11 @@ export function nativeMappingCalls(): MappingCalls | undefined {
 
 const NOTHING_MAPPED = new Uint8Array(0);
 
+/** The file a tail belongs to: its open descriptor, reopened if need be (FileRecords). */
+export interface MappedFile {
+  mappingHandle(): number;
+}
+
 /** The mapped windows of one data directory: at most `maxWindows`, the oldest unmapped first. */
 export class MappedTails {
   /** Tails with a window mapped, oldest first (a Map keeps insertion order). */
@@ -114,10 +127,10 @@ export class MappedTail {
 
   /**
    * Copies `bytes` to file position `position` through the window, mapping the window that holds
-   * them first when needed (its blocks allocated through `fd()`). False when the caller must write
-   * them instead: too large, across a window's end, or mapping failed.
+   * them first when needed (its blocks allocated through `file`'s descriptor). False when the
+   * caller must write them instead: too large, across a window's end, or mapping failed.
    */
-  copy(fd: () => number, bytes: Uint8Array, position: number): boolean {
+  copy(file: MappedFile, bytes: Uint8Array, position: number): boolean {
     if (bytes.length > MAX_MAPPED_APPEND) return false;
     const end = position + bytes.length;
     if (position >= this.from && end <= this.to) {
@@ -130,7 +143,7 @@ export class MappedTail {
     if (end > start + windowBytes) return false;
     this.release();
     const calls = this.tails.calls;
-    const handle = fd();
+    const handle = file.mappingHandle();
     if (calls.allocate(handle, start, windowBytes) !== 0) {
       this.failed = true;
       return false;
