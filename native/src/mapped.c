@@ -5,14 +5,19 @@
  *  - allocate(fd, offset, length): fallocate mode 0: the blocks of [offset, offset + length) are
  *    allocated (unwritten extents, read as zeros) and the file grows to cover them. Allocated
  *    blocks matter: a store into a mapped hole needs a block at fault time, and on a full disk
- *    that fault raises SIGBUS, where a failed fallocate is an error code here.
+ *    that fault is refused, where a failed fallocate is an error code here.
  *  - map(fd, offset, length): a MAP_SHARED read-write mapping of the file's [offset, offset +
- *    length) as an ArrayBuffer. Its pages are the page cache's, as a pwrite's would be: a
+ *    length), as an opaque handle. Its pages are the page cache's, as a pwrite's would be: a
  *    killed process loses nothing copied into them, and fdatasync writes them.
- *  - unmap(buffer): detaches the ArrayBuffer (any view of it reads as empty from then on) and
- *    unmaps the memory at once, rather than at the ArrayBuffer's collection, so that the file
- *    can be trimmed and its pages dropped on the caller's schedule.
- * Linux only: elsewhere the three are absent and appends are written with pwrite.
+ *  - copy(mapping, offset, bytes): memcpy of bytes to the mapping's offset, guarded: when the
+ *    kernel refuses a page fault in the copy (the file made immutable, its file system remounted
+ *    read-only after an error, a block it cannot back), the store raises SIGBUS. Unguarded that
+ *    kills the process; here the copy returns EFAULT and the caller writes the bytes with pwrite,
+ *    which returns the real error to the log-dir failure path. The JVM guards its copies into
+ *    MappedByteBuffers the same way (a fault in an unsafe access becomes an InternalError).
+ *  - unmap(mapping): unmaps at once, rather than when the handle is collected, so that the file
+ *    can be trimmed on the caller's schedule; later copies through the handle return EBADF.
+ * Linux only: elsewhere these are absent and appends are written with pwrite.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,23 +27,85 @@
 
 #ifdef __linux__
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* One mapping: unmapped by unmap() or, failing that, when its ArrayBuffer is collected. */
+/* One mapping: unmapped by unmap() or, failing that, when its handle is collected. */
 typedef struct {
-  void *addr;
+  char *addr;
   size_t length;
   int unmapped;
 } mapping_t;
 
-static int read_int_args(napi_env env, napi_callback_info info, size_t n, int64_t *out, const char *usage) {
-  size_t argc = 3;
-  napi_value argv[3];
-  if (n > 3 || napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < n) {
-    napi_throw_type_error(env, NULL, usage);
-    return 0;
+/*
+ * The guard of the copy running on this thread, if any: the SIGBUS handler jumps back to it when
+ * the fault's address lies in the range being written. Thread-local, since a fault is delivered to
+ * the thread that faulted, and a Worker may run a broker of its own.
+ */
+static __thread sigjmp_buf *volatile guard_jump;
+static __thread char *volatile guard_from;
+static __thread char *volatile guard_to;
+
+static struct sigaction previous_sigbus;
+static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
+static int handler_errno;
+
+static void on_sigbus(int sig, siginfo_t *info, void *context) {
+  sigjmp_buf *jump = guard_jump;
+  char *at = (char *)info->si_addr;
+  if (jump != NULL && info->si_code != SI_USER && at >= guard_from && at < guard_to) {
+    guard_jump = NULL;
+    siglongjmp(*jump, 1);
   }
+  // not a fault of a guarded copy: what would have happened without this handler happens
+  if (previous_sigbus.sa_flags & SA_SIGINFO) {
+    previous_sigbus.sa_sigaction(sig, info, context);
+  } else if (previous_sigbus.sa_handler != SIG_DFL && previous_sigbus.sa_handler != SIG_IGN) {
+    previous_sigbus.sa_handler(sig);
+  } else {
+    // the default action: terminate with a core. Raised while blocked in this handler, it is
+    // delivered as soon as the handler returns (a fault would also recur at the same instruction)
+    signal(SIGBUS, SIG_DFL);
+    raise(SIGBUS);
+  }
+}
+
+static void install_handler(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_sigaction = on_sigbus;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(SIGBUS, &action, &previous_sigbus) != 0) handler_errno = errno;
+}
+
+/* memcpy into a mapping; EFAULT when a page fault in it was refused (SIGBUS) */
+static int guarded_copy(char *to, const char *from, size_t length) {
+  sigjmp_buf jump;
+  // savemask 0: saving the mask is a system call per copy. The handler ran with SIGBUS blocked, so
+  // the jump back unblocks it by hand (only on that rare path)
+  if (sigsetjmp(jump, 0) != 0) {
+    sigset_t bus;
+    sigemptyset(&bus);
+    sigaddset(&bus, SIGBUS);
+    pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
+    return EFAULT;
+  }
+  guard_from = to;
+  guard_to = to + length;
+  guard_jump = &jump;
+  memcpy(to, from, length);
+  // the copy's stores stay before the guard is lifted
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  guard_jump = NULL;
+  return 0;
+}
+
+static int read_int_args(napi_env env, napi_value *argv, size_t n, int64_t *out, const char *usage) {
   for (size_t i = 0; i < n; i++) {
     double v;
     if (napi_get_value_double(env, argv[i], &v) != napi_ok || !(v >= 0) || v > 9007199254740991.0) {
@@ -56,10 +123,21 @@ static napi_value int_result(napi_env env, int value) {
   return result;
 }
 
+static int get_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv, const char *usage) {
+  size_t argc = n;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < n) {
+    napi_throw_type_error(env, NULL, usage);
+    return 0;
+  }
+  return 1;
+}
+
 /* allocate(fd, offset, length) -> 0 or errno */
 static napi_value js_allocate(napi_env env, napi_callback_info info) {
+  static const char usage[] = "allocate(fd, offset, length)";
+  napi_value argv[3];
   int64_t a[3];
-  if (!read_int_args(env, info, 3, a, "allocate(fd, offset, length)")) return NULL;
+  if (!get_args(env, info, 3, argv, usage) || !read_int_args(env, argv, 3, a, usage)) return NULL;
   if (a[2] == 0) return int_result(env, 0);
   int r;
   do {
@@ -70,79 +148,116 @@ static napi_value js_allocate(napi_env env, napi_callback_info info) {
 
 static void finalize_mapping(napi_env env, void *data, void *hint) {
   (void)env;
-  (void)data;
-  mapping_t *m = hint;
+  (void)hint;
+  mapping_t *m = data;
   if (!m->unmapped) munmap(m->addr, m->length);
   free(m);
 }
 
-/* map(fd, offset, length) -> ArrayBuffer; throws with the errno's message on failure */
+static void throw_errno(napi_env env, const char *what, int err) {
+  napi_value code, message, error;
+  napi_create_int32(env, err, &code);
+  napi_create_string_utf8(env, what, NAPI_AUTO_LENGTH, &message);
+  napi_create_error(env, NULL, message, &error);
+  napi_set_named_property(env, error, "errno", code);
+  napi_throw(env, error);
+}
+
+/* map(fd, offset, length) -> an opaque mapping; throws with the errno on failure */
 static napi_value js_map(napi_env env, napi_callback_info info) {
+  static const char usage[] = "map(fd, offset, length)";
+  napi_value argv[3];
   int64_t a[3];
-  if (!read_int_args(env, info, 3, a, "map(fd, offset, length)")) return NULL;
+  if (!get_args(env, info, 3, argv, usage) || !read_int_args(env, argv, 3, a, usage)) return NULL;
   long page = sysconf(_SC_PAGESIZE);
   if (a[2] == 0 || (page > 0 && a[1] % page != 0)) {
     napi_throw_range_error(env, NULL, "map: the offset must be page-aligned and the length positive");
     return NULL;
   }
+  // the guard must be in place before any store through a mapping can fault
+  pthread_once(&handler_once, install_handler);
+  if (handler_errno != 0) {
+    throw_errno(env, "map: cannot install the SIGBUS guard", handler_errno);
+    return NULL;
+  }
   mapping_t *m = malloc(sizeof(mapping_t));
   if (m == NULL) {
-    napi_throw_error(env, "ENOMEM", "map: out of memory");
+    throw_errno(env, "map: out of memory", ENOMEM);
     return NULL;
   }
   void *addr = mmap(NULL, (size_t)a[2], PROT_READ | PROT_WRITE, MAP_SHARED, (int)a[0], (off_t)a[1]);
   if (addr == MAP_FAILED) {
     int err = errno;
     free(m);
-    napi_value code, message, error;
-    napi_create_int32(env, err, &code);
-    napi_create_string_utf8(env, "map: mmap failed", NAPI_AUTO_LENGTH, &message);
-    napi_create_error(env, NULL, message, &error);
-    napi_set_named_property(env, error, "errno", code);
-    napi_throw(env, error);
+    throw_errno(env, "map: mmap failed", err);
     return NULL;
   }
   m->addr = addr;
   m->length = (size_t)a[2];
   m->unmapped = 0;
-  napi_value buffer;
-  if (napi_create_external_arraybuffer(env, addr, m->length, finalize_mapping, m, &buffer) != napi_ok) {
-    // a runtime that refuses memory from outside its heap (V8's sandbox): the caller writes instead
+  napi_value handle;
+  if (napi_create_external(env, m, finalize_mapping, NULL, &handle) != napi_ok) {
     munmap(addr, m->length);
     free(m);
-    napi_throw_error(env, "ENOTSUP", "map: this runtime does not accept external ArrayBuffers");
+    throw_errno(env, "map: cannot create the handle", ENOMEM);
     return NULL;
   }
-  if (napi_wrap(env, buffer, m, NULL, NULL, NULL) != napi_ok) {
-    // the ArrayBuffer owns the mapping from here: its collection unmaps it
-    napi_throw_error(env, NULL, "map: cannot tag the mapping");
-    return NULL;
-  }
-  return buffer;
+  return handle;
 }
 
-/* unmap(buffer) -> 0 or errno (the buffer is detached either way) */
+static mapping_t *mapping_arg(napi_env env, napi_value value) {
+  void *data = NULL;
+  napi_valuetype type;
+  if (napi_typeof(env, value, &type) != napi_ok || type != napi_external) return NULL;
+  if (napi_get_value_external(env, value, &data) != napi_ok) return NULL;
+  return data;
+}
+
+/* copy(mapping, offset, bytes: Uint8Array) -> 0, EFAULT (a refused page fault), EBADF (unmapped) or ERANGE */
+static napi_value js_copy(napi_env env, napi_callback_info info) {
+  static const char usage[] = "copy(mapping, offset, bytes)";
+  napi_value argv[3];
+  if (!get_args(env, info, 3, argv, usage)) return NULL;
+  mapping_t *m = mapping_arg(env, argv[0]);
+  int64_t offset;
+  if (m == NULL || !read_int_args(env, argv + 1, 1, &offset, usage)) {
+    if (m == NULL) napi_throw_type_error(env, NULL, usage);
+    return NULL;
+  }
+  napi_typedarray_type type;
+  size_t length;
+  void *data;
+  napi_value arraybuffer;
+  size_t byte_offset;
+  if (napi_get_typedarray_info(env, argv[2], &type, &length, &data, &arraybuffer, &byte_offset) != napi_ok || type != napi_uint8_array) {
+    napi_throw_type_error(env, NULL, usage);
+    return NULL;
+  }
+  if (m->unmapped) return int_result(env, EBADF);
+  if ((uint64_t)offset > m->length || length > m->length - (size_t)offset) return int_result(env, ERANGE);
+  if (length == 0) return int_result(env, 0);
+  return int_result(env, guarded_copy(m->addr + offset, data, length));
+}
+
+/* unmap(mapping) -> 0 or errno */
 static napi_value js_unmap(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  mapping_t *m = NULL;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || napi_remove_wrap(env, argv[0], (void **)&m) != napi_ok || m == NULL) {
-    napi_throw_type_error(env, NULL, "unmap(buffer): not a buffer from map()");
+  if (!get_args(env, info, 1, argv, "unmap(mapping)")) return NULL;
+  mapping_t *m = mapping_arg(env, argv[0]);
+  if (m == NULL) {
+    napi_throw_type_error(env, NULL, "unmap(mapping): not a mapping from map()");
     return NULL;
   }
   if (m->unmapped) return int_result(env, 0);
-  // nothing runs JavaScript between these steps: no view can touch the memory once it is unmapped,
-  // and the detach leaves every view of it empty
   m->unmapped = 1;
-  int err = munmap(m->addr, m->length) == 0 ? 0 : errno;
-  napi_detach_arraybuffer(env, argv[0]);
-  return int_result(env, err);
+  return int_result(env, munmap(m->addr, m->length) == 0 ? 0 : errno);
 }
 
 void mapped_init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"allocate", NULL, js_allocate, NULL, NULL, NULL, napi_default, NULL},
       {"map", NULL, js_map, NULL, NULL, NULL, napi_default, NULL},
+      {"copy", NULL, js_copy, NULL, NULL, NULL, napi_default, NULL},
       {"unmap", NULL, js_unmap, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

@@ -17,7 +17,7 @@
  * number of segments), so a batch view yielded by `batches()` is valid only until the next batch is
  * read from any of its files. Every caller consumes a batch before reading the next one.
  */
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, truncateSync, writeSync, writevSync } from 'node:fs';
 import { CorruptRecordError, StorageError } from '../errors.js';
 import { RecordBatch } from '../record/batch.js';
 import type { AnyRecordBatch } from '../record/batches.js';
@@ -167,6 +167,24 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
   }
 
   /**
+   * The mapped tail's window went to another file's (mapped-tail.ts `MappedFile`): the blocks it
+   * allocated past the records are given back now, not at the next roll, so that the bound on
+   * windows bounds what is allocated ahead too. Through the path when the descriptor is closed:
+   * this runs inside another file's append, which must not have its own descriptor closed by a
+   * reopen here. A failure leaves the blocks to the trim at roll or close.
+   */
+  mappedWindowTaken(): void {
+    if (this.closed || !this.writable) return;
+    try {
+      if (this.fd !== undefined) ftruncateSync(this.fd, this.size);
+      else truncateSync(this.path, this.size);
+      this.dirty = true;
+    } catch {
+      // the allocation stays until trimToSize; nothing of the log depends on it
+    }
+  }
+
+  /**
    * The budget closes this file: what is held is written first (a held append must reach the file
    * before its descriptor goes, held-appends.ts); when that write fails the file stays open and the
    * failure reaches the broker through `HeldAppends.writeAll` as before.
@@ -270,7 +288,7 @@ export class FileRecords implements PageCacheFile, HeldAppendsFile, DescriptorHo
       // copied into the mapped tail when nothing is held (held bytes go out as one run from
       // heldFrom) and the directory has not failed (then nothing more reaches its files)
       const tails = this.resources.mappedTails;
-      if (this.held.length === 0 && tails !== undefined && this.resources.logDirFailure.failed === undefined && (this.tail ??= tails.tail()).copy(this, bytes, position)) {
+      if (this.held.length === 0 && tails !== undefined && this.resources.logDirFailure.failed === undefined && (this.tail ??= tails.tail(this)).copy(bytes, position)) {
         this.size = position + bytes.length;
         this.dirty = true;
         this.changes++;

@@ -1,12 +1,4 @@
 /**
- * NOT MERGED (branch mapped-tail, session 15): a store into a mapped page that the file system
- * refuses raises SIGBUS and kills the broker, where `pwrite` returns an error the log-dir failure
- * path handles. test/broker/log-dir-failure.test.ts shows it (`chattr +i` on the active segment:
- * the next copy into a new page dies with SIGBUS). Before this can be the default, the copy must go
- * through the addon with a SIGBUS guard (sigsetjmp around the memcpy, falling back to `pwrite`), or
- * every page must be populated with MADV_POPULATE_WRITE (which returns the error) before the first
- * copy into it and again after writeback cleans it. See bench/README.md, session 15.
- *
  * The active segment's tail, mapped: a small Produce append is copied into a shared mapping of
  * the segment file instead of written with `pwrite` (native/src/mapped.c).
  *
@@ -31,12 +23,20 @@
  *   `FileRecords.trim`), and after a crash recovery cuts the zeros, where its first batch of size
  *   0 ends the valid bytes (Kafka's `LogSegment.recover` does the same for preallocated files).
  * - At most MAX_MAPPED_WINDOWS windows per data directory are mapped at once; mapping one more
- *   unmaps the oldest. That bounds the address space and the page cache they pin (a mapped page
- *   is not dropped by `fadvise`), and keeps a broker with 100,000 partitions far below the kernel's
- *   65,530 mappings per process (`vm.max_map_count`).
+ *   unmaps the oldest and trims its file to its records, giving back the blocks allocated past
+ *   them. That bounds the address space, the page cache they pin (a mapped page is not dropped by
+ *   `fadvise`) and the blocks allocated ahead (64 MiB, not a window per partition: on a tmpfs
+ *   those blocks are memory), and keeps a broker with 100,000 partitions far below the kernel's
+ *   65,530 mappings per process (`vm.max_map_count`). A file whose window was taken that way
+ *   writes its next REMAP_AFTER_WRITES small appends before it maps again, so that more partitions
+ *   taking small appends in turn than there are windows do not map and unmap at every append.
+ * - The copy is the addon's, behind a SIGBUS guard: a page fault the kernel refuses (the file made
+ *   immutable, the file system remounted read-only after an error) fails the copy instead of
+ *   killing the broker. That file then writes this append and every later one, and `pwrite`
+ *   returns the real error to the log-dir failure path (log-dir-failure.ts), as it would have
+ *   without the mapping.
  * - A window is unmapped before its file is trimmed, truncated or closed, so nothing ever stores
- *   past the file's end. A file whose allocation or mapping fails (a full disk, a runtime without
- *   external ArrayBuffers) writes every later append.
+ *   past the file's end. A file whose allocation, mapping or copy fails writes every later append.
  * - Linux only, with the native addon built (KAFKALITE_NATIVE): elsewhere every append is written.
  *   Like Kafka's memory-mapped index files, a mapping cannot survive the file being cut from
  *   outside the broker while it runs.
@@ -49,26 +49,38 @@ export const MAX_MAPPED_APPEND = 4096;
 export const WINDOW_BYTES = 1024 * 1024;
 /** Windows mapped at once per data directory (LogResources). */
 export const MAX_MAPPED_WINDOWS = 64;
+/** Small appends a file writes, after its window was taken for another file's, before it maps again. */
+export const REMAP_AFTER_WRITES = 64;
 
-/** The addon's three calls (native/src/mapped.c). */
+/** A mapping made by the addon: opaque to JavaScript, which reaches its memory through `copy` only. */
+export type Mapping = object;
+
+/** The addon's calls (native/src/mapped.c). */
 export interface MappingCalls {
+  /** fallocate mode 0 of [offset, offset + length): 0 or an errno. */
   allocate(fd: number, offset: number, length: number): number;
-  map(fd: number, offset: number, length: number): ArrayBuffer;
-  unmap(buffer: ArrayBuffer): number;
+  /** A shared read-write mapping of the file's [offset, offset + length); throws on failure. */
+  map(fd: number, offset: number, length: number): Mapping;
+  /** `bytes` copied to the mapping's `offset`: 0, or an errno (EFAULT: a page fault was refused). */
+  copy(mapping: Mapping, offset: number, bytes: Uint8Array): number;
+  /** Unmaps now: 0 or an errno; later copies return EBADF. */
+  unmap(mapping: Mapping): number;
 }
 
 /** The addon's mapping calls on Linux when it was built, else undefined. */
 export function nativeMappingCalls(): MappingCalls | undefined {
   const addon = nativeAddon as Partial<MappingCalls> | undefined;
-  if (process.platform !== 'linux' || typeof addon?.map !== 'function' || typeof addon.unmap !== 'function' || typeof addon.allocate !== 'function') return undefined;
+  if (process.platform !== 'linux') return undefined;
+  if (typeof addon?.map !== 'function' || typeof addon.copy !== 'function' || typeof addon.unmap !== 'function' || typeof addon.allocate !== 'function') return undefined;
   return addon as MappingCalls;
 }
 
-const NOTHING_MAPPED = new Uint8Array(0);
-
-/** The file a tail belongs to: its open descriptor, reopened if need be (FileRecords). */
+/** The file a tail belongs to (FileRecords). */
 export interface MappedFile {
+  /** Its open descriptor, reopened if need be. */
   mappingHandle(): number;
+  /** Its window was unmapped to map another file's: the blocks allocated past its records go back. */
+  mappedWindowTaken(): void;
 }
 
 /** The mapped windows of one data directory: at most `maxWindows`, the oldest unmapped first. */
@@ -88,17 +100,17 @@ export class MappedTails {
   }
 
   /** A tail for one writable file. */
-  tail(): MappedTail {
-    return new MappedTail(this);
+  tail(file: MappedFile): MappedTail {
+    return new MappedTail(this, file);
   }
 
-  /** `tail` mapped a window: the oldest others are unmapped past the bound. */
+  /** `tail` mapped a window: the oldest others lose theirs past the bound. */
   mappedWindow(tail: MappedTail): void {
     this.mapped.delete(tail);
     this.mapped.set(tail, true);
     for (const oldest of this.mapped.keys()) {
       if (this.mapped.size <= this.maxWindows) break;
-      oldest.release();
+      oldest.take();
     }
   }
 
@@ -110,70 +122,88 @@ export class MappedTails {
 
 /** One file's mapped window (see the module comment). */
 export class MappedTail {
-  private buffer: ArrayBuffer | undefined;
-  private view = NOTHING_MAPPED;
+  private mapping: Mapping | undefined;
   /** The file range [from, to) the window maps. */
   private from = 0;
   private to = 0;
-  /** Allocation or mapping failed once: this file writes from now on. */
+  /** Allocation, mapping or a copy failed once: this file writes from now on. */
   private failed = false;
+  /** Small appends still to be written before this file maps again (its window was taken). */
+  private writesBeforeRemap = 0;
 
-  constructor(private readonly tails: MappedTails) {}
+  constructor(
+    private readonly tails: MappedTails,
+    private readonly file: MappedFile,
+  ) {}
 
   /** Whether a window is mapped now (tests). */
   get mapped(): boolean {
-    return this.buffer !== undefined;
+    return this.mapping !== undefined;
   }
 
   /**
    * Copies `bytes` to file position `position` through the window, mapping the window that holds
-   * them first when needed (its blocks allocated through `file`'s descriptor). False when the
-   * caller must write them instead: too large, across a window's end, or mapping failed.
+   * them first when needed. False when the caller must write them instead: too large, across a
+   * window's end, a window recently taken, or the allocation, mapping or copy failed.
    */
-  copy(file: MappedFile, bytes: Uint8Array, position: number): boolean {
+  copy(bytes: Uint8Array, position: number): boolean {
     if (bytes.length > MAX_MAPPED_APPEND) return false;
     const end = position + bytes.length;
-    if (position >= this.from && end <= this.to) {
-      this.view.set(bytes, position - this.from);
-      return true;
-    }
+    if ((position < this.from || end > this.to) && !this.mapWindowFor(position, end)) return false;
+    if (this.tails.calls.copy(this.mapping!, position - this.from, bytes) === 0) return true;
+    // a refused page fault (EFAULT), caught by the addon's guard: the caller's pwrite meets the
+    // same refusal as an error. What the copy stored before the fault lies past the file's
+    // records, where that write or a trim replaces it
+    this.failed = true;
+    this.release();
+    return false;
+  }
+
+  /** Maps the window holding [position, end) in place of the one mapped; false when it must not or cannot. */
+  private mapWindowFor(position: number, end: number): boolean {
     if (this.failed) return false;
+    if (this.writesBeforeRemap > 0) {
+      this.writesBeforeRemap--;
+      return false;
+    }
     const windowBytes = this.tails.windowBytes;
     const start = position - (position % windowBytes);
     if (end > start + windowBytes) return false;
     this.release();
     const calls = this.tails.calls;
-    const handle = file.mappingHandle();
+    const handle = this.file.mappingHandle();
     if (calls.allocate(handle, start, windowBytes) !== 0) {
       this.failed = true;
       return false;
     }
-    let buffer: ArrayBuffer;
     try {
-      buffer = calls.map(handle, start, windowBytes);
+      this.mapping = calls.map(handle, start, windowBytes);
     } catch {
       this.failed = true;
       return false;
     }
-    this.buffer = buffer;
-    this.view = new Uint8Array(buffer);
     this.from = start;
     this.to = start + windowBytes;
     this.tails.mappedWindow(this);
-    this.view.set(bytes, position - start);
     return true;
   }
 
   /** Unmaps the window, if any (before the file is trimmed, truncated or closed). */
   release(): void {
-    const buffer = this.buffer;
-    if (buffer === undefined) return;
-    this.buffer = undefined;
-    this.view = NOTHING_MAPPED;
+    const mapping = this.mapping;
+    if (mapping === undefined) return;
+    this.mapping = undefined;
     this.from = 0;
     this.to = 0;
     this.tails.unmappedWindow(this);
-    // munmap fails only for a range that is not a mapping: the buffer is detached either way
-    this.tails.calls.unmap(buffer);
+    // munmap fails only for a range that is not a mapping
+    this.tails.calls.unmap(mapping);
+  }
+
+  /** The bound takes this window for another file's: unmapped, its blocks past the records given back, and a pause before mapping again. */
+  take(): void {
+    this.release();
+    this.writesBeforeRemap = REMAP_AFTER_WRITES;
+    this.file.mappedWindowTaken();
   }
 }

@@ -6,12 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { HeldAppends } from '../../src/storage/held-appends.js';
 import { createLogResources, type LogResources } from '../../src/storage/log-resources.js';
-import { MAX_MAPPED_APPEND, MappedTails, nativeMappingCalls, type MappingCalls } from '../../src/storage/mapped-tail.js';
+import { MAX_MAPPED_APPEND, MappedTails, REMAP_AFTER_WRITES, nativeMappingCalls, type MappingCalls } from '../../src/storage/mapped-tail.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
@@ -134,34 +134,102 @@ test('a truncation unmaps the window; later appends map again and the file holds
   }
 });
 
-test('at most maxWindows are mapped: mapping another unmaps the oldest, which maps again at its next append', linuxOnly, () => {
+test('at most maxWindows are mapped: mapping another takes the oldest, whose file is trimmed to its records and writes REMAP_AFTER_WRITES appends before it maps again', linuxOnly, () => {
   const tmp = tempDir('mapped-tail');
   try {
     const resources = resourcesWith(realCalls(), WINDOW, 2);
     const held = new HeldAppends();
-    const files = [0, 1, 2].map((i) => FileRecords.openWritable(join(tmp.dir, `f${i}.log`), { create: true, resources }));
+    const paths = [0, 1, 2].map((i) => join(tmp.dir, `f${i}.log`));
+    const files = paths.map((path) => FileRecords.openWritable(path, { create: true, resources }));
     const written: Buffer[][] = [[], [], []];
-    const append = (i: number) => {
+    const append = (i: number, expectHeld: boolean, what: string) => {
       const bytes = randomBytes(200);
       files[i]!.append(bytes, held);
       written[i]!.push(bytes);
-      assert.equal(held.holding, false);
+      assert.equal(held.holding, expectHeld, what);
+      held.writeAll();
     };
-    append(0);
-    append(1);
+    append(0, false, 'f0 maps');
+    append(1, false, 'f1 maps');
     assert.equal(resources.mappedTails.windows, 2);
-    append(2);
+    assert.equal(fileSize(paths[0]!), WINDOW, 'a mapped file runs to its window end');
+    append(2, false, "f2 maps and takes the oldest window, f0's");
     assert.equal(resources.mappedTails.windows, 2, 'the bound holds');
-    append(0);
-    append(1);
-    append(2);
+    assert.equal(fileSize(paths[0]!), 200, 'the taken file was trimmed to its records: its allocation given back');
+    assert.equal(fileSize(paths[1]!), WINDOW);
+    for (let n = 0; n < REMAP_AFTER_WRITES; n++) append(0, true, `f0 writes (${n + 1} of ${REMAP_AFTER_WRITES}) before it maps again`);
+    append(1, false, 'f1 still mapped');
+    append(0, false, "f0 maps again and takes the window mapped longest ago, f1's: using a window does not renew it");
+    assert.equal(fileSize(paths[1]!), 400, 'f1 trimmed in turn');
+    assert.equal(fileSize(paths[2]!), WINDOW);
     assert.equal(resources.mappedTails.windows, 2);
     for (let i = 0; i < 3; i++) {
       files[i]!.trimToSize();
       files[i]!.close();
-      assert.deepEqual(readFileSync(join(tmp.dir, `f${i}.log`)), Buffer.concat(written[i]!));
+      assert.deepEqual(readFileSync(paths[i]!), Buffer.concat(written[i]!));
     }
     assert.equal(resources.mappedTails.windows, 0);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test("a taken window's file whose descriptor the budget closed is trimmed through its path, without reopening it", linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const resources = resourcesWith(realCalls(), WINDOW, 1);
+    const held = new HeldAppends();
+    const paths = [0, 1].map((i) => join(tmp.dir, `f${i}.log`));
+    const files = paths.map((path) => FileRecords.openWritable(path, { create: true, resources }));
+    const a = randomBytes(300);
+    files[0]!.append(a, held);
+    assert.equal(held.holding, false);
+    assert.equal(files[0]!.releaseDescriptor(), true);
+    assert.equal(files[0]!.descriptorOpen, false);
+    files[1]!.append(randomBytes(100), held);
+    assert.equal(held.holding, false);
+    assert.equal(files[0]!.descriptorOpen, false, 'not reopened by the trim');
+    assert.equal(fileSize(paths[0]!), a.length);
+    for (const file of files) file.close();
+    assert.deepEqual(readFileSync(paths[0]!), a);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('a page fault the kernel refuses fails the copy, not the process: that append and the later ones are written', linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const resources = resourcesWith(realCalls());
+    const path = join(tmp.dir, '00000000000000000000.log');
+    const file = FileRecords.openWritable(path, { create: true, resources });
+    const held = new HeldAppends();
+    const first = randomBytes(1000);
+    file.append(first, held);
+    assert.equal(held.holding, false, 'copied');
+    // the file cut under the mapping, as nothing in the broker does: a store into a page past the
+    // end of a mapped file is refused with SIGBUS, as a store into an immutable file is
+    const fd = openSync(path, 'r+');
+    try {
+      ftruncateSync(fd, 4096);
+    } finally {
+      closeSync(fd);
+    }
+    const within = randomBytes(500);
+    file.append(within, held);
+    assert.equal(held.holding, false, 'a store into the first page still succeeds');
+    const pastEnd = randomBytes(4000);
+    file.append(pastEnd, held);
+    assert.equal(held.holding, true, 'the faulting copy failed over to a write');
+    assert.equal(resources.mappedTails.windows, 0, 'and unmapped its window');
+    held.writeAll();
+    const later = randomBytes(100);
+    file.append(later, held);
+    assert.equal(held.holding, true, 'the file writes from then on');
+    held.writeAll();
+    file.trimToSize();
+    file.close();
+    assert.deepEqual(readFileSync(path), Buffer.concat([first, within, pastEnd, later]));
   } finally {
     tmp.cleanup();
   }
@@ -173,7 +241,7 @@ test("a failed allocation (a full disk) writes that file's appends from then on"
     const real = realCalls();
     let allocations = 0;
     const ENOSPC = 28;
-    const calls: MappingCalls = { ...real, allocate: () => (allocations++, ENOSPC), map: real.map, unmap: real.unmap };
+    const calls: MappingCalls = { allocate: () => (allocations++, ENOSPC), map: real.map, copy: real.copy, unmap: real.unmap };
     const resources = resourcesWith(calls);
     const path = join(tmp.dir, '00000000000000000000.log');
     const file = FileRecords.openWritable(path, { create: true, resources });
@@ -193,23 +261,32 @@ test("a failed allocation (a full disk) writes that file's appends from then on"
   }
 });
 
-test('the native calls: allocate grows the file, map refuses an unaligned offset, unmap detaches the buffer', linuxOnly, () => {
+test('the native calls: allocate grows the file, map refuses an unaligned offset, copy checks its range and catches a refused fault, unmap ends copies', linuxOnly, () => {
   const tmp = tempDir('mapped-tail');
   const calls = realCalls();
   const path = join(tmp.dir, 'f');
   const fd = openSync(path, 'w+');
+  const EFAULT = 14;
+  const EBADF = 9;
+  const ERANGE = 34;
   try {
     assert.equal(calls.allocate(fd, 0, WINDOW), 0);
     assert.equal(fstatSync(fd).size, WINDOW);
     assert.throws(() => calls.map(fd, 100, 4096), /page-aligned/);
-    const buffer = calls.map(fd, 0, WINDOW);
-    const view = new Uint8Array(buffer);
-    view.set([1, 2, 3], 10);
-    assert.equal(calls.unmap(buffer), 0);
-    assert.equal(buffer.byteLength, 0, 'detached');
-    assert.equal(view.length, 0, 'its views read as empty');
-    assert.throws(() => calls.unmap(buffer), /not a buffer from map/);
-    assert.deepEqual([...readFileSync(path).subarray(10, 13)], [1, 2, 3]);
+    const mapping = calls.map(fd, 0, WINDOW);
+    assert.equal(calls.copy(mapping, 10, Uint8Array.of(1, 2, 3)), 0);
+    assert.equal(calls.copy(mapping, WINDOW - 2, Uint8Array.of(1, 2, 3)), ERANGE, 'past the mapping');
+    assert.throws(() => calls.copy({}, 0, Uint8Array.of(1)), /copy\(mapping/, 'not a mapping');
+    assert.throws(() => calls.copy(mapping, 0, [1] as unknown as Uint8Array), /copy\(mapping/, 'not a Uint8Array');
+    assert.deepEqual([...readFileSync(path).subarray(10, 13)], [1, 2, 3], 'a read through the file sees the copy');
+    ftruncateSync(fd, 8192);
+    assert.equal(calls.copy(mapping, 8190, Uint8Array.of(7, 7, 7, 7)), EFAULT, 'a store past the end of the file: SIGBUS, caught');
+    assert.equal(calls.copy(mapping, 20000, Uint8Array.of(1)), EFAULT, 'caught again: the guard is back in place');
+    assert.equal(calls.copy(mapping, 100, Uint8Array.of(9)), 0, 'the pages the file still has take stores');
+    assert.equal(calls.unmap(mapping), 0);
+    assert.equal(calls.copy(mapping, 10, Uint8Array.of(1)), EBADF, 'unmapped');
+    assert.equal(calls.unmap(mapping), 0, 'a second unmap does nothing');
+    assert.equal(readFileSync(path)[100], 9);
   } finally {
     closeSync(fd);
     tmp.cleanup();
