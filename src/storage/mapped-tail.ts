@@ -29,7 +29,9 @@
  *   those blocks are memory), and keeps a broker with 100,000 partitions far below the kernel's
  *   65,530 mappings per process (`vm.max_map_count`). A file whose window was taken that way
  *   writes its next REMAP_AFTER_WRITES small appends before it maps again, so that more partitions
- *   taking small appends in turn than there are windows do not map and unmap at every append.
+ *   taking small appends in turn than there are windows do not map and unmap at every append. A
+ *   file also writes its first MAP_AFTER_WRITES small appends: a topic a test creates and sends a
+ *   few records to costs no allocation, mapping or trim.
  * - The copy is the addon's, behind a SIGBUS guard: a page fault the kernel refuses (the file made
  *   immutable, the file system remounted read-only after an error) fails the copy instead of
  *   killing the broker. That file then writes this append and every later one, and `pwrite`
@@ -49,6 +51,8 @@ export const MAX_MAPPED_APPEND = 4096;
 export const WINDOW_BYTES = 1024 * 1024;
 /** Windows mapped at once per data directory (LogResources). */
 export const MAX_MAPPED_WINDOWS = 64;
+/** Small appends a file writes before it maps its first window: a partition that takes a few records never allocates one. */
+export const MAP_AFTER_WRITES = 16;
 /** Small appends a file writes, after its window was taken for another file's, before it maps again. */
 export const REMAP_AFTER_WRITES = 64;
 
@@ -92,6 +96,8 @@ export class MappedTails {
     readonly calls: MappingCalls,
     readonly windowBytes = WINDOW_BYTES,
     private readonly maxWindows = MAX_MAPPED_WINDOWS,
+    /** MAP_AFTER_WRITES; a test maps at the first append with 0. */
+    readonly mapAfterWrites = MAP_AFTER_WRITES,
   ) {}
 
   /** Windows mapped now (tests, diagnostics). */
@@ -128,13 +134,15 @@ export class MappedTail {
   private to = 0;
   /** Allocation, mapping or a copy failed once: this file writes from now on. */
   private failed = false;
-  /** Small appends still to be written before this file maps again (its window was taken). */
-  private writesBeforeRemap = 0;
+  /** Small appends still to be written before this file maps (at first, and after its window was taken). */
+  private writesBeforeMap: number;
 
   constructor(
     private readonly tails: MappedTails,
     private readonly file: MappedFile,
-  ) {}
+  ) {
+    this.writesBeforeMap = tails.mapAfterWrites;
+  }
 
   /** Whether a window is mapped now (tests). */
   get mapped(): boolean {
@@ -144,7 +152,8 @@ export class MappedTail {
   /**
    * Copies `bytes` to file position `position` through the window, mapping the window that holds
    * them first when needed. False when the caller must write them instead: too large, across a
-   * window's end, a window recently taken, or the allocation, mapping or copy failed.
+   * window's end, a file new to small appends or whose window was taken lately, or the
+   * allocation, mapping or copy failed.
    */
   copy(bytes: Uint8Array, position: number): boolean {
     if (bytes.length > MAX_MAPPED_APPEND) return false;
@@ -162,8 +171,8 @@ export class MappedTail {
   /** Maps the window holding [position, end) in place of the one mapped; false when it must not or cannot. */
   private mapWindowFor(position: number, end: number): boolean {
     if (this.failed) return false;
-    if (this.writesBeforeRemap > 0) {
-      this.writesBeforeRemap--;
+    if (this.writesBeforeMap > 0) {
+      this.writesBeforeMap--;
       return false;
     }
     const windowBytes = this.tails.windowBytes;
@@ -203,7 +212,7 @@ export class MappedTail {
   /** The bound takes this window for another file's: unmapped, its blocks past the records given back, and a pause before mapping again. */
   take(): void {
     this.release();
-    this.writesBeforeRemap = REMAP_AFTER_WRITES;
+    this.writesBeforeMap = REMAP_AFTER_WRITES;
     this.file.mappedWindowTaken();
   }
 }

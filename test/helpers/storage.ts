@@ -65,7 +65,6 @@ export interface FramedBatch {
   bytes: Buffer;
 }
 
-/** Splits a v2 `.log` by its framing (offset int64, length int32): whole batches only. */
 /**
  * A segment file as a reader of a running (or killed) broker's directory should take it: without
  * the zeros past its last whole batch. The mapped tail (src/storage/mapped-tail.ts) grows the
@@ -80,6 +79,7 @@ export function segmentBytes(path: string): Buffer {
   return end < data.length && data.subarray(end).every((b) => b === 0) ? data.subarray(0, end) : data;
 }
 
+/** Splits a v2 `.log` by its framing (offset int64, length int32): whole batches only. */
 export function frameLog(data: Buffer): FramedBatch[] {
   const out: FramedBatch[] = [];
   let p = 0;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { FileRecords } from '../../src/storage/file-records.js';
 import { HeldAppends } from '../../src/storage/held-appends.js';
 import { createLogResources, type LogResources } from '../../src/storage/log-resources.js';
-import { MAX_MAPPED_APPEND, MappedTails, REMAP_AFTER_WRITES, nativeMappingCalls, type MappingCalls } from '../../src/storage/mapped-tail.js';
+import { MAP_AFTER_WRITES, MAX_MAPPED_APPEND, MappedTails, REMAP_AFTER_WRITES, nativeMappingCalls, type MappingCalls } from '../../src/storage/mapped-tail.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { DEFAULT_LOG_CONFIG } from '../../src/storage/log-config.js';
 import { encodeRecordBatch } from '../../src/record/builder.js';
@@ -26,9 +26,9 @@ function realCalls(): MappingCalls {
   return calls!;
 }
 
-/** Resources whose mapped windows are `window` bytes, at most `max` at once. */
-function resourcesWith(calls: MappingCalls, window = WINDOW, max = 64): LogResources & { mappedTails: MappedTails } {
-  return { ...createLogResources(), mappedTails: new MappedTails(calls, window, max) };
+/** Resources whose mapped windows are `window` bytes, at most `max` at once, mapped from a file's first small append unless `mapAfter` says. */
+function resourcesWith(calls: MappingCalls, window = WINDOW, max = 64, mapAfter = 0): LogResources & { mappedTails: MappedTails } {
+  return { ...createLogResources(), mappedTails: new MappedTails(calls, window, max, mapAfter) };
 }
 
 function fileSize(path: string): number {
@@ -63,6 +63,35 @@ test('small held appends go through the mapping: nothing is held, the file reads
     assert.equal(fileSize(path), expected.length);
     file.close();
     assert.deepEqual(readFileSync(path), expected);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('a file writes its first MAP_AFTER_WRITES small appends, then maps: a partition given a few records allocates nothing ahead', linuxOnly, () => {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const resources = resourcesWith(realCalls(), WINDOW, 64, MAP_AFTER_WRITES);
+    const path = join(tmp.dir, '00000000000000000000.log');
+    const file = FileRecords.openWritable(path, { create: true, resources });
+    const held = new HeldAppends();
+    const written: Buffer[] = [];
+    for (let i = 0; i <= MAP_AFTER_WRITES; i++) {
+      const bytes = randomBytes(100);
+      file.append(bytes, held);
+      written.push(bytes);
+      assert.equal(held.holding, i < MAP_AFTER_WRITES, i < MAP_AFTER_WRITES ? `append ${i + 1} written` : 'then copied');
+      if (i < MAP_AFTER_WRITES) {
+        assert.equal(resources.mappedTails.windows, 0);
+        held.writeAll();
+        assert.equal(fileSize(path), file.sizeInBytes, 'nothing allocated ahead');
+      }
+    }
+    assert.equal(resources.mappedTails.windows, 1);
+    assert.equal(fileSize(path), WINDOW);
+    file.trimToSize();
+    file.close();
+    assert.deepEqual(readFileSync(path), Buffer.concat(written));
   } finally {
     tmp.cleanup();
   }
