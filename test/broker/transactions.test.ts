@@ -20,7 +20,7 @@ import { encodeRecordBatch } from '../../src/record/builder.js';
 import { parseControlRecordKey } from '../../src/record/control.js';
 import { FileRecords } from '../../src/storage/file-records.js';
 import type { HeldAppends } from '../../src/storage/held-appends.js';
-import { nativeMappingCalls } from '../../src/storage/mapped-tail.js';
+import { MAP_AFTER_WRITES, nativeMappingCalls } from '../../src/storage/mapped-tail.js';
 import { storedBatches, withBroker } from '../helpers/broker.js';
 import { ManualTimer } from '../helpers/manual-timer.js';
 import { RawClient, decodeResponseFrame, encodeRequestFrame, type Msg } from '../helpers/raw-client.js';
@@ -443,7 +443,8 @@ describe('transaction coordinator', () => {
         for (const [tid, topic] of [['ta', 'first'], ['tb', 'second']] as const) {
           const { producerId: pid, producerEpoch: epoch } = await init(c, tid);
           assert.deepEqual(await addPartitions(c, tid, pid, epoch, [[topic, [0]]]), [[topic, 0, 'NONE']]);
-          assert.equal(await produce(c, tid, topic, 0, pid, epoch, 0, [tid]), 'NONE');
+          // MAP_AFTER_WRITES batches: the partition's file maps its window at the next append, the marker
+          for (let seq = 0; seq < MAP_AFTER_WRITES; seq++) assert.equal(await produce(c, tid, topic, 0, pid, epoch, seq, [`${tid}-${seq}`]), 'NONE');
           ids.push({ tid, pid, epoch });
         }
         order.length = 0;
