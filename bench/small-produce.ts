@@ -22,6 +22,7 @@
  * --cpu-prof-dir=/tmp/prof`) go to the brokers' node.
  * BENCH_SMALL_INTERLEAVED=1 (with BENCH_BASELINE_BROKER) runs the two builds at once instead, the
  * client sending to each in turn (`interleaved()` below): the A/B for a host that other tenants load.
+ * BENCH_SMALL_VALUE_BYTES (100) sets the record's value size.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -41,6 +42,8 @@ const STRACE = process.env.BENCH_SMALL_STRACE === '1';
 const NODE_FLAGS = process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const BASELINE_BROKER = process.env.BENCH_BASELINE_BROKER || undefined;
 const INTERLEAVED = process.env.BENCH_SMALL_INTERLEAVED === '1';
+/** The one record's value: 100 B, a small request; larger to see where a path starts to pay per byte. */
+const VALUE_BYTES = Number(process.env.BENCH_SMALL_VALUE_BYTES ?? 100);
 /** Whole cycles of the balanced order (round-order.ts), at least 3: 4 for kafkalite and the floor, 6 with a baseline. */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_SMALL_ROUNDS ?? balancedRounds(BASELINE_BROKER !== undefined ? 3 : 2, 3)));
 const PRODUCE = 0;
@@ -106,7 +109,7 @@ function threadCpuMicros(pid: number, tid: number): number {
   return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
 }
 
-const RECORDS = encodeRecordBatch([{ key: null, value: Buffer.alloc(100, 7) }]);
+const RECORDS = encodeRecordBatch([{ key: null, value: Buffer.alloc(VALUE_BYTES, 7) }]);
 
 /** One Produce v9 round trip of RECORDS (acks=-1). */
 async function produceOnce(client: RawClient): Promise<void> {
@@ -171,7 +174,7 @@ async function interleaved(): Promise<void> {
     peers.push(await startPeer('kafkalite', join(REPO_ROOT, 'bin', 'kafkalite.js')));
     peers.push(await startPeer('kafkalite-base', BASELINE_BROKER!));
     for (const p of peers) await produceLoop(p.client, WARMUP);
-    console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) to each of kafkalite and kafkalite-base per round, in turn, ${ROUNDS} rounds, after ${WARMUP} each:`);
+    console.log(`${COUNT} Produce requests (1 record of ${VALUE_BYTES} B, acks=-1) to each of kafkalite and kafkalite-base per round, in turn, ${ROUNDS} rounds, after ${WARMUP} each:`);
     const cpuRatios: number[] = [];
     const p50Ratios: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
@@ -207,7 +210,7 @@ async function main(): Promise<void> {
     peers.push(await startPeer('loopback+disk', undefined));
     for (const p of peers) await produceLoop(p.client, WARMUP);
     const rounds = new Map<Peer['name'], Round[]>(peers.map((p) => [p.name, []]));
-    console.log(`${COUNT} Produce requests (1 record of 100 B, acks=-1) one at a time per round, ${ROUNDS} rounds, after ${WARMUP} each; per request:`);
+    console.log(`${COUNT} Produce requests (1 record of ${VALUE_BYTES} B, acks=-1) one at a time per round, ${ROUNDS} rounds, after ${WARMUP} each; per request:`);
     for (let r = 0; r < ROUNDS; r++) {
       // the peers' order balanced over the rounds (round-order.ts): none always runs first, after
       // the client's idle time, or always after the same peer
