@@ -17,6 +17,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "args.h"
+
 static int read_fd(napi_env env, napi_callback_info info, int *fd, const char *usage) {
   size_t argc = 1;
   napi_value argv[1];
@@ -28,12 +30,6 @@ static int read_fd(napi_env env, napi_callback_info info, int *fd, const char *u
   }
   *fd = v;
   return 1;
-}
-
-static napi_value int_result(napi_env env, int v) {
-  napi_value result;
-  napi_create_int32(env, v, &result);
-  return result;
 }
 
 /* tryLockFile(fd) -> 0 when this descriptor now holds the exclusive lock, else an errno (EAGAIN/EACCES: held). */

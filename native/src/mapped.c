@@ -34,6 +34,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "args.h"
+
 /* One mapping: unmapped by unmap() or, failing that, when its handle is collected. */
 typedef struct {
   char *addr;
@@ -98,6 +100,8 @@ static int guarded_copy(char *to, const char *from, size_t length) {
   guard_from = to;
   guard_to = to + length;
   guard_jump = &jump;
+  // and the copy's stores start after the guard is in place
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   memcpy(to, from, length);
   // the copy's stores stay before the guard is lifted
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -105,39 +109,11 @@ static int guarded_copy(char *to, const char *from, size_t length) {
   return 0;
 }
 
-static int read_int_args(napi_env env, napi_value *argv, size_t n, int64_t *out, const char *usage) {
-  for (size_t i = 0; i < n; i++) {
-    double v;
-    if (napi_get_value_double(env, argv[i], &v) != napi_ok || !(v >= 0) || v > 9007199254740991.0) {
-      napi_throw_type_error(env, NULL, usage);
-      return 0;
-    }
-    out[i] = (int64_t)v;
-  }
-  return 1;
-}
-
-static napi_value int_result(napi_env env, int value) {
-  napi_value result;
-  napi_create_int32(env, value, &result);
-  return result;
-}
-
-static int get_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv, const char *usage) {
-  size_t argc = n;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < n) {
-    napi_throw_type_error(env, NULL, usage);
-    return 0;
-  }
-  return 1;
-}
-
 /* allocate(fd, offset, length) -> 0 or errno */
 static napi_value js_allocate(napi_env env, napi_callback_info info) {
   static const char usage[] = "allocate(fd, offset, length)";
-  napi_value argv[3];
   int64_t a[3];
-  if (!get_args(env, info, 3, argv, usage) || !read_int_args(env, argv, 3, a, usage)) return NULL;
+  if (!args_read_ints(env, info, 3, a, usage)) return NULL;
   if (a[2] == 0) return int_result(env, 0);
   int r;
   do {
@@ -166,9 +142,8 @@ static void throw_errno(napi_env env, const char *what, int err) {
 /* map(fd, offset, length) -> an opaque mapping; throws with the errno on failure */
 static napi_value js_map(napi_env env, napi_callback_info info) {
   static const char usage[] = "map(fd, offset, length)";
-  napi_value argv[3];
   int64_t a[3];
-  if (!get_args(env, info, 3, argv, usage) || !read_int_args(env, argv, 3, a, usage)) return NULL;
+  if (!args_read_ints(env, info, 3, a, usage)) return NULL;
   long page = sysconf(_SC_PAGESIZE);
   if (a[2] == 0 || (page > 0 && a[1] % page != 0)) {
     napi_throw_range_error(env, NULL, "map: the offset must be page-aligned and the length positive");
@@ -217,10 +192,10 @@ static mapping_t *mapping_arg(napi_env env, napi_value value) {
 static napi_value js_copy(napi_env env, napi_callback_info info) {
   static const char usage[] = "copy(mapping, offset, bytes)";
   napi_value argv[3];
-  if (!get_args(env, info, 3, argv, usage)) return NULL;
+  if (!args_get(env, info, 3, argv, usage)) return NULL;
   mapping_t *m = mapping_arg(env, argv[0]);
   int64_t offset;
-  if (m == NULL || !read_int_args(env, argv + 1, 1, &offset, usage)) {
+  if (m == NULL || !args_nonneg_ints(env, argv + 1, 1, &offset, usage)) {
     if (m == NULL) napi_throw_type_error(env, NULL, usage);
     return NULL;
   }
@@ -242,7 +217,7 @@ static napi_value js_copy(napi_env env, napi_callback_info info) {
 /* unmap(mapping) -> 0 or errno */
 static napi_value js_unmap(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  if (!get_args(env, info, 1, argv, "unmap(mapping)")) return NULL;
+  if (!args_get(env, info, 1, argv, "unmap(mapping)")) return NULL;
   mapping_t *m = mapping_arg(env, argv[0]);
   if (m == NULL) {
     napi_throw_type_error(env, NULL, "unmap(mapping): not a mapping from map()");

@@ -15,32 +15,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The first n (at most 5) arguments as non-negative safe integers; 0 after throwing a TypeError. */
-static int read_args(napi_env env, napi_callback_info info, size_t n, int64_t *out, const char *usage) {
-  size_t argc = 5;
-  napi_value argv[5];
-  if (n > 5 || napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < n) {
-    napi_throw_type_error(env, NULL, usage);
-    return 0;
-  }
-  for (size_t i = 0; i < n; i++) {
-    double v;
-    if (napi_get_value_double(env, argv[i], &v) != napi_ok || !(v >= 0) || v > 9007199254740991.0) {
-      napi_throw_type_error(env, NULL, usage);
-      return 0;
-    }
-    out[i] = (int64_t)v;
-  }
-  return 1;
-}
+#include "args.h"
 
-static napi_value result_errno(napi_env env, int err) {
-  napi_value result;
-  napi_create_int32(env, err, &result);
-  return result;
-}
-
-/* Queues `data` on libuv's thread pool; 0, or EAGAIN with nothing queued (the caller frees `data`). */
 static int queue_on_pool(napi_env env, const char *name, napi_async_execute_callback execute, napi_async_complete_callback complete, void *data,
                          napi_async_work *work) {
   napi_value resource_name;
@@ -59,20 +35,20 @@ static int queue_on_pool(napi_env env, const char *name, napi_async_execute_call
 /* startWriteback(fd, offset, length) -> 0 or errno */
 static napi_value js_start_writeback(napi_env env, napi_callback_info info) {
   int64_t a[3];
-  if (!read_args(env, info, 3, a, "startWriteback(fd, offset, length)")) return NULL;
+  if (!args_read_ints(env, info, 3, a, "startWriteback(fd, offset, length)")) return NULL;
 #ifdef __linux__
   int rc = sync_file_range((int)a[0], a[1], a[2], SYNC_FILE_RANGE_WRITE);
-  return result_errno(env, rc == 0 ? 0 : errno);
+  return int_result(env, rc == 0 ? 0 : errno);
 #else
-  return result_errno(env, ENOSYS);
+  return int_result(env, ENOSYS);
 #endif
 }
 
 /* dropPages(fd, offset, length) -> 0 or errno (posix_fadvise returns the error itself) */
 static napi_value js_drop_pages(napi_env env, napi_callback_info info) {
   int64_t a[3];
-  if (!read_args(env, info, 3, a, "dropPages(fd, offset, length)")) return NULL;
-  return result_errno(env, posix_fadvise((int)a[0], a[1], a[2], POSIX_FADV_DONTNEED));
+  if (!args_read_ints(env, info, 3, a, "dropPages(fd, offset, length)")) return NULL;
+  return int_result(env, posix_fadvise((int)a[0], a[1], a[2], POSIX_FADV_DONTNEED));
 }
 
 /*
@@ -107,13 +83,13 @@ static void hint_complete(napi_env env, napi_status status, void *data) {
 /* pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength) -> 0 or errno (of dup) */
 static napi_value js_page_hints_async(napi_env env, napi_callback_info info) {
   int64_t a[5];
-  if (!read_args(env, info, 5, a, "pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength)")) return NULL;
+  if (!args_read_ints(env, info, 5, a, "pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength)")) return NULL;
   int fd = dup((int)a[0]);
-  if (fd < 0) return result_errno(env, errno);
+  if (fd < 0) return int_result(env, errno);
   hint_work *w = malloc(sizeof *w);
   if (w == NULL) {
     close(fd);
-    return result_errno(env, ENOMEM);
+    return int_result(env, ENOMEM);
   }
   w->fd = fd;
   w->writeback_offset = a[1];
@@ -125,7 +101,7 @@ static napi_value js_page_hints_async(napi_env env, napi_callback_info info) {
     close(fd);
     free(w);
   }
-  return result_errno(env, err);
+  return int_result(env, err);
 }
 
 /*
@@ -174,11 +150,11 @@ static napi_value js_fdatasync_async(napi_env env, napi_callback_info info) {
     return NULL;
   }
   int fd = dup((int)v);
-  if (fd < 0) return result_errno(env, errno);
+  if (fd < 0) return int_result(env, errno);
   sync_work *w = calloc(1, sizeof *w);
   if (w == NULL) {
     close(fd);
-    return result_errno(env, ENOMEM);
+    return int_result(env, ENOMEM);
   }
   w->fd = fd;
   int err = napi_create_reference(env, argv[1], 1, &w->done) == napi_ok ? queue_on_pool(env, "kafkalite:fdatasync", sync_execute, sync_complete, w, &w->work) : EAGAIN;
@@ -187,7 +163,7 @@ static napi_value js_fdatasync_async(napi_env env, napi_callback_info info) {
     close(fd);
     free(w);
   }
-  return result_errno(env, err);
+  return int_result(env, err);
 }
 
 void pagecache_init(napi_env env, napi_value exports) {

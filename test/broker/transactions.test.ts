@@ -369,6 +369,21 @@ describe('transaction coordinator', () => {
     }
   });
 
+  /** Topics `first` and `second`, and transactions `ta` on first and `tb` on second, each with `batches` batches produced and still open. */
+  async function twoOpenTransactions(broker: Broker, batches: number): Promise<{ tid: string; pid: bigint; epoch: number }[]> {
+    const c = await client(broker);
+    await createTopic(c, 'first');
+    await createTopic(c, 'second');
+    const ids = [];
+    for (const [tid, topic] of [['ta', 'first'], ['tb', 'second']] as const) {
+      const { producerId: pid, producerEpoch: epoch } = await init(c, tid);
+      assert.deepEqual(await addPartitions(c, tid, pid, epoch, [[topic, [0]]]), [[topic, 0, 'NONE']]);
+      for (let seq = 0; seq < batches; seq++) assert.equal(await produce(c, tid, topic, 0, pid, epoch, seq, [`${tid}-${seq}`]), 'NONE');
+      ids.push({ tid, pid, epoch });
+    }
+    return ids;
+  }
+
   test('the markers of every transaction ended in a turn reach their logs before any Complete record (PrepareX → markers → CompleteX)', async () => {
     // two transactions on different logs: held appends write files in the order they were first
     // held, so a Complete appended before the second marker would be written before it
@@ -385,16 +400,7 @@ describe('transaction coordinator', () => {
     };
     try {
       await withBroker(HELD_WRITES, async (broker) => {
-        const c = await client(broker);
-        await createTopic(c, 'first');
-        await createTopic(c, 'second');
-        const ids = [];
-        for (const [tid, topic] of [['ta', 'first'], ['tb', 'second']] as const) {
-          const { producerId: pid, producerEpoch: epoch } = await init(c, tid);
-          assert.deepEqual(await addPartitions(c, tid, pid, epoch, [[topic, [0]]]), [[topic, 0, 'NONE']]);
-          assert.equal(await produce(c, tid, topic, 0, pid, epoch, 0, [tid]), 'NONE');
-          ids.push({ tid, pid, epoch });
-        }
+        const ids = await twoOpenTransactions(broker, 1);
         order.length = 0;
         for (const { tid, pid, epoch } of ids) assert.equal(name(broker.transactions.endTransaction(tid, pid, epoch, true)), 'NONE');
         await nextTurn();
@@ -436,17 +442,8 @@ describe('transaction coordinator', () => {
     };
     try {
       await withBroker({}, async (broker) => {
-        const c = await client(broker);
-        await createTopic(c, 'first');
-        await createTopic(c, 'second');
-        const ids = [];
-        for (const [tid, topic] of [['ta', 'first'], ['tb', 'second']] as const) {
-          const { producerId: pid, producerEpoch: epoch } = await init(c, tid);
-          assert.deepEqual(await addPartitions(c, tid, pid, epoch, [[topic, [0]]]), [[topic, 0, 'NONE']]);
-          // MAP_AFTER_WRITES batches: the partition's file maps its window at the next append, the marker
-          for (let seq = 0; seq < MAP_AFTER_WRITES; seq++) assert.equal(await produce(c, tid, topic, 0, pid, epoch, seq, [`${tid}-${seq}`]), 'NONE');
-          ids.push({ tid, pid, epoch });
-        }
+        // MAP_AFTER_WRITES batches: each partition's file maps its window at the next append, the marker
+        const ids = await twoOpenTransactions(broker, MAP_AFTER_WRITES);
         order.length = 0;
         copies = 0;
         for (const { tid, pid, epoch } of ids) assert.equal(name(broker.transactions.endTransaction(tid, pid, epoch, true)), 'NONE');

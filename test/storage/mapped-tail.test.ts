@@ -31,6 +31,17 @@ function resourcesWith(calls: MappingCalls, window = WINDOW, max = 64, mapAfter 
   return { ...createLogResources(), mappedTails: new MappedTails(calls, window, max, mapAfter) };
 }
 
+/** A new segment file on `resources` in a scratch directory (removed afterwards), and the HeldAppends its appends use. */
+function withSegment(resources: LogResources, body: (s: { file: FileRecords; path: string; held: HeldAppends }) => void): void {
+  const tmp = tempDir('mapped-tail');
+  try {
+    const path = join(tmp.dir, '00000000000000000000.log');
+    body({ file: FileRecords.openWritable(path, { create: true, resources }), path, held: new HeldAppends() });
+  } finally {
+    tmp.cleanup();
+  }
+}
+
 function fileSize(path: string): number {
   return statSync(path).size;
 }
@@ -38,12 +49,8 @@ function fileSize(path: string): number {
 const linuxOnly = { skip: process.platform !== 'linux' ? 'the mapped tail is Linux only' : false };
 
 test('small held appends go through the mapping: nothing is held, the file reads back as written, and is trimmed to its records', linuxOnly, () => {
-  const tmp = tempDir('mapped-tail');
-  try {
-    const resources = resourcesWith(realCalls());
-    const path = join(tmp.dir, '00000000000000000000.log');
-    const file = FileRecords.openWritable(path, { create: true, resources });
-    const held = new HeldAppends();
+  const resources = resourcesWith(realCalls());
+  withSegment(resources, ({ file, path, held }) => {
     const written: Buffer[] = [];
     for (let i = 0; i < 200; i++) {
       const bytes = randomBytes(50 + ((i * 37) % 250));
@@ -63,18 +70,12 @@ test('small held appends go through the mapping: nothing is held, the file reads
     assert.equal(fileSize(path), expected.length);
     file.close();
     assert.deepEqual(readFileSync(path), expected);
-  } finally {
-    tmp.cleanup();
-  }
+  });
 });
 
 test('a file writes its first MAP_AFTER_WRITES small appends, then maps: a partition given a few records allocates nothing ahead', linuxOnly, () => {
-  const tmp = tempDir('mapped-tail');
-  try {
-    const resources = resourcesWith(realCalls(), WINDOW, 64, MAP_AFTER_WRITES);
-    const path = join(tmp.dir, '00000000000000000000.log');
-    const file = FileRecords.openWritable(path, { create: true, resources });
-    const held = new HeldAppends();
+  const resources = resourcesWith(realCalls(), WINDOW, 64, MAP_AFTER_WRITES);
+  withSegment(resources, ({ file, path, held }) => {
     const written: Buffer[] = [];
     for (let i = 0; i <= MAP_AFTER_WRITES; i++) {
       const bytes = randomBytes(100);
@@ -92,18 +93,12 @@ test('a file writes its first MAP_AFTER_WRITES small appends, then maps: a parti
     file.trimToSize();
     file.close();
     assert.deepEqual(readFileSync(path), Buffer.concat(written));
-  } finally {
-    tmp.cleanup();
-  }
+  });
 });
 
 test("appends larger than MAX_MAPPED_APPEND or across a window's end are written; once one is held, the rest wait with it", linuxOnly, () => {
-  const tmp = tempDir('mapped-tail');
-  try {
-    const resources = resourcesWith(realCalls());
-    const path = join(tmp.dir, '00000000000000000000.log');
-    const file = FileRecords.openWritable(path, { create: true, resources });
-    const held = new HeldAppends();
+  const resources = resourcesWith(realCalls());
+  withSegment(resources, ({ file, path, held }) => {
     const written: Buffer[] = [];
     const append = (bytes: Buffer, expectHeld: boolean, what: string) => {
       file.append(bytes, held);
@@ -132,18 +127,12 @@ test("appends larger than MAX_MAPPED_APPEND or across a window's end are written
     file.trimToSize();
     file.close();
     assert.deepEqual(readFileSync(path), expected);
-  } finally {
-    tmp.cleanup();
-  }
+  });
 });
 
 test('a truncation unmaps the window; later appends map again and the file holds what was kept and appended', linuxOnly, () => {
-  const tmp = tempDir('mapped-tail');
-  try {
-    const resources = resourcesWith(realCalls());
-    const path = join(tmp.dir, '00000000000000000000.log');
-    const file = FileRecords.openWritable(path, { create: true, resources });
-    const held = new HeldAppends();
+  const resources = resourcesWith(realCalls());
+  withSegment(resources, ({ file, path, held }) => {
     const a = randomBytes(3000);
     const b = randomBytes(2000);
     const c = randomBytes(500);
@@ -158,9 +147,7 @@ test('a truncation unmaps the window; later appends map again and the file holds
     file.trimToSize();
     file.close();
     assert.deepEqual(readFileSync(path), Buffer.concat([a, c]));
-  } finally {
-    tmp.cleanup();
-  }
+  });
 });
 
 test('at most maxWindows are mapped: mapping another takes the oldest, whose file is trimmed to its records and writes REMAP_AFTER_WRITES appends before it maps again', linuxOnly, () => {
@@ -227,12 +214,8 @@ test("a taken window's file whose descriptor the budget closed is trimmed throug
 });
 
 test('a page fault the kernel refuses fails the copy, not the process: that append and the later ones are written', linuxOnly, () => {
-  const tmp = tempDir('mapped-tail');
-  try {
-    const resources = resourcesWith(realCalls());
-    const path = join(tmp.dir, '00000000000000000000.log');
-    const file = FileRecords.openWritable(path, { create: true, resources });
-    const held = new HeldAppends();
+  const resources = resourcesWith(realCalls());
+  withSegment(resources, ({ file, path, held }) => {
     const first = randomBytes(1000);
     file.append(first, held);
     assert.equal(held.holding, false, 'copied');
@@ -259,22 +242,16 @@ test('a page fault the kernel refuses fails the copy, not the process: that appe
     file.trimToSize();
     file.close();
     assert.deepEqual(readFileSync(path), Buffer.concat([first, within, pastEnd, later]));
-  } finally {
-    tmp.cleanup();
-  }
+  });
 });
 
 test("a failed allocation (a full disk) writes that file's appends from then on", linuxOnly, () => {
-  const tmp = tempDir('mapped-tail');
-  try {
-    const real = realCalls();
-    let allocations = 0;
-    const ENOSPC = 28;
-    const calls: MappingCalls = { allocate: () => (allocations++, ENOSPC), map: real.map, copy: real.copy, unmap: real.unmap };
-    const resources = resourcesWith(calls);
-    const path = join(tmp.dir, '00000000000000000000.log');
-    const file = FileRecords.openWritable(path, { create: true, resources });
-    const held = new HeldAppends();
+  const real = realCalls();
+  let allocations = 0;
+  const ENOSPC = 28;
+  const calls: MappingCalls = { allocate: () => (allocations++, ENOSPC), map: real.map, copy: real.copy, unmap: real.unmap };
+  const resources = resourcesWith(calls);
+  withSegment(resources, ({ file, path, held }) => {
     const written = [randomBytes(100), randomBytes(100), randomBytes(100)];
     for (const bytes of written) {
       file.append(bytes, held);
@@ -285,9 +262,7 @@ test("a failed allocation (a full disk) writes that file's appends from then on"
     assert.equal(resources.mappedTails.windows, 0);
     file.close();
     assert.deepEqual(readFileSync(path), Buffer.concat(written));
-  } finally {
-    tmp.cleanup();
-  }
+  });
 });
 
 test('the native calls: allocate grows the file, map refuses an unaligned offset, copy checks its range and catches a refused fault, unmap ends copies', linuxOnly, () => {
