@@ -59,7 +59,9 @@ static int handler_errno;
 static void on_sigbus(int sig, siginfo_t *info, void *context) {
   sigjmp_buf *jump = guard_jump;
   char *at = (char *)info->si_addr;
-  if (jump != NULL && info->si_code != SI_USER && at >= guard_from && at < guard_to) {
+  // si_code > 0: raised by the kernel for a fault (BUS_ADRERR, ...), not sent by kill or tgkill,
+  // whose si_addr is no address
+  if (jump != NULL && info->si_code > 0 && at >= guard_from && at < guard_to) {
     guard_jump = NULL;
     siglongjmp(*jump, 1);
   }
