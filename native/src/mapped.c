@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <node_api.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -35,6 +36,12 @@
 #include <unistd.h>
 
 #include "args.h"
+
+/*
+ * The type tag of map()'s handles: a Node-API external carries only a pointer, and another
+ * addon's external passed in its place must not be taken for a mapping (and written through).
+ */
+static const napi_type_tag MAPPING_TAG = {0x6b61666b616c6974ULL, 0x6d61707065640001ULL};
 
 /* One mapping: unmapped by unmap() or, failing that, when its handle is collected. */
 typedef struct {
@@ -179,13 +186,22 @@ static napi_value js_map(napi_env env, napi_callback_info info) {
     throw_errno(env, "map: cannot create the handle", ENOMEM);
     return NULL;
   }
+  // the handle owns the mapping from here (its collection unmaps it); a handle that cannot be
+  // tagged is never returned, so copy() and unmap() take only tagged ones
+  if (napi_type_tag_object(env, handle, &MAPPING_TAG) != napi_ok) {
+    throw_errno(env, "map: cannot tag the handle", ENOMEM);
+    return NULL;
+  }
   return handle;
 }
 
+/* The mapping behind a handle from map(); NULL for anything else, another addon's external included. */
 static mapping_t *mapping_arg(napi_env env, napi_value value) {
   void *data = NULL;
   napi_valuetype type;
+  bool tagged = false;
   if (napi_typeof(env, value, &type) != napi_ok || type != napi_external) return NULL;
+  if (napi_check_object_type_tag(env, value, &MAPPING_TAG, &tagged) != napi_ok || !tagged) return NULL;
   if (napi_get_value_external(env, value, &data) != napi_ok) return NULL;
   return data;
 }

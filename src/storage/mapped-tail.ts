@@ -89,8 +89,8 @@ export interface MappedFile {
 
 /** The mapped windows of one data directory: at most `maxWindows`, the oldest unmapped first. */
 export class MappedTails {
-  /** Tails with a window mapped, oldest first (a Map keeps insertion order). */
-  private readonly mapped = new Map<MappedTail, true>();
+  /** Tails with a window mapped, oldest first (a Set keeps insertion order). */
+  private readonly mapped = new Set<MappedTail>();
 
   constructor(
     readonly calls: MappingCalls,
@@ -113,8 +113,8 @@ export class MappedTails {
   /** `tail` mapped a window: the oldest others lose theirs past the bound. */
   mappedWindow(tail: MappedTail): void {
     this.mapped.delete(tail);
-    this.mapped.set(tail, true);
-    for (const oldest of this.mapped.keys()) {
+    this.mapped.add(tail);
+    for (const oldest of this.mapped) {
       if (this.mapped.size <= this.maxWindows) break;
       oldest.take();
     }
@@ -142,11 +142,6 @@ export class MappedTail {
     private readonly file: MappedFile,
   ) {
     this.writesBeforeMap = tails.mapAfterWrites;
-  }
-
-  /** Whether a window is mapped now (tests). */
-  get mapped(): boolean {
-    return this.mapping !== undefined;
   }
 
   /**
