@@ -19,17 +19,10 @@
 
 #include "args.h"
 
+/* The one argument, a descriptor. */
 static int read_fd(napi_env env, napi_callback_info info, int *fd, const char *usage) {
-  size_t argc = 1;
-  napi_value argv[1];
-  int32_t v;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_get_value_int32(env, argv[0], &v) != napi_ok || v < 0) {
-    napi_throw_type_error(env, NULL, usage);
-    return 0;
-  }
-  *fd = v;
-  return 1;
+  int64_t unused[1];
+  return args_read_fd_ints(env, info, 1, fd, unused, usage);
 }
 
 /* tryLockFile(fd) -> 0 when this descriptor now holds the exclusive lock, else an errno (EAGAIN/EACCES: held). */

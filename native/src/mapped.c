@@ -121,12 +121,13 @@ static int guarded_copy(char *to, const char *from, size_t length) {
 /* allocate(fd, offset, length) -> 0 or errno */
 static napi_value js_allocate(napi_env env, napi_callback_info info) {
   static const char usage[] = "allocate(fd, offset, length)";
+  int fd;
   int64_t a[3];
-  if (!args_read_ints(env, info, 3, a, usage)) return NULL;
+  if (!args_read_fd_ints(env, info, 3, &fd, a, usage)) return NULL;
   if (a[2] == 0) return int_result(env, 0);
   int r;
   do {
-    r = fallocate((int)a[0], 0, (off_t)a[1], (off_t)a[2]);
+    r = fallocate(fd, 0, (off_t)a[1], (off_t)a[2]);
   } while (r != 0 && errno == EINTR);
   return int_result(env, r == 0 ? 0 : errno);
 }
@@ -151,8 +152,9 @@ static void throw_errno(napi_env env, const char *what, int err) {
 /* map(fd, offset, length) -> an opaque mapping; throws with the errno on failure */
 static napi_value js_map(napi_env env, napi_callback_info info) {
   static const char usage[] = "map(fd, offset, length)";
+  int fd;
   int64_t a[3];
-  if (!args_read_ints(env, info, 3, a, usage)) return NULL;
+  if (!args_read_fd_ints(env, info, 3, &fd, a, usage)) return NULL;
   long page = sysconf(_SC_PAGESIZE);
   if (a[2] == 0 || (page > 0 && a[1] % page != 0)) {
     napi_throw_range_error(env, NULL, "map: the offset must be page-aligned and the length positive");
@@ -169,7 +171,7 @@ static napi_value js_map(napi_env env, napi_callback_info info) {
     throw_errno(env, "map: out of memory", ENOMEM);
     return NULL;
   }
-  void *addr = mmap(NULL, (size_t)a[2], PROT_READ | PROT_WRITE, MAP_SHARED, (int)a[0], (off_t)a[1]);
+  void *addr = mmap(NULL, (size_t)a[2], PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)a[1]);
   if (addr == MAP_FAILED) {
     int err = errno;
     free(m);

@@ -17,6 +17,7 @@
 
 #include "args.h"
 
+/* Queues `data` on libuv's thread pool; 0, or EAGAIN with nothing queued (the caller frees `data`). */
 static int queue_on_pool(napi_env env, const char *name, napi_async_execute_callback execute, napi_async_complete_callback complete, void *data,
                          napi_async_work *work) {
   napi_value resource_name;
@@ -34,10 +35,11 @@ static int queue_on_pool(napi_env env, const char *name, napi_async_execute_call
 
 /* startWriteback(fd, offset, length) -> 0 or errno */
 static napi_value js_start_writeback(napi_env env, napi_callback_info info) {
+  int fd;
   int64_t a[3];
-  if (!args_read_ints(env, info, 3, a, "startWriteback(fd, offset, length)")) return NULL;
+  if (!args_read_fd_ints(env, info, 3, &fd, a, "startWriteback(fd, offset, length)")) return NULL;
 #ifdef __linux__
-  int rc = sync_file_range((int)a[0], a[1], a[2], SYNC_FILE_RANGE_WRITE);
+  int rc = sync_file_range(fd, a[1], a[2], SYNC_FILE_RANGE_WRITE);
   return int_result(env, rc == 0 ? 0 : errno);
 #else
   return int_result(env, ENOSYS);
@@ -46,9 +48,10 @@ static napi_value js_start_writeback(napi_env env, napi_callback_info info) {
 
 /* dropPages(fd, offset, length) -> 0 or errno (posix_fadvise returns the error itself) */
 static napi_value js_drop_pages(napi_env env, napi_callback_info info) {
+  int fd;
   int64_t a[3];
-  if (!args_read_ints(env, info, 3, a, "dropPages(fd, offset, length)")) return NULL;
-  return int_result(env, posix_fadvise((int)a[0], a[1], a[2], POSIX_FADV_DONTNEED));
+  if (!args_read_fd_ints(env, info, 3, &fd, a, "dropPages(fd, offset, length)")) return NULL;
+  return int_result(env, posix_fadvise(fd, a[1], a[2], POSIX_FADV_DONTNEED));
 }
 
 /*
@@ -82,9 +85,10 @@ static void hint_complete(napi_env env, napi_status status, void *data) {
 
 /* pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength) -> 0 or errno (of dup) */
 static napi_value js_page_hints_async(napi_env env, napi_callback_info info) {
+  int given;
   int64_t a[5];
-  if (!args_read_ints(env, info, 5, a, "pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength)")) return NULL;
-  int fd = dup((int)a[0]);
+  if (!args_read_fd_ints(env, info, 5, &given, a, "pageHintsAsync(fd, writebackOffset, writebackLength, dropOffset, dropLength)")) return NULL;
+  int fd = dup(given);
   if (fd < 0) return int_result(env, errno);
   hint_work *w = malloc(sizeof *w);
   if (w == NULL) {
@@ -140,16 +144,15 @@ static void sync_complete(napi_env env, napi_status status, void *data) {
 
 static napi_value js_fdatasync_async(napi_env env, napi_callback_info info) {
   static const char *usage = "fdatasyncAsync(fd, done)";
-  size_t argc = 2;
   napi_value argv[2];
   napi_valuetype type;
-  double v;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 || napi_get_value_double(env, argv[0], &v) != napi_ok ||
-      !(v >= 0) || v > 2147483647.0 || napi_typeof(env, argv[1], &type) != napi_ok || type != napi_function) {
+  int given;
+  if (!args_get(env, info, 2, argv, usage) || !args_fd(env, argv[0], &given, usage)) return NULL;
+  if (napi_typeof(env, argv[1], &type) != napi_ok || type != napi_function) {
     napi_throw_type_error(env, NULL, usage);
     return NULL;
   }
-  int fd = dup((int)v);
+  int fd = dup(given);
   if (fd < 0) return int_result(env, errno);
   sync_work *w = calloc(1, sizeof *w);
   if (w == NULL) {

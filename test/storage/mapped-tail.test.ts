@@ -277,11 +277,15 @@ test('the native calls: allocate grows the file, map refuses an unaligned offset
     assert.equal(calls.allocate(fd, 0, WINDOW), 0);
     assert.equal(fstatSync(fd).size, WINDOW);
     assert.throws(() => calls.map(fd, 100, 4096), /page-aligned/);
+    // a number an int or an offset cannot hold exactly is refused, not cut to another descriptor or offset
+    assert.throws(() => calls.allocate(fd + 2 ** 32, 0, WINDOW), TypeError, 'a descriptor beyond INT_MAX');
+    assert.throws(() => calls.map(fd, 0.5, 4096), TypeError, 'a fractional offset');
     const mapping = calls.map(fd, 0, WINDOW);
     assert.equal(calls.copy(mapping, 10, Uint8Array.of(1, 2, 3)), 0);
     assert.equal(calls.copy(mapping, WINDOW - 2, Uint8Array.of(1, 2, 3)), ERANGE, 'past the mapping');
     assert.throws(() => calls.copy({}, 0, Uint8Array.of(1)), /copy\(mapping/, 'not a mapping');
     assert.throws(() => calls.copy(mapping, 0, [1] as unknown as Uint8Array), /copy\(mapping/, 'not a Uint8Array');
+    assert.throws(() => calls.copy(mapping, 10.5, Uint8Array.of(1)), TypeError, 'a fractional offset');
     assert.deepEqual([...readFileSync(path).subarray(10, 13)], [1, 2, 3], 'a read through the file sees the copy');
     ftruncateSync(fd, 8192);
     assert.equal(calls.copy(mapping, 8190, Uint8Array.of(7, 7, 7, 7)), EFAULT, 'a store past the end of the file: SIGBUS, caught');

@@ -138,6 +138,10 @@ describe('page-cache budget', () => {
       const fd = openSync(path, 'w+');
       writeSync(fd, Buffer.alloc(4 * MiB, 7));
       assert.equal(addon.startWriteback(fd, 0, 4 * MiB), 0);
+      // numbers a descriptor or an offset cannot hold exactly are refused, not cut to other ones
+      assert.throws(() => addon.dropPages(fd + 2 ** 32, 0, 4 * MiB), TypeError, 'a descriptor beyond INT_MAX');
+      assert.throws(() => addon.pageHintsAsync(fd, 0.5, 4096, 0, 0), TypeError, 'a fractional offset');
+      assert.throws(() => addon.fdatasyncAsync(fd + 2 ** 32, () => undefined), TypeError, 'fdatasyncAsync: a descriptor beyond INT_MAX');
       fdatasyncSync(fd); // clean pages: the ones POSIX_FADV_DONTNEED drops
       readSync(fd, Buffer.alloc(4 * MiB), 0, 4 * MiB, 0);
       const resident = (): number => Number(execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', path], { encoding: 'utf8' }).trim());
