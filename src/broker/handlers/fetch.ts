@@ -9,7 +9,8 @@
  * - the batch holding fetch_offset is returned whole, even when fetch_offset is mid-batch;
  * - the first batch of the first non-empty partition is returned whole even when it exceeds
  *   max_bytes / partition_max_bytes (KIP-74); after that the response budget applies, and a
- *   partition's records may end with a partial batch that clients drop;
+ *   partition's records may end with a partial batch that clients drop, but v3+ never answers a
+ *   partition with a partial batch alone (it answers none);
  * - read_committed stops at the last stable offset and lists the aborted transactions in range;
  * - records are never null (an empty partition carries zero bytes: librdkafka rejects -1).
  * Long poll: until min_bytes are available or max_wait_ms passes, woken by appends (DelayedFetch);
@@ -109,14 +110,19 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         out.highWatermark = r.highWatermark;
         out.lastStableOffset = r.lastStableOffset;
         out.logStartOffset = r.logStartOffset;
-        out.records = magic < 2 ? downConvertFetched(r.records, magic === 0 ? 0 : 1, p.fetchOffset) : r.records;
+        // v3+ (not `hardMaxBytesLimit`): a read holding only part of its first batch answers no
+        // records, as Kafka's `ReplicaManager.readFromLog` (checkFetchDataInfo) replaces it with
+        // MemoryRecords.EMPTY; the consumer fetches that batch whole next time, where the partial
+        // bytes alone make kafka-python raise RecordTooLargeError and the Java consumer a KafkaException
+        const records = plan.version >= 3 && r.firstEntryIncomplete ? EMPTY : r.records;
+        out.records = magic < 2 ? downConvertFetched(records, magic === 0 ? 0 : 1, p.fetchOffset) : records;
         if (r.abortedTransactions !== undefined) {
           out.abortedTransactions = r.abortedTransactions.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
         }
-        if (r.records.length > 0) {
+        if (records.length > 0) {
           minOneMessage = false;
-          remaining -= r.records.length;
-          bytes += r.records.length;
+          remaining -= records.length;
+          bytes += records.length;
         }
       } catch (e) {
         out.errorCode = errorCodeOf(e);

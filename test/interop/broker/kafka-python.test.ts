@@ -115,6 +115,32 @@ describe('kafka-python 2.0.2 against the broker', () => {
     });
   });
 
+  test('a fetch whose budget ends inside a later partition\'s first batch: that partition answers no records, not a partial batch (KIP-74)', async () => {
+    await withBroker({}, async (broker) => {
+      const topic = 'kp-fetch-budget';
+      // two partitions, one uncompressed batch of about 60 KB in each; fetch_max_bytes 100,000 lets
+      // the first partition's batch through whole and leaves 40 KB: Kafka answers the second
+      // partition with no records, where its first 40 KB alone make kafka-python raise RecordTooLargeError
+      const sent: SentMessage[] = Array.from({ length: 20 }, (_, i) => ({ partition: i % 2, key: null, value: hex(randomBytes(6000)), headers: [] }));
+      const [created, produced] = await kafkaPython(broker, [
+        { op: 'create_topics', topics: [{ name: topic, partitions: 2 }] },
+        { op: 'produce', topic, config: { acks: 1, linger_ms: 200, batch_size: 1 << 20 }, messages: sent },
+      ]);
+      assert.deepEqual(created!.errors, { [topic]: null });
+      assert.deepEqual(produced!.deliveries!.map((d) => d.error), sent.map(() => null));
+      for (const p of [0, 1]) {
+        const batches = storedBatches(broker.dataDir, topic, p);
+        assert.deepEqual(batches.map((b) => b.records.length), [10], `partition ${p} holds one batch of the 10 records`);
+      }
+      const [consumed] = await kafkaPython(broker, [
+        { op: 'consume', topic, config: { fetch_max_bytes: 100_000 }, assign: [[0, 0], [1, 0]], expect: sent.length },
+      ]);
+      assert.deepEqual(consumed!.errors, []);
+      for (const p of [0, 1]) assert.deepEqual(fetchedRows(consumed!.messages!, p), sentRows(sent, p), `partition ${p}`);
+      assert.deepEqual(consumed!.positions, { '0': 10, '1': 10 });
+    });
+  });
+
   test('a consumer long-polling an empty partition is woken by data produced after it started', async () => {
     await withBroker({}, async (broker) => {
       const topic = 'kp-long-poll';
