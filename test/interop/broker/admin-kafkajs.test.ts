@@ -4,7 +4,8 @@
  * UNKNOWN_TOPIC_OR_PARTITION), a producer writing to a new partition and a consumer group whose
  * assignment covers every partition reading it back; alterConfigs (AlterConfigs 33) changing a
  * topic's live config, INVALID_CONFIG for an unknown name, and describeConfigs reporting the
- * override. (kafkajs has no incrementalAlterConfigs.)
+ * override (kafkajs has no incrementalAlterConfigs); deleteTopicRecords (DeleteRecords 21) and
+ * Kafka's errors for an internal topic, a compact-only topic and an offset past the high watermark.
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -79,6 +80,57 @@ describe('kafkajs admin: createPartitions and alterConfigs', () => {
         await big.disconnect();
       } finally {
         await admin.disconnect();
+      }
+    });
+  });
+});
+
+/** The Kafka errors of a failed deleteTopicRecords, one per partition (KafkaJSDeleteTopicRecordsError). */
+async function deleteRecordsErrorsOf(p: Promise<unknown>): Promise<string[]> {
+  try {
+    await p;
+  } catch (e) {
+    const err = e as { partitions?: { error?: { type?: string } }[]; cause?: { partitions?: { error?: { type?: string } }[] } };
+    return (err.partitions ?? err.cause?.partitions ?? []).map((x) => x.error?.type ?? String(x.error));
+  }
+  return [];
+}
+
+describe('kafkajs admin: deleteTopicRecords', () => {
+  test("moves the log start; Kafka's errors for an internal topic, a compact-only topic and an offset past the high watermark", async () => {
+    await withBroker({}, async (broker) => {
+      broker.topics.create('trim', 1, {}, broker.logs);
+      broker.topics.create('compacted', 1, { 'cleanup.policy': 'compact' }, broker.logs);
+      const kafka = new Kafka({ clientId: 'kafkalite-admin', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 1 } });
+      const admin = kafka.admin();
+      const producer = kafka.producer();
+      await Promise.all([admin.connect(), producer.connect()]);
+      try {
+        for (const topic of ['trim', 'compacted']) {
+          await producer.send({ topic, messages: Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })) });
+        }
+        // an offset commit makes __consumer_offsets
+        await admin.setOffsets({ groupId: 'trim-readers', topic: 'trim', partitions: [{ partition: 0, offset: '1' }] });
+        const groupsPartition = broker.logs.getLog('__consumer_offsets', 0) === undefined ? [...Array(50).keys()].find((p) => broker.logs.getLog('__consumer_offsets', p) !== undefined) : 0;
+        assert.notEqual(groupsPartition, undefined, '__consumer_offsets exists');
+        const offsetsBefore = broker.logs.getLog('__consumer_offsets', groupsPartition!)!.logEndOffset;
+        // kafkajs' deleteTopicRecords needs the topic's leader in its metadata
+        const deleteRecords = async (topic: string, partition: number, offset: string): Promise<unknown> => {
+          await admin.fetchTopicMetadata({ topics: [topic] });
+          return admin.deleteTopicRecords({ topic, partitions: [{ partition, offset }] });
+        };
+
+        await deleteRecords('trim', 0, '3');
+        assert.deepEqual((await admin.fetchTopicOffsets('trim')).map((o: Any) => [o.low, o.high]), [['3', '5']]);
+        assert.deepEqual(await deleteRecordsErrorsOf(deleteRecords('trim', 0, '6')), ['OFFSET_OUT_OF_RANGE']);
+        assert.deepEqual(await deleteRecordsErrorsOf(deleteRecords('compacted', 0, '2')), ['POLICY_VIOLATION']);
+        assert.deepEqual(await deleteRecordsErrorsOf(deleteRecords('__consumer_offsets', groupsPartition!, '-1')), ['INVALID_TOPIC_EXCEPTION']);
+        assert.equal(broker.logs.getLog('compacted', 0)!.logStartOffset, 0n);
+        assert.equal(broker.logs.getLog('__consumer_offsets', groupsPartition!)!.logStartOffset, 0n);
+        assert.ok(offsetsBefore > 0n);
+        assert.deepEqual(await admin.fetchOffsets({ groupId: 'trim-readers', topics: ['trim'] }).then((r: Any) => r[0].partitions.map((p: Any) => p.offset)), ['1']);
+      } finally {
+        await Promise.all([producer.disconnect(), admin.disconnect()]);
       }
     });
   });

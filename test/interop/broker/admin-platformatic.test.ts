@@ -5,7 +5,8 @@
  * (IncrementalAlterConfigs 44: SET and APPEND) and alterConfigs (AlterConfigs 33) changing the
  * topic's live config; INVALID_CONFIG for a bad value; describeConfigs reporting the change as
  * DYNAMIC_TOPIC_CONFIG; a dynamic broker config (incrementalAlterConfigs on the BROKER resource); describeLogDirs (DescribeLogDirs 35) with each partition's bytes on disk;
- * alterClientQuotas and describeClientQuotas (49, 48). Both versions fail with PLT_KFK_UNSUPPORTED_API on a broker without them.
+ * alterClientQuotas and describeClientQuotas (49, 48); deleteRecords (DeleteRecords 21) and its
+ * POLICY_VIOLATION and OFFSET_OUT_OF_RANGE. Both versions fail with PLT_KFK_UNSUPPORTED_API on a broker without them.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -103,6 +104,35 @@ describe('@platformatic/kafka admin: partitions, configs, log dirs, client quota
           [[[{ entityType: 'client-id', entityName: 'kafkalite-platformatic-admin' }], [{ key: 'producer_byte_rate', value: 1048576 }]]],
         );
         assert.equal(broker.quotas.produce.recordAndGetThrottleTimeMs('kafkalite-platformatic-admin', 1), 0);
+      });
+    });
+  }
+
+  for (const [label, node, module] of CLIENTS) {
+    // the client leaves internal topics out of its metadata cache (base.js #performMetadata) and
+    // fails on its own before sending DeleteRecords for one: kafkajs covers INVALID_TOPIC_EXCEPTION
+    test(`${label} deleteRecords: moves the log start; Kafka's errors for a compact-only topic and an offset past the high watermark`, async () => {
+      await withBroker({}, async (broker) => {
+        broker.topics.create('trim', 1, {}, broker.logs);
+        broker.topics.create('compacted', 1, { 'cleanup.policy': 'compact' }, broker.logs);
+        // the client's deleteRecords takes the leaders from its metadata cache: each call is
+        // preceded by a metadata refresh for its topic
+        const deleteRecords = (name: string, offset: string) => [
+          { op: 'metadata', topics: [name] },
+          { op: 'deleteRecords', options: { topics: [{ name, partitions: [{ partition: 0, offset }] }] } },
+        ];
+        const r = await platformaticAdmin(node, module, broker.bootstrap, [
+          ...[0, 1, 2, 3, 4].map((i) => ({ op: 'produce', topic: 'trim', partition: 0, value: `v${i}` })),
+          { op: 'produce', topic: 'compacted', partition: 0, value: 'kept' },
+          ...deleteRecords('trim', '3'),
+          ...deleteRecords('trim', '6'),
+          ...deleteRecords('compacted', '1'),
+        ]);
+        assert.deepEqual(r[7], [{ name: 'trim', partitions: [{ partition: 0, lowWatermark: '3' }] }]);
+        assert.equal(broker.logs.getLog('trim', 0)!.logStartOffset, 3n);
+        assert.deepEqual(r[9], { error: ['OFFSET_OUT_OF_RANGE'] });
+        assert.deepEqual(r[11], { error: ['POLICY_VIOLATION'] });
+        assert.equal(broker.logs.getLog('compacted', 0)!.logStartOffset, 0n);
       });
     });
   }

@@ -7,6 +7,7 @@
  *   { op: 'createPartitions' | 'alterConfigs' | 'incrementalAlterConfigs' | 'describeConfigs', options }
  *   { op: 'metadata', topics: [name] }   -> { name: partitionCount }
  *   { op: 'produce', topic, partition, value }  -> the partition and offset written
+ *   { op: 'deleteRecords', options: { topics: [{ name, partitions: [{ partition, offset: "<int64>" }] }] } }
  * stdout: { results: [...] }, one per step: the call's answer, or { error: [Kafka error ids] } when
  * the client raised (the ids of the ProtocolErrors it carries, or its own code).
  */
@@ -40,6 +41,12 @@ try {
           } finally {
             await producer.close();
           }
+          break;
+        }
+        case 'deleteRecords': {
+          // offsets are bigints, which JSON cannot carry
+          const topics = step.options.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partition, offset: BigInt(p.offset) })) }));
+          results.push(plain(await admin.deleteRecords({ topics })));
           break;
         }
         default:
