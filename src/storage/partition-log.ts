@@ -446,7 +446,11 @@ export class PartitionLog {
   }
 
   private unguardedFetchOffsetByTimestamp(timestamp: bigint): TimestampAndOffset | undefined {
-    if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1n, offset: this.startOffset };
+    if (timestamp === EARLIEST_TIMESTAMP) {
+      // the first cached epoch is the log start's when it begins at or before it (UnifiedLog)
+      const earliest = this.leaderEpochCache.earliestEntry();
+      return { timestamp: -1n, offset: this.startOffset, ...(earliest !== undefined && earliest.startOffset <= this.startOffset ? { leaderEpoch: earliest.epoch } : {}) };
+    }
     if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1n, offset: this.highWatermark };
     if (timestamp === MAX_TIMESTAMP) return this.maxTimestampOffset();
     if (timestamp < 0n) return undefined;

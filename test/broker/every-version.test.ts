@@ -138,7 +138,7 @@ describe('topic ids: Metadata v10-12 and Fetch v13-17', () => {
 });
 
 describe('ListOffsets v0 and v8-10', () => {
-  test('v0 answers segment-boundary offsets newest first (legacyFetchOffsetsBefore); v8 EARLIEST_LOCAL is the log start, v9 LATEST_TIERED finds nothing', async () => {
+  test('v0 answers segment-boundary offsets newest first (legacyFetchOffsetsBefore); v8 EARLIEST_LOCAL is the log start, v9 LATEST_TIERED finds nothing; leader epochs, undefined timestamps, fenced epochs, duplicates', async () => {
     await withBroker({}, async (broker) => {
       broker.topics.create(T, 1, {}, broker.logs);
       const c = await RawClient.connect(broker.port);
@@ -148,8 +148,31 @@ describe('ListOffsets v0 and v8-10', () => {
         const v0 = await c.request(2, 0, { replicaId: -1, topics: [{ name: T, partitions: [{ partitionIndex: 0, timestamp: -1n, maxNumOffsets: 10 }, { partitionIndex: 0, timestamp: -2n, maxNumOffsets: 10 }, { partitionIndex: 0, timestamp: -1n, maxNumOffsets: 1 }, { partitionIndex: 0, timestamp: 1n, maxNumOffsets: 10 }] }, { name: 'nope', partitions: [{ partitionIndex: 0, timestamp: -1n, maxNumOffsets: 1 }] }] });
         assert.deepEqual(v0.topics[0].partitions.map((p: Msg) => p.oldStyleOffsets), [[3n, 0n], [0n], [3n], []]);
         assert.equal(errorName(v0.topics[1].partitions[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
-        const v9 = await c.request(2, 9, { replicaId: -1, isolationLevel: 0, topics: [{ name: T, partitions: [{ partitionIndex: 0, timestamp: -4n }, { partitionIndex: 0, timestamp: -5n }, { partitionIndex: 0, timestamp: -1n }] }] });
-        assert.deepEqual(v9.topics[0].partitions.map((p: Msg) => [errorName(p.errorCode), p.offset]), [['NONE', 0n], ['NONE', -1n], ['NONE', 3n]]);
+        // one partition per request: a partition listed twice is INVALID_REQUEST (below)
+        const at = async (v: number, timestamp: bigint, currentLeaderEpoch = -1): Promise<[string, bigint, number]> => {
+          const r = await c.request(2, v, { replicaId: -1, isolationLevel: 0, topics: [{ name: T, partitions: [{ partitionIndex: 0, timestamp, currentLeaderEpoch }] }] });
+          const p = r.topics[0].partitions[0];
+          return [errorName(p.errorCode) ?? String(p.errorCode), p.offset, p.leaderEpoch];
+        };
+        // the batch was appended in leader epoch 0: earliest carries it, latest the partition's epoch (0)
+        assert.deepEqual(await at(9, -4n), ['NONE', 0n, 0]);
+        assert.deepEqual(await at(9, -5n), ['NONE', -1n, -1]);
+        assert.deepEqual(await at(9, -1n), ['NONE', 3n, 0]);
+        assert.deepEqual(await at(9, -2n), ['NONE', 0n, 0]);
+        // a negative timestamp is defined from a version on (ReplicaManager.isListOffsetsTimestampUnsupported)
+        assert.deepEqual(await at(6, -3n), ['UNSUPPORTED_VERSION', -1n, -1]);
+        assert.deepEqual(await at(7, -4n), ['UNSUPPORTED_VERSION', -1n, -1]);
+        assert.deepEqual(await at(8, -5n), ['UNSUPPORTED_VERSION', -1n, -1]);
+        assert.deepEqual(await at(10, -6n), ['UNSUPPORTED_VERSION', -1n, -1]);
+        const v0Negative = await c.request(2, 0, { replicaId: -1, topics: [{ name: T, partitions: [{ partitionIndex: 0, timestamp: -3n, maxNumOffsets: 1 }] }] });
+        assert.equal(errorName(v0Negative.topics[0].partitions[0].errorCode), 'UNSUPPORTED_VERSION');
+        // a current leader epoch other than the partition's (0): older is fenced, newer unknown
+        assert.deepEqual(await at(9, -1n, 1), ['UNKNOWN_LEADER_EPOCH', -1n, -1]);
+        assert.deepEqual(await at(9, -1n, -2), ['FENCED_LEADER_EPOCH', -1n, -1]);
+        assert.deepEqual(await at(9, -1n, 0), ['NONE', 3n, 0]);
+        // ListOffsetsRequest.duplicatePartitions: every copy of a partition listed twice
+        const twice = await c.request(2, 9, { replicaId: -1, isolationLevel: 0, topics: [{ name: T, partitions: [{ partitionIndex: 0, timestamp: -1n }, { partitionIndex: 0, timestamp: -2n }] }] });
+        assert.deepEqual(twice.topics[0].partitions.map((p: Msg) => errorName(p.errorCode)), ['INVALID_REQUEST', 'INVALID_REQUEST']);
       } finally {
         c.socket.destroy();
       }

@@ -4,7 +4,8 @@
  * init_transactions / begin / produce / send_offsets_to_transaction / commit and abort, checked with
  * a read_committed consumer, the group's committed offset and the logs; fencing of an older
  * producer by a newer one with the same transactional.id; and the broker's abort of a transaction
- * left open past transaction.timeout.ms (LSO advances, the client's commit fails as fenced).
+ * left open past transaction.timeout.ms (LSO advances, the client's commit fails as fenced);
+ * offsets_for_times and watermarks around an open transaction at both isolation levels.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -77,6 +78,20 @@ describe('confluent-kafka-python transactions against the broker', () => {
       assert.equal(t.lso, t.leo);
       // first instance epoch 0; the fence bumps to 1 and the new instance's retry to 2
       assert.equal(broker.transactions.describe('fence-txn').txn?.producerEpoch, 2);
+    });
+  });
+
+  test('offsets_for_times and watermarks under read_committed stop at the last stable offset; read_uncommitted at the high watermark', async () => {
+    await withBroker({ config: BROKER_CONFIG }, async (broker) => {
+      const t0 = Date.now() - 60_000;
+      type Looked = { t0: number; t1: number; high: number };
+      const r = await run<{ open: { committed: Looked; uncommitted: Looked }; after_commit: Looked }>(broker, { scenario: 'offsets_for_times', tid: 'times-txn', t0, t1: t0 + 1000 });
+      assert.equal(r.exception, undefined, JSON.stringify(r.exception));
+      // offset 0: the record at t0; offset 1: the open transaction's record at t1 (librdkafka: -1 is "none")
+      assert.deepEqual(r.open.committed, { t0: 0, t1: -1, high: 1 });
+      assert.deepEqual(r.open.uncommitted, { t0: 0, t1: 1, high: 2 });
+      // the commit marker is offset 2
+      assert.deepEqual(r.after_commit, { t0: 0, t1: 1, high: 3 });
     });
   });
 

@@ -19,6 +19,9 @@ Scenarios:
 - "read": the committed output (read_committed) and the group's committed offset.
 - "timeout": a producer with transaction.timeout.ms `timeout_ms` produces inside a transaction, sleeps
   `sleep_s`, then tries to commit.
+- "offsets_for_times": a record at `t0`, then one at `t1` in a transaction left open: offsets_for_times
+  and get_watermark_offsets from read_committed and read_uncommitted consumers, then again
+  (read_committed) after the commit.
 """
 import json
 import sys
@@ -156,6 +159,37 @@ def timeout(cfg):
     return result
 
 
+def offsets_for_times(cfg):
+    """ListOffsets by timestamp around an open transaction, from a read_committed and a
+    read_uncommitted consumer: before the commit, the committed reader finds nothing at or past the
+    open transaction's record (Kafka bounds the lookup by the last stable offset), after it finds it."""
+    b = cfg['bootstrap']
+    t0, t1 = cfg['t0'], cfg['t1']
+    p0 = Producer({'bootstrap.servers': b})
+    p0.produce('times', value=b'before', timestamp=t0)
+    p0.flush(10)
+    p = Producer({'bootstrap.servers': b, 'transactional.id': cfg['tid']})
+    p.init_transactions(20)
+    p.begin_transaction()
+    p.produce('times', value=b'in-transaction', timestamp=t1)
+    p.flush(10)
+
+    def look(isolation):
+        c = Consumer({'bootstrap.servers': b, 'group.id': 'times-' + isolation, 'isolation.level': isolation, 'enable.auto.commit': False})
+        try:
+            # one timestamp per call: a partition listed twice in one ListOffsets is INVALID_REQUEST
+            at = lambda t: c.offsets_for_times([TopicPartition('times', 0, t)], 10)[0].offset
+            low, high = c.get_watermark_offsets(TopicPartition('times', 0), 10)
+            return {'t0': at(t0), 't1': at(t1), 'high': high}
+        finally:
+            c.close()
+
+    result = {'open': {'committed': look('read_committed'), 'uncommitted': look('read_uncommitted')}}
+    p.commit_transaction(10)
+    result['after_commit'] = look('read_committed')
+    return result
+
+
 def produce_input(cfg):
     p = Producer({'bootstrap.servers': cfg['bootstrap'], 'enable.idempotence': True})
     for i in range(cfg['count']):
@@ -230,7 +264,8 @@ def read(cfg):
 
 def main():
     cfg = json.load(sys.stdin)
-    fn = {'ctp': ctp, 'fence': fence, 'timeout': timeout, 'produce_input': produce_input, 'ctp_crash': ctp_crash, 'read': read}[cfg['scenario']]
+    fn = {'ctp': ctp, 'fence': fence, 'timeout': timeout, 'produce_input': produce_input, 'ctp_crash': ctp_crash, 'read': read,
+          'offsets_for_times': offsets_for_times}[cfg['scenario']]
     try:
         out = fn(cfg)
     except KafkaException as e:
