@@ -98,6 +98,47 @@ describe('broker requests (raw protocol)', () => {
     });
   });
 
+  test('an unknown partition does not end a long poll (it is answered with its error); no partition to read, or a leader-epoch error, answers at once', async () => {
+    await withBroker({ config: { 'auto.create.topics.enable': 'false' } }, async (broker) => {
+      const consumer = await RawClient.connect(broker.port);
+      const producer = await RawClient.connect(broker.port);
+      await createTopic(producer, 'mixed');
+      const fetch = (partitions: { topic: string; partition: number; currentLeaderEpoch?: number }[]): Msg => ({
+        ...fetchBody('mixed', [], { maxWaitMs: 60_000, minBytes: 1 }),
+        topics: [...new Set(partitions.map((p) => p.topic))].map((topic) => ({
+          topic,
+          partitions: partitions.filter((p) => p.topic === topic).map((p) => ({ partition: p.partition, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: p.currentLeaderEpoch ?? -1 })),
+        })),
+      });
+      const id = consumer.correlationId();
+      const answer = consumer.nextFrame();
+      consumer.send(encodeRequestFrame(1, 12, id, fetch([{ topic: 'mixed', partition: 0 }, { topic: 'mixed', partition: 7 }, { topic: 'missing', partition: 0 }])));
+      let answered = false;
+      void answer.then(() => (answered = true));
+      for (let i = 0; i < 3; i++) await producer.request(3, 9, { topics: null });
+      assert.equal(answered, false, 'the unknown partitions ended the long poll (KafkaApis puts them aside, ReplicaManager waits for the rest)');
+      await produce(producer, 'mixed', 0, ['for the known one']);
+      let guard: NodeJS.Timeout | undefined;
+      const frame = await Promise.race([answer, new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('produce did not wake the long poll')), WAKE_GUARD_MS)))]);
+      clearTimeout(guard);
+      const r = decodeResponseFrame(1, 12, frame).body;
+      const byPartition = r.responses.flatMap((t: Msg) => t.partitions.map((p: Msg) => [`${t.topic}-${p.partitionIndex}`, errorName(p.errorCode), p.records.length > 0]));
+      assert.deepEqual(byPartition, [['mixed-0', 'NONE', true], ['mixed-7', 'UNKNOWN_TOPIC_OR_PARTITION', false], ['missing-0', 'UNKNOWN_TOPIC_OR_PARTITION', false]]);
+      // nothing to read at all: answered at once (ReplicaManager is not asked)
+      const none = await Promise.race([consumer.request(1, 12, fetch([{ topic: 'missing', partition: 0 }])), new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('a fetch of unknown partitions alone waited')), WAKE_GUARD_MS)))]);
+      clearTimeout(guard);
+      assert.equal(errorName(none.responses[0].partitions[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
+      // a current leader epoch newer than the partition's (0): the read fails, answered at once
+      const epoch = await Promise.race([consumer.request(1, 12, fetch([{ topic: 'mixed', partition: 0, currentLeaderEpoch: 3 }])), new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('a leader-epoch error waited')), WAKE_GUARD_MS)))]);
+      clearTimeout(guard);
+      assert.equal(errorName(epoch.responses[0].partitions[0].errorCode), 'UNKNOWN_LEADER_EPOCH');
+      const fenced = await consumer.request(1, 12, { ...fetch([{ topic: 'mixed', partition: 0, currentLeaderEpoch: -2 }]), maxWaitMs: 0 });
+      assert.equal(errorName(fenced.responses[0].partitions[0].errorCode), 'FENCED_LEADER_EPOCH');
+      consumer.destroy();
+      producer.destroy();
+    });
+  });
+
   test('min_bytes: a long poll keeps waiting until enough bytes arrived across appends', async () => {
     await withBroker({}, async (broker) => {
       const consumer = await RawClient.connect(broker.port);

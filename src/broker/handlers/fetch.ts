@@ -14,7 +14,10 @@
  * - read_committed stops at the last stable offset and lists the aborted transactions in range;
  * - records are never null (an empty partition carries zero bytes: librdkafka rejects -1).
  * Long poll: until min_bytes are available or max_wait_ms passes, woken by appends (DelayedFetch);
- * any partition error answers at once. Fetch sessions (KIP-227) are answered sessionless (id 0).
+ * an error reading a partition (offset out of range, a fenced or unknown current leader epoch,
+ * v9+) answers at once, as does a request with no partition to read; an unknown or unauthorized
+ * partition does not (`ReplicaManager.fetchMessages`). Fetch sessions (KIP-227) are answered
+ * sessionless (id 0).
  * Records of 16 KiB and more are read into memory from the broker's fetch read pool, given back
  * once the answer has been written to the socket (buffer-pool.ts: fresh memory costs page faults).
  */
@@ -27,7 +30,9 @@ import {
   type FetchTopic,
   type PartitionData,
 } from '../../protocol/schemas/fetch.js';
-import { errorCodeOf } from '../api-error.js';
+import { ApiError, errorCodeOf } from '../api-error.js';
+import type { PartitionLog } from '../../storage/partition-log.js';
+import { currentLeaderEpochError, NO_EPOCH } from './leader-epoch.js';
 import type { Broker } from '../broker.js';
 import type { ApiHandler } from '../handler.js';
 import { partitionLog } from './partitions.js';
@@ -60,8 +65,11 @@ interface FetchPlan {
   replicaAuthorized: boolean | undefined;
 }
 
-/** Reads every partition of the plan; buffers taken from the fetch read pool are added to `taken`. */
-function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses: FetchableTopicResponse[]; bytes: number; anyError: boolean } {
+/**
+ * Every partition of the plan read; buffers taken from the fetch read pool are added to `taken`.
+ * `anyError`: a read failed (Kafka's errorReadingData); `interesting`: the partitions read at all.
+ */
+function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses: FetchableTopicResponse[]; bytes: number; anyError: boolean; interesting: number } {
   const pool = broker.fetchReadPool;
   const into = (n: number): Buffer => {
     if (n < POOLED_READ_MIN) return Buffer.allocUnsafe(n);
@@ -75,6 +83,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
   const magic = fetchMagic(plan.version);
   let bytes = 0;
   let anyError = false;
+  let interesting = 0;
   const responses: FetchableTopicResponse[] = [];
   for (const topic of plan.topics) {
     // v12 and below name topics, v13+ give their ids
@@ -93,14 +102,25 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
         records: EMPTY,
       };
       partitions.push(out);
+      // KafkaApis.handleFetchRequest: an unauthorized, unknown or unknown-id partition is answered
+      // with its error but is not read ("erroneous"), and does not end a long poll
       if (plan.replicaAuthorized === false || name === undefined) {
         out.errorCode = plan.replicaAuthorized === false ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.UNKNOWN_TOPIC_ID;
-        anyError = true;
         continue;
       }
+      let log: PartitionLog;
       try {
         if (plan.replicaAuthorized === undefined) requireTopic(plan.ctx, AclOperation.READ, name);
-        const log = partitionLog(broker, name, p.partition);
+        log = partitionLog(broker, name, p.partition);
+      } catch (e) {
+        out.errorCode = errorCodeOf(e);
+        continue;
+      }
+      interesting++;
+      try {
+        // v9+: Partition.localLogWithEpochOrThrow; an error from the read answers at once
+        const epochError = currentLeaderEpochError(p.currentLeaderEpoch ?? NO_EPOCH);
+        if (epochError !== undefined) throw new ApiError(epochError);
         out.highWatermark = log.highWatermark;
         out.lastStableOffset = log.lastStableOffset;
         out.logStartOffset = log.logStartOffset;
@@ -143,7 +163,7 @@ function readAll(broker: Broker, plan: FetchPlan, taken: Buffer[]): { responses:
     }
     responses.push({ topic: name ?? '', topicId: topic.topicId ?? ZERO_ID, partitions });
   }
-  return { responses, bytes, anyError };
+  return { responses, bytes, anyError, interesting };
 }
 
 export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
@@ -172,7 +192,8 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
       const taken: Buffer[] = [];
       const r = readAll(broker, plan, taken);
       const wait = deadline - Date.now();
-      if (r.anyError || r.bytes >= minBytes || wait <= 0 || broker.isClosing) {
+      // ReplicaManager.fetchMessages answers at once when nothing is readable or a read failed
+      if (r.anyError || r.interesting === 0 || r.bytes >= minBytes || wait <= 0 || broker.isClosing) {
         // the answer refers to these buffers until the socket has taken it
         if (taken.length > 0) ctx.afterAnswer(() => taken.forEach((b) => pool.give(b)));
         // over its consumer_byte_rate quota a client gets an empty answer with the throttle time (Kafka)
