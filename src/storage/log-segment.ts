@@ -9,7 +9,7 @@
  */
 import { rmSync, statSync } from 'node:fs';
 import { readInt8, readInt32BE } from '../bytes/big-endian.js';
-import { CorruptRecordError, InvalidArgumentError, KafkaliteError, StorageError } from '../errors.js';
+import { CorruptRecordError, InvalidArgumentError, InvalidRecordError, KafkaliteError, StorageError } from '../errors.js';
 import type { RecordBatch } from '../record/batch.js';
 import { RecordLayout } from '../record/record-layout.js';
 import {
@@ -383,7 +383,8 @@ export class LogSegment {
       for (const { batch, position, sizeInBytes } of this.log.batches()) {
         batch.ensureValid();
         if (!this.canConvertToRelativeOffset(batch.lastOffset)) {
-          throw new StorageError(`Offset ${batch.lastOffset} does not fit segment ${this.baseOffset}`, { position });
+          // Kafka's InvalidOffsetException from the index append, which LogLoader.recoverLog treats as damage
+          throw new CorruptRecordError(`Offset ${batch.lastOffset} does not fit segment ${this.baseOffset}`, { position });
         }
         // a legacy wrapper names its last offset only, which must still move forward
         const first = batch.kind === 'v2' ? batch.baseOffset : batch.lastOffset;
@@ -402,8 +403,12 @@ export class LogSegment {
         validBytes += sizeInBytes;
       }
     } catch (err) {
-      if (!(err instanceof KafkaliteError)) throw err;
-      // corrupt or unreadable batch: everything from here on is dropped (LogSegment.recover)
+      // a corrupt or malformed batch: everything from here on is dropped (LogSegment.recover
+      // catches CorruptRecordException and InvalidRecordException only). Any other failure, a
+      // read error or `onBatch` failing to write the leader-epoch checkpoint or the producer
+      // state, says nothing about the bytes and goes to the caller: cutting here would drop
+      // acknowledged records for a disk that was full for a moment
+      if (!(err instanceof CorruptRecordError || err instanceof InvalidRecordError)) throw err;
     }
     const truncated = this.log.sizeInBytes - validBytes;
     if (truncated > 0) {

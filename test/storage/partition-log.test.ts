@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
+import { KafkaliteError } from '../../src/errors.js';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { encodeRecordBatch, readRecordBatches } from '../../src/record/index.js';
@@ -305,11 +306,12 @@ describe('PartitionLog offset by timestamp (UnifiedLogTest)', () => {
       assert.equal(r?.leaderEpoch, expected < 10 ? 0 : 3);
     }
     assert.equal(log.fetchOffsetByTimestamp(BigInt(T0 + 100_001)), undefined);
-    assert.deepEqual(log.fetchOffsetByTimestamp(-2n), { timestamp: -1n, offset: 0n });
+    assert.deepEqual(log.fetchOffsetByTimestamp(-2n), { timestamp: -1n, offset: 0n, leaderEpoch: 0 });
     assert.deepEqual(log.fetchOffsetByTimestamp(-1n), { timestamp: -1n, offset: 30n });
     assert.deepEqual(log.fetchOffsetByTimestamp(-3n), { timestamp: BigInt(T0 + 100_000), offset: 17n, leaderEpoch: 3 });
     log.deleteRecordsBefore(5n);
-    assert.equal(log.fetchOffsetByTimestamp(-2n)?.offset, 5n);
+    // the cache's first epoch (0, from offset 0) was moved to the new log start
+    assert.deepEqual(log.fetchOffsetByTimestamp(-2n), { timestamp: -1n, offset: 5n, leaderEpoch: 0 });
     assert.equal(log.fetchOffsetByTimestamp(BigInt(T0))?.offset, 5n, 'never below the log start offset');
   });
 
@@ -532,6 +534,23 @@ describe('PartitionLog recovery at open (LogLoaderTest)', () => {
     assertIndexesMatchLog(log);
     // appends continue at the truncation point
     assert.equal(log.append(clientBatch(1, T0)).firstOffset, 14n);
+  });
+
+  it('a failure that is not a damaged batch (the leader-epoch checkpoint cannot be written) fails the open and cuts nothing', () => {
+    const { dir, values } = build(35);
+    const sizes = () => files(dir).filter((n) => n.endsWith('.log')).map((n) => [n, statSync(join(dir, n)).size]);
+    const before = sizes();
+    // recovery assigns the epochs again (the checkpoint is gone) and its write fails: the .tmp it
+    // writes first is a link into a directory that does not exist
+    rmSync(join(dir, 'leader-epoch-checkpoint'));
+    symlinkSync(join(dir, 'no-such-dir', 'x'), join(dir, 'leader-epoch-checkpoint.tmp'));
+    assert.throws(() => openLog(config(), { hadCleanShutdown: false, recoveryPoint: 0n }), (e: unknown) => e instanceof KafkaliteError && e.code === 'STORAGE_ERROR');
+    assert.deepEqual(sizes(), before, 'no segment was cut or deleted');
+    // once the disk is writable again, the log opens whole
+    rmSync(join(dir, 'leader-epoch-checkpoint.tmp'), { force: true });
+    const log = openLog(config(), { hadCleanShutdown: false, recoveryPoint: 0n });
+    assert.deepEqual(readAll(log).map((r) => r.value), values);
+    assert.deepEqual(log.recoveryReports, []);
   });
 
   it('segments below the recovery point are not recovered after an unclean shutdown', () => {
