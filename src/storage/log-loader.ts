@@ -93,13 +93,21 @@ export class LogLoader {
     const clean = options.hadCleanShutdown ?? false;
     const psmOptions = this.producerStateOptions();
     // producer state while recovering: loaded up to the first recovered segment, then replayed
-    // batch by batch, so each segment's .txnindex is rebuilt as Kafka's LogSegment.recover does
+    // batch by batch, so each segment's .txnindex is rebuilt as Kafka's LogSegment.recover does.
+    // A segment skipped (flushed, its indexes whole) ends that run: the next recovered segment
+    // loads the state up to its own base again, over the skipped batches (Kafka builds a fresh
+    // ProducerStateManager for each segment it recovers, LogLoader.recoverSegment)
     let recoveryState: ProducerStateManager | undefined;
+    let anyRecovered = false;
     for (let i = 0; i < this.segments.length; i++) {
       const segment = this.segments[i]!;
       const nextBase = this.segments[i + 1]?.baseOffset;
       const unflushed = !clean && (nextBase === undefined || nextBase > recoveryPoint);
-      if (!unflushed && !needsRecovery.has(segment.baseOffset)) continue;
+      if (!unflushed && !needsRecovery.has(segment.baseOffset)) {
+        recoveryState = undefined;
+        continue;
+      }
+      anyRecovered = true;
       recoveryState ??= producerStateUpTo(this.dir, this.segments, segment.baseOffset, options.logStartOffset ?? 0n, psmOptions);
       const state = recoveryState;
       const before = segment.size;
@@ -115,7 +123,10 @@ export class LogLoader {
           'warn',
           `Found invalid messages in log segment ${segment.log.path} at byte offset ${before - truncated}: truncated ${truncated} bytes`,
         );
-        // everything after a damaged segment is unreliable: delete it
+        // a flushed segment rebuilt for its missing index keeps the segments after it (Kafka's
+        // LogLoader.loadSegmentFiles recovers it alone); after damage in the unflushed part of the
+        // log, everything after it is unreliable and goes (LogLoader.recoverLog)
+        if (!unflushed) continue;
         for (const later of this.segments.splice(i + 1)) {
           this.recoveryReports.push({ segment: later.log.path, position: 0, bytesTruncated: later.size });
           options.logger?.('warn', `Deleting segment ${later.log.path} after the corruption found in ${segment.log.path}`);
@@ -140,7 +151,7 @@ export class LogLoader {
     this.leaderEpochCache.truncateFromEnd(logEndOffset);
     this.leaderEpochCache.truncateFromStart(logStartOffset);
     // nothing recovered: the listing above still holds the directory's snapshots
-    const listed = recoveryState === undefined ? { ...psmOptions, listing: names } : psmOptions;
+    const listed = anyRecovered ? psmOptions : { ...psmOptions, listing: names };
     const producerStateManager = rebuildProducerState(this.dir, this.segments, logStartOffset, logEndOffset, this.config, clean, listed);
     return {
       segments: this.segments,

@@ -553,6 +553,25 @@ describe('PartitionLog recovery at open (LogLoaderTest)', () => {
     assert.deepEqual(log.recoveryReports, []);
   });
 
+  it('a flushed segment rebuilt for its missing index is cut at its damage alone: the segments after it stay (LogLoader.loadSegmentFiles)', () => {
+    const { dir, values } = build(35);
+    const f = segFiles(dir, 0);
+    const second = frameLog(readFileSync(f.log))[1]!;
+    rmSync(f.index);
+    const fd = openSync(f.log, 'r+');
+    writeSync(fd, Buffer.from('garbage!'), 0, 8, second.position + 40);
+    closeSync(fd);
+    const log = openLog(config(), { hadCleanShutdown: true });
+    assert.equal(log.logEndOffset, 35n);
+    assert.deepEqual(log.segmentBaseOffsets(), [0n, 10n, 20n, 30n]);
+    assert.equal(statSync(f.log).size, second.position, 'segment 0 cut at its damaged batch');
+    // offsets 1-9 went with the damaged batch; from 10 on everything is there
+    assert.deepEqual(readAll(log, 10n).map((r) => r.value), values.slice(10));
+    assert.equal(frameLog(readFileSync(f.log)).length, 1);
+    assert.deepEqual(log.recoveryReports.map((r) => [r.segment, r.position]), [[f.log, second.position]]);
+    assertIndexesMatchLog(log);
+  });
+
   it('segments below the recovery point are not recovered after an unclean shutdown', () => {
     const { dir } = build(35);
     const f = segFiles(dir, 10);

@@ -61,6 +61,31 @@ describe('producer state under truncation and retention', () => {
     log.close();
   });
 
+  it('recovery after a flushed segment rebuilt for its missing index replays the flushed segments between: no producer or open transaction is lost', () => {
+    const clock = { now: 1_700_000_000_000 };
+    // one batch per segment
+    const log = openLog(clock, 200);
+    log.append(idem(2000n, 0, clock.now));
+    log.append(encodeRecordBatch([{ value: 'open', timestamp: clock.now }], { producerId: 1000n, producerEpoch: 0, baseSequence: 0, isTransactional: true }));
+    log.append(idem(3000n, 0, clock.now));
+    assert.deepEqual(log.segmentBaseOffsets(), [0n, 1n, 2n]);
+    const dir = log.dir;
+    const producers = () => [...reopened.producerStateManager.activeProducers().keys()].sort();
+    log.close();
+    // segment 0 loses its index (rebuilt), segment 1 is flushed and whole, segment 2 unflushed
+    rmSync(join(dir, '00000000000000000000.index'));
+    const reopened = PartitionLog.open(dir, 't', 0, {
+      config: { ...DEFAULT_LOG_CONFIG, segmentBytes: 200, fileDeleteDelayMs: 1000, retentionMs: 10_000 },
+      time: () => clock.now,
+      hadCleanShutdown: false,
+      recoveryPoint: 2n,
+    });
+    assert.deepEqual(producers(), [1000n, 2000n, 3000n]);
+    assert.equal(reopened.producerStateManager.firstUnstableOffset(), 1n, 'the open transaction at offset 1');
+    assert.equal(reopened.lastStableOffset, 1n);
+    reopened.close();
+  });
+
   it('retention deletes segments together with their producer snapshots', () => {
     const clock = { now: 1_700_000_000_000 };
     const log = openLog(clock);
