@@ -169,6 +169,13 @@ export class StorageError extends KafkaliteError {
   }
 }
 
+/**
+ * Kafka's CorruptIndexException: an index file breaks its sanity rules (`sanityCheck`). A storage
+ * error, distinguished so that loading can rebuild the segment's indexes from its log, as Kafka's
+ * LogLoader does, where any other storage error stops the load.
+ */
+export class CorruptIndexError extends StorageError {}
+
 export class OutOfOrderSequenceError extends KafkaliteError {
   constructor(message: string, options?: KafkaliteErrorOptions) {
     super('OUT_OF_ORDER_SEQUENCE_NUMBER', message, options);

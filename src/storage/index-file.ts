@@ -28,7 +28,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { InvalidArgumentError, StorageError } from '../errors.js';
+import { CorruptIndexError, InvalidArgumentError, StorageError } from '../errors.js';
 import { syncInBackground } from './background-sync.js';
 import type { DescriptorHolder } from './descriptor-budget.js';
 import type { CacheHolder } from './index-cache-budget.js';
@@ -574,10 +574,10 @@ export abstract class AbstractIndex implements CacheHolder, DescriptorHolder {
     }
   }
 
-  /** Kafka's `sanityCheck` length rule (CorruptIndexException → StorageError). */
+  /** Kafka's `sanityCheck` length rule (CorruptIndexException → CorruptIndexError). */
   protected checkLengthMultiple(label: string): void {
     if (this._length % this.entrySize !== 0) {
-      throw new StorageError(
+      throw new CorruptIndexError(
         `${label} ${this.path} is corrupt, found ${this._length} bytes which is neither positive nor a multiple of ${this.entrySize}`,
       );
     }

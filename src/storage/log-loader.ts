@@ -6,8 +6,9 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { CorruptIndexError } from '../errors.js';
 import type { AnyRecordBatch } from '../record/batches.js';
-import { CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, offsetFromFileName, offsetIndexPath, SWAP_END_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX } from './file-names.js';
+import { CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, offsetFromFileName, offsetIndexPath, SWAP_END_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, txnIndexPath } from './file-names.js';
 import type { LeaderEpochFileCache } from './leader-epoch-cache.js';
 import { openSegment, segmentConfigOf, type LogSink } from './local-log.js';
 import type { LogConfig } from './log-config.js';
@@ -201,8 +202,23 @@ export class LogLoader {
     for (const name of [...names].sort()) {
       if (!name.endsWith(LOG_SUFFIX)) continue;
       const baseOffset = offsetFromFileName(name);
-      if (!names.has(basename(offsetIndexPath(this.dir, baseOffset)))) needsRecovery.add(baseOffset);
-      this.segments.push(openSegment(this.dir, this.config, this.time, this.resources, baseOffset, false));
+      const segment = openSegment(this.dir, this.config, this.time, this.resources, baseOffset, false);
+      this.segments.push(segment);
+      if (!names.has(basename(offsetIndexPath(this.dir, baseOffset)))) {
+        needsRecovery.add(baseOffset);
+      } else if (names.has(basename(txnIndexPath(this.dir, baseOffset)))) {
+        // LogSegment.sanityCheck at load checks the transaction index alone (the offset and time
+        // indexes of unflushed segments are rebuilt anyway): an aborted transaction ending below
+        // the segment's base is CorruptIndexException, and the segment is recovered
+        // (LogLoader.loadSegmentFiles), where a read_committed fetch would list that bogus entry
+        try {
+          segment.txnIndex.sanityCheck();
+        } catch (e) {
+          if (!(e instanceof CorruptIndexError)) throw e;
+          this.options.logger?.('warn', `Found a corrupted index file ${segment.txnIndex.path}: ${e.detail}; rebuilding the segment's indexes`);
+          needsRecovery.add(baseOffset);
+        }
+      }
     }
     return needsRecovery;
   }

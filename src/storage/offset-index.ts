@@ -5,7 +5,7 @@
  * `LogSegment.append` every `index.interval.bytes` and by `LogSegment.recover`.
  */
 import { readInt32BE, writeInt32BE } from '../bytes/big-endian.js';
-import { InvalidArgumentError, StorageError } from '../errors.js';
+import { CorruptIndexError, InvalidArgumentError, StorageError } from '../errors.js';
 import { AbstractIndex, type IndexOpenOptions, relativeForSearch } from './index-file.js';
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
@@ -135,13 +135,13 @@ export class OffsetIndex extends AbstractIndex {
   }
 
   /**
-   * Kafka's `sanityCheck` (CorruptIndexException → StorageError): a non-empty index whose last offset
+   * Kafka's `sanityCheck` (CorruptIndexException → CorruptIndexError): a non-empty index whose last offset
    * is below the base, or a length that is not a whole number of entries. A zero-filled tail reads
    * as last offset == baseOffset and passes (recovery rebuilds unflushed indexes instead).
    */
   sanityCheck(): void {
     if (this.entries !== 0 && this._lastOffset < this.baseOffset) {
-      throw new StorageError(
+      throw new CorruptIndexError(
         `Corrupt index found, index file (${this.path}) has non-zero size but the last offset is ${this._lastOffset} which is less than the base offset ${this.baseOffset}`,
       );
     }

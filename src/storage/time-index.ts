@@ -4,7 +4,7 @@
  * the last offset of the batch holding it (a "shallow" offset), so both columns only grow.
  */
 import { readInt32BE, readUInt32BE, writeInt32BE } from '../bytes/big-endian.js';
-import { InvalidArgumentError, StorageError } from '../errors.js';
+import { CorruptIndexError, InvalidArgumentError, StorageError } from '../errors.js';
 import { AbstractIndex, type IndexOpenOptions, relativeForSearch } from './index-file.js';
 
 export const TIME_INDEX_ENTRY_SIZE = 12;
@@ -161,7 +161,7 @@ export class TimeIndex extends AbstractIndex {
   }
 
   /**
-   * Kafka's `sanityCheck` (CorruptIndexException → StorageError): a last timestamp below the first,
+   * Kafka's `sanityCheck` (CorruptIndexException → CorruptIndexError): a last timestamp below the first,
    * a last offset below the base, or a length that is not a whole number of entries.
    */
   sanityCheck(): void {
@@ -169,12 +169,12 @@ export class TimeIndex extends AbstractIndex {
     if (this.entries !== 0) {
       const first = this.timestampAt(0);
       if (lastTimestamp < first) {
-        throw new StorageError(
+        throw new CorruptIndexError(
           `Corrupt time index found, time index file (${this.path}) has non-zero size but the last timestamp is ${lastTimestamp} which is less than the first timestamp ${first}`,
         );
       }
       if (lastOffset < this.baseOffset) {
-        throw new StorageError(
+        throw new CorruptIndexError(
           `Corrupt time index found, time index file (${this.path}) has non-zero size but the last offset is ${lastOffset} which is less than the first offset ${this.baseOffset}`,
         );
       }

@@ -23,7 +23,7 @@
 import type { DescriptorHolder } from './descriptor-budget.js';
 import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InvalidArgumentError, StorageError } from '../errors.js';
+import { CorruptIndexError, InvalidArgumentError, StorageError } from '../errors.js';
 import { syncInBackground } from './background-sync.js';
 import { createLogResources, type LogResources } from './log-resources.js';
 
@@ -311,11 +311,11 @@ export class TransactionIndex implements DescriptorHolder {
     this.end = Math.min(this.end, size);
   }
 
-  /** Kafka's `sanityCheck` (CorruptIndexException → StorageError): every lastOffset ≥ startOffset. */
+  /** Kafka's `sanityCheck` (CorruptIndexException → CorruptIndexError): every lastOffset ≥ startOffset. */
   sanityCheck(): void {
     for (const { txn, position } of this.entries()) {
       if (txn.lastOffset < this.startOffset) {
-        throw new StorageError(
+        throw new CorruptIndexError(
           `Last offset of aborted transaction ${formatAbortedTxn(txn)} in index ${resolve(this.path)} is less than start offset ${this.startOffset}`,
           { position },
         );

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { encodeRecordBatch, readRecordBatches } from '../../src/record/index.js';
 import { readLeaderEpochCheckpoint, readOffsetCheckpoint } from '../../src/storage/checkpoint.js';
+import { encodeAbortedTxn } from '../../src/storage/transaction-index.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { createLogResources } from '../../src/storage/log-resources.js';
@@ -570,6 +571,17 @@ describe('PartitionLog recovery at open (LogLoaderTest)', () => {
     assert.equal(frameLog(readFileSync(f.log)).length, 1);
     assert.deepEqual(log.recoveryReports.map((r) => [r.segment, r.position]), [[f.log, second.position]]);
     assertIndexesMatchLog(log);
+  });
+
+  it('a .txnindex entry ending below its segment\'s base (CorruptIndexException) gets the segment rebuilt at a clean open, not served to read_committed', () => {
+    const { dir, values } = build(35);
+    const txn = join(dir, `${name(10)}.txnindex`);
+    writeFileSync(txn, encodeAbortedTxn({ producerId: 7n, firstOffset: 0n, lastOffset: 3n, lastStableOffset: 4n }));
+    const log = openLog(config(), { hadCleanShutdown: true });
+    assert.deepEqual(log.collectAbortedTxns(0n, 35n), []);
+    assert.ok(!existsSync(txn) || statSync(txn).size === 0, 'the bogus entry is gone from the file');
+    assert.deepEqual(readAll(log).map((r) => r.value), values);
+    assert.deepEqual(log.recoveryReports, []);
   });
 
   it('segments below the recovery point are not recovered after an unclean shutdown', () => {
