@@ -239,7 +239,9 @@ export class PartitionLog {
             firstOffset: duplicate.lastOffset - BigInt(duplicate.offsetDelta),
             lastOffset: duplicate.lastOffset,
             maxTimestamp: duplicate.timestamp,
-            logAppendTime: NO_TIMESTAMP,
+            // UnifiedLog.append answers a duplicate with the cached batch's timestamp as its append
+            // time (on a LogAppendTime topic, the time the original was appended)
+            logAppendTime: duplicate.timestamp,
             recordCount: 0,
             logStartOffset: this.startOffset,
             duplicate: true,

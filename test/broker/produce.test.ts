@@ -74,6 +74,8 @@ describe('Produce', () => {
     await withTopic(
       async (c) => {
         assert.equal(errorName((await produce(c, 9, 't', v2(['a']), 2)).errorCode), 'INVALID_REQUIRED_ACKS');
+        // the acks are checked after the topic is known (ReplicaManager.appendRecords, after KafkaApis)
+        assert.equal(errorName((await produce(c, 9, 'no-such-topic', v2(['a']), 2)).errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
         assert.equal(errorName((await produce(c, 9, 'no-such-topic', v2(['a']))).errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
         assert.equal(errorName((await produce(c, 9, 't', v2(['a']), -1, 7)).errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
         assert.equal(errorName((await produce(c, 9, 't', v2(['x'.repeat(2000)]))).errorCode), 'MESSAGE_TOO_LARGE');
@@ -106,8 +108,38 @@ describe('Produce', () => {
       assert.deepEqual([a.baseOffset, b.baseOffset, errorName(dup.errorCode), dup.baseOffset], [0n, 2n, 'NONE', 0n]);
       const gap = await produce(c, 9, 't', v2(['z'], { ...p, baseSequence: 9 }));
       assert.equal(errorName(gap.errorCode), 'OUT_OF_ORDER_SEQUENCE_NUMBER');
+      // an append the log refused carries the log start offset (ReplicaManager.processFailedRecord)
+      assert.equal(gap.logStartOffset, 0n);
       assert.equal(storedBatches(dataDir, 't', 0).length, 2, 'the duplicate and the gap were not written');
     });
   });
 
+  test('KIP-467: a batch validation refuses answers INVALID_RECORD with each bad record\'s index and message, and the log start offset', async () => {
+    await withTopic(
+      async (c) => {
+        const batch = encodeRecordBatch([{ key: 'k', value: 'a', timestamp: 1700000000000n }, { key: null, value: 'b', timestamp: 1700000000001n }, { key: null, value: 'c', timestamp: 1700000000002n }]);
+        const r = await produce(c, 9, 't', batch);
+        assert.equal(errorName(r.errorCode), 'INVALID_RECORD');
+        assert.deepEqual(r.recordErrors.map((e: Msg) => e.batchIndex), [1, 2]);
+        for (const e of r.recordErrors) assert.match(e.batchIndexErrorMessage, /^Compacted topic cannot accept message without key/);
+        assert.match(r.errorMessage, /One or more records have been rejected/);
+        assert.equal(r.logStartOffset, 0n);
+      },
+      { 'cleanup.policy': 'compact' },
+    );
+  });
+
+  test('a duplicate idempotent batch on a LogAppendTime topic answers the original append time (UnifiedLog.append)', async () => {
+    await withTopic(
+      async (c) => {
+        const init = await c.request(22, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+        const p = { producerId: init.producerId as bigint, producerEpoch: init.producerEpoch as number, baseSequence: 0 };
+        const first = await produce(c, 9, 't', v2(['a'], p));
+        assert.ok(first.logAppendTimeMs > 0n, `append time ${first.logAppendTimeMs}`);
+        const again = await produce(c, 9, 't', v2(['a'], p));
+        assert.deepEqual([errorName(again.errorCode), again.baseOffset, again.logAppendTimeMs], ['NONE', 0n, first.logAppendTimeMs]);
+      },
+      { 'message.timestamp.type': 'LogAppendTime' },
+    );
+  });
 });

@@ -35,6 +35,8 @@ import { verifyTransactionalProduce } from '../txn/verification.js';
 import { AclOperation } from '../auth/acl.js';
 import { requireTopic, transactionalIdError } from '../auth/checks.js';
 import type { HeldAppends } from '../../storage/held-appends.js';
+import type { PartitionLog } from '../../storage/partition-log.js';
+import { recordErrorsOf } from '../../storage/log-validator.js';
 
 /** Bytes before a v2 batch's magic: baseOffset(8) batchLength(4) partitionLeaderEpoch(4). */
 const MAGIC_OFFSET = 16;
@@ -75,6 +77,18 @@ function refuseWithoutId(request: ProduceRequest, ctx: RequestContext): TopicPro
  * only reads it; a push would throw instead of reaching other answers), not an array per answer.
  */
 const NO_RECORD_ERRORS: never[] = [];
+/**
+ * The append errors Kafka answers without the log start offset (ReplicaManager.appendToLocalLog's
+ * first catch: unknown partition, not leader, record or batch too large, corrupt, storage).
+ */
+const NO_LOG_APPEND_INFO_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.MESSAGE_TOO_LARGE,
+  ErrorCode.RECORD_LIST_TOO_LARGE,
+  ErrorCode.CORRUPT_MESSAGE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+]);
 Object.freeze(NO_RECORD_ERRORS);
 
 /** A partition answer's -1 offsets before its append (Kafka's INVALID_OFFSET): a constant, since `-1n` is a BigInt negation at every run. */
@@ -127,11 +141,8 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
         const p = topic.partitionData[i]!;
         const out: PartitionProduceResponse = { index: p.index, errorCode: ErrorCode.NONE, baseOffset: INVALID_OFFSET, logAppendTimeMs: NO_TIMESTAMP, logStartOffset: INVALID_OFFSET, recordErrors: NO_RECORD_ERRORS, errorMessage: null };
         partitionResponses[i] = out;
+        let appending: PartitionLog | undefined;
         try {
-          if (acks !== 0 && acks !== 1 && acks !== -1) {
-            out.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
-            continue;
-          }
           // authorization before existence: a denied principal learns nothing of the topic (KAFKA-5547)
           requireTopic(ctx, AclOperation.WRITE, topic.name);
           const log = partitionLog(broker, topic.name, p.index);
@@ -142,6 +153,12 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
               out.errorMessage = invalid.message;
               continue;
             }
+          }
+          // ReplicaManager.appendRecords checks the acks after KafkaApis' authorization, existence
+          // and record checks
+          if (acks !== 0 && acks !== 1 && acks !== -1) {
+            out.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
+            continue;
           }
           // ReplicaManager.appendToLocalLog: clients never append to the coordinators' topics (their
           // records are the coordinators' state); Kafka's response carries no message for it
@@ -157,6 +174,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           }
           // the request frame is the broker's own: validation may rewrite offsets and epoch in place, as
           // Kafka does, and the write may wait for the answer (the connection keeps the frame until then)
+          appending = log;
           const r = log.append(p.records ?? Buffer.alloc(0), appendOptionsOf(broker.heldAppends));
           appended = true;
           out.baseOffset = r.firstOffset;
@@ -165,6 +183,12 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
         } catch (e) {
           out.errorCode = errorCodeOf(e);
           out.errorMessage = errorMessageOf(e);
+          // KIP-467: the records validation rejected, each with its own message
+          const recordErrors = recordErrorsOf(e);
+          if (recordErrors !== undefined) out.recordErrors = recordErrors.map((r) => ({ batchIndex: r.batchIndex, batchIndexErrorMessage: r.message }));
+          // ReplicaManager.appendToLocalLog (processFailedRecord): an append the log refused answers
+          // with the log start offset, except for the errors it answers as UNKNOWN_LOG_APPEND_INFO
+          if (appending !== undefined && !NO_LOG_APPEND_INFO_ERRORS.has(out.errorCode)) out.logStartOffset = appending.logStartOffset;
           broker.logger.warnThrottled(`produce:${out.errorCode}`, `Produce to ${topic.name}-${p.index} from ${ctx.remote} failed (error ${out.errorCode}): ${out.errorMessage}`);
         } finally {
           if (out.errorCode !== ErrorCode.NONE) anyError = true;

@@ -85,6 +85,12 @@ async function run(input) {
               });
               sent.push(plain(r.offsets ?? []));
             }
+          } catch (e) {
+            // { op: 'produce', rejected: true }: the send's failure is the result, as the ids and
+            // server messages of the errors the client raised (record errors carry code -1)
+            if (step.rejected !== true) throw e;
+            const leaves = (x) => (Array.isArray(x.errors) && x.errors.length > 0 ? x.errors.flatMap(leaves) : [x]);
+            sent.push({ rejected: leaves(e).map((x) => [x.apiId ?? x.code, x.serverErrorMessage ?? null]) });
           } finally {
             await producer.close();
           }

@@ -35,7 +35,7 @@ type Step =
   | { op: 'deleteTopics'; topics: string[] }
   | { op: 'listTopics' }
   | { op: 'listOffsets'; topics: { name: string; partitions: { partitionIndex: number; timestamp: string }[] }[] }
-  | { op: 'produce'; compression: string; acks: number; idempotent?: boolean; sends: PMessage[][] };
+  | { op: 'produce'; compression: string; acks: number; idempotent?: boolean; rejected?: boolean; sends: PMessage[][] };
 interface ListedOffsets {
   name: string;
   partitions: { partitionIndex: number; timestamp: string; offset: string }[];
@@ -134,6 +134,21 @@ describe('@platformatic/kafka 2.x (Node 22) producer against the broker', () => 
 });
 
 describe('@platformatic/kafka 2.x (Node 22) admin against the broker', () => {
+  test('a keyless record to a compacted topic: INVALID_RECORD, with the record\'s own message in record_errors (KIP-467)', async () => {
+    await withBroker({}, async (broker) => {
+      broker.topics.create('platformatic-compacted', 1, { 'cleanup.policy': 'compact' }, broker.logs);
+      const sends = [[{ topic: 'platformatic-compacted', partition: 0, key: hexOf('k'), value: hexOf('kept'), headers: [], timestamp: String(T0) }, { topic: 'platformatic-compacted', partition: 0, key: null, value: hexOf('no key'), headers: [], timestamp: String(T0 + 1) }]];
+      const { results } = await platformatic(broker.bootstrap, [{ op: 'produce', compression: 'none', acks: -1, rejected: true, sends }]);
+      const [[outcome]] = results as [[{ rejected: [string, string | null][] }]];
+      const ids = outcome.rejected.map(([id]) => id);
+      assert.ok(ids.includes('INVALID_RECORD'), JSON.stringify(outcome));
+      // the record error: code -1 in the client's list, with the broker's text for record 1
+      const messages = outcome.rejected.map(([, m]) => m ?? '');
+      assert.ok(messages.some((m) => m.startsWith('Compacted topic cannot accept message without key')), JSON.stringify(outcome));
+      assert.equal(broker.logs.getLog('platformatic-compacted', 0)!.logEndOffset, 0n, 'nothing of the batch was written');
+    });
+  });
+
   test('createTopics, listTopics, listOffsets (earliest, latest, by timestamp), deleteTopics', async () => {
     await withBroker({ config: { 'auto.create.topics.enable': 'false' } }, async (broker) => {
       const topic = 'platformatic-admin';
