@@ -438,9 +438,15 @@ export class GroupCoordinator {
   /** (Re)starts the member's session timer (Kafka `completeAndScheduleNextHeartbeatExpiration`). */
   scheduleSessionExpiry(g: ClassicGroup, m: GroupMember): void {
     if (m.sessionTimer !== undefined) {
-      m.sessionTimer.refresh();
-      return;
+      if (m.sessionTimerMs === m.sessionTimeoutMs) {
+        m.sessionTimer.refresh();
+        return;
+      }
+      // a rejoin changed the session timeout: Kafka reschedules with the member's current one
+      // (rescheduleClassicGroupMemberHeartbeat)
+      m.sessionTimer.cancel();
     }
+    m.sessionTimerMs = m.sessionTimeoutMs;
     m.sessionTimer = this.timer.schedule(m.sessionTimeoutMs, () => this.expireSession(g, m));
   }
 

@@ -7,6 +7,7 @@
 import { ConsumerProtocolSubscription } from '../../protocol/schemas/internal/consumer-protocol.js';
 import { CONSUMER_PROTOCOL_TYPE, decodeConsumerProtocol } from '../../internal-topics/consumer-protocol.js';
 import type { TimerTask } from '../timer.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 import type { GroupMember, GroupProtocol } from './member.js';
 import type { OffsetAndMetadata } from '../../internal-topics/offsets.js';
 
@@ -103,6 +104,32 @@ export class ClassicGroup {
     if (groupInstanceId === null) return false;
     const current = this.staticMembers.get(groupInstanceId);
     return current !== undefined && current !== memberId;
+  }
+
+  /**
+   * Kafka's `ClassicGroup.validateOffsetCommit` (the error code, NONE to accept), in its order: a
+   * dead group; generation -1 to an empty group (an admin client or a consumer without group
+   * management); with member data, the member (static id first: unknown or fenced) and then the
+   * generation; without any, a plain commit only to an empty group; and last, for a plain commit,
+   * REBALANCE_IN_PROGRESS while the group completes its rebalance. Transactional commits (older
+   * versions carry no member data) are not held to the group's state.
+   */
+  offsetCommitError(memberId: string, groupInstanceId: string | null, generationId: number, isTransactional: boolean): number {
+    if (this.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (generationId < 0 && this.is('Empty')) return ErrorCode.NONE;
+    if (generationId >= 0 || memberId !== '' || groupInstanceId !== null) {
+      if (groupInstanceId !== null) {
+        const existing = this.staticMembers.get(groupInstanceId);
+        if (existing === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+        if (existing !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
+      }
+      if (!this.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (generationId !== this.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    } else if (!isTransactional && !this.is('Empty')) {
+      return ErrorCode.UNKNOWN_MEMBER_ID;
+    }
+    if (!isTransactional && this.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+    return ErrorCode.NONE;
   }
 
   /** Protocols every member supports (Kafka `candidateProtocols`). */

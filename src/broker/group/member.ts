@@ -51,6 +51,8 @@ export class GroupMember {
   isNew = false;
   /** Session expiry (Kafka's DelayedHeartbeat), refreshed by each heartbeat. */
   sessionTimer: TimerTask | undefined;
+  /** The delay `sessionTimer` runs with: a rejoin may have changed the session timeout since. */
+  sessionTimerMs = 0;
 
   constructor(
     public memberId: string,

@@ -51,15 +51,11 @@ function allWith(topics: OffsetCommitRequest['topics'], errorCode: number): Part
 
 /** Whether a commit from this member/generation is accepted now; the error code otherwise. */
 function commitAllowed(c: GroupCoordinator, g: ClassicGroup, req: OffsetCommitRequest): number {
-  if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-  if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return ErrorCode.FENCED_INSTANCE_ID;
-  // generation -1 with an empty group: a "simple" consumer committing without membership
-  if (req.generationId < 0 && g.is('Empty')) return ErrorCode.NONE;
-  if (g.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+  const error = g.offsetCommitError(req.memberId, req.groupInstanceId ?? null, req.generationId, false);
+  if (error !== ErrorCode.NONE) return error;
+  // a member's commit counts as a heartbeat (Kafka rescheduleClassicGroupMemberHeartbeat)
   const member = g.members.get(req.memberId);
-  if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-  if (req.generationId !== g.generationId) return ErrorCode.ILLEGAL_GENERATION;
-  c.scheduleSessionExpiry(g, member);
+  if (member !== undefined) c.scheduleSessionExpiry(g, member);
   return ErrorCode.NONE;
 }
 
@@ -73,7 +69,9 @@ export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, top
     g = c.getOrCreateGroup(req.groupId);
   } else {
     if (g === undefined) {
-      if (req.generationId >= 0) return allWith(req.topics, ErrorCode.ILLEGAL_GENERATION);
+      // OffsetMetadataManager.validateOffsetCommit: a member commit to a group that does not exist
+      // is GROUP_ID_NOT_FOUND from v9 (OffsetCommitResponse.json), ILLEGAL_GENERATION below
+      if (req.generationId >= 0) return allWith(req.topics, (req.apiVersion ?? 9) >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION);
       g = c.getOrCreateGroup(req.groupId);
     }
     const allowed = commitAllowed(c, g, req);
@@ -92,7 +90,8 @@ export function commitOffsets(c: GroupCoordinator, req: OffsetCommitRequest, top
       partitions.push(result);
       const metadata = p.committedMetadata ?? '';
       if (!topicExists(t.name, p.partitionIndex)) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-      else if (Buffer.byteLength(metadata, 'utf8') > c.config.offsetMetadataMaxBytes) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
+      // OffsetMetadataManager.isMetadataInvalid: Java's String.length(), UTF-16 code units as JavaScript's
+      else if (metadata.length > c.config.offsetMetadataMaxBytes) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
       else {
         // OffsetCommit v1 may name the commit time (Kafka's GroupCoordinatorAdapter: -1 is now)
         const commitTimestamp = p.commitTimestamp !== undefined && p.commitTimestamp !== -1n ? p.commitTimestamp : now;

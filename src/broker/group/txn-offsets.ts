@@ -101,13 +101,7 @@ function allWith(topics: TxnOffsetCommitRequest['topics'], errorCode: number): P
  * commit is accepted even by a group with members; with member data the member and generation must match.
  */
 function txnCommitAllowed(g: ClassicGroup, req: TxnOffsetCommitRequest): number {
-  if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-  if (req.generationId < 0 && req.memberId === '' && req.groupInstanceId === null) return ErrorCode.NONE;
-  if (g.isStaticMemberFenced(req.memberId, req.groupInstanceId)) return ErrorCode.FENCED_INSTANCE_ID;
-  if (req.generationId < 0 && g.is('Empty')) return ErrorCode.NONE;
-  if (!g.members.has(req.memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
-  if (req.generationId !== g.generationId) return ErrorCode.ILLEGAL_GENERATION;
-  return ErrorCode.NONE;
+  return g.offsetCommitError(req.memberId ?? '', req.groupInstanceId ?? null, req.generationId ?? -1, true);
 }
 
 /** Writes the offsets in a transactional batch and keeps them pending (the caller verified the transaction). */
@@ -115,12 +109,22 @@ export function commitTxnOffsets(c: GroupCoordinator, req: TxnOffsetCommitReques
   if (!c.isActive) return allWith(req.topics, ErrorCode.COORDINATOR_NOT_AVAILABLE);
   if (req.groupId === '') return allWith(req.topics, ErrorCode.INVALID_GROUP_ID);
   let g = c.group(req.groupId);
-  if (g === undefined) {
-    if (req.generationId >= 0) return allWith(req.topics, ErrorCode.ILLEGAL_GENERATION);
+  // a KIP-848 consumer group checks the member and its epoch (ConsumerGroup.validateOffsetCommit,
+  // transactional: any version); its offsets are kept in the classic group entry, as OffsetCommit's
+  const consumerCheck = c.consumer.validateOffsetCommit(req.groupId, req.memberId ?? '', req.generationId ?? -1, 0, true);
+  if (consumerCheck !== undefined) {
+    // OffsetMetadataManager.validateTransactionalOffsetCommit: STALE_MEMBER_EPOCH is not part of
+    // TxnOffsetCommit, so a stale epoch is ILLEGAL_GENERATION
+    if (consumerCheck !== ErrorCode.NONE) return allWith(req.topics, consumerCheck === ErrorCode.STALE_MEMBER_EPOCH ? ErrorCode.ILLEGAL_GENERATION : consumerCheck);
     g = c.getOrCreateGroup(req.groupId);
+  } else {
+    if (g === undefined) {
+      if (req.generationId >= 0) return allWith(req.topics, ErrorCode.ILLEGAL_GENERATION);
+      g = c.getOrCreateGroup(req.groupId);
+    }
+    const allowed = txnCommitAllowed(g, req);
+    if (allowed !== ErrorCode.NONE) return allWith(req.topics, allowed);
   }
-  const allowed = txnCommitAllowed(g, req);
-  if (allowed !== ErrorCode.NONE) return allWith(req.topics, allowed);
   const now = BigInt(c.timer.now());
   const out: PartitionErrors = [];
   const accepted: { o: PendingOffset; result: { errorCode: number } }[] = [];
@@ -132,7 +136,8 @@ export function commitTxnOffsets(c: GroupCoordinator, req: TxnOffsetCommitReques
       partitions.push(result);
       const metadata = p.committedMetadata ?? '';
       if (!topicExists(t.name, p.partitionIndex)) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-      else if (Buffer.byteLength(metadata, 'utf8') > c.config.offsetMetadataMaxBytes) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
+      // OffsetMetadataManager.isMetadataInvalid: Java's String.length(), UTF-16 code units as JavaScript's
+      else if (metadata.length > c.config.offsetMetadataMaxBytes) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
       else {
         const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp: now, expireTimestamp: -1n };
         accepted.push({ o: { groupId: g.groupId, topic: t.name, partition: p.partitionIndex, value }, result });

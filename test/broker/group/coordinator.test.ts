@@ -162,6 +162,24 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
     });
   });
 
+  test('a static member that rejoins with a longer session timeout keeps that one (rescheduleClassicGroupMemberHeartbeat)', async () => {
+    const timer = new ManualTimer();
+    await withBroker({ config: { ...NO_DELAY, 'group.min.session.timeout.ms': '100' }, timer }, async (broker) => {
+      const protocols = [{ name: 'range', metadata: subscription(['t']) }];
+      const joining = call(broker, API.JoinGroup, 5, joinRequest('st', '', protocols, { groupInstanceId: 'i1', sessionTimeoutMs: 300, rebalanceTimeoutMs: 300 }));
+      timer.advance(0);
+      const a = await joining;
+      await call(broker, API.SyncGroup, 3, { groupId: 'st', generationId: 1, memberId: a.memberId, groupInstanceId: 'i1', assignments: [] });
+      // the rolling restart after raising session.timeout.ms
+      const back = await call(broker, API.JoinGroup, 5, joinRequest('st', '', protocols, { groupInstanceId: 'i1', sessionTimeoutMs: 5000, rebalanceTimeoutMs: 300 }));
+      assert.equal(errorName(back.errorCode), 'NONE');
+      timer.advance(1000);
+      assert.equal(await state(broker, 'st'), 'Stable', 'expired after the old 300 ms');
+      timer.advance(4000);
+      assert.equal(await state(broker, 'st'), 'Empty');
+    });
+  });
+
   test('a member that stops heartbeating is removed after its session timeout, not before', async () => {
     const timer = new ManualTimer();
     await withBroker({ config: { ...NO_DELAY, 'group.min.session.timeout.ms': '100' }, timer }, async (broker) => {

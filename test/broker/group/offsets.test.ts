@@ -122,6 +122,29 @@ describe('committed offsets', () => {
     });
   });
 
+  test("ClassicGroup.validateOffsetCommit's order: member and generation before REBALANCE_IN_PROGRESS; GROUP_ID_NOT_FOUND from v9; metadata measured in UTF-16 units", async () => {
+    await withBroker({ config: { ...NO_DELAY, 'offset.metadata.max.bytes': '4096' } }, async (broker) => {
+      broker.topics.create('t', 1, {}, broker.logs);
+      const protocols = [{ name: 'range', metadata: subscription(['t']) }];
+      const j = await call(broker, API.JoinGroup, 3, joinRequest('order', '', protocols));
+      const memberId = j.memberId as string;
+      // generation 1 joined, not synced: the group completes its rebalance
+      const codeOf = async (version: number, extra: Record<string, unknown>, group = 'order', metadata = '') =>
+        errorName((await call(broker, API.OffsetCommit, version, commit(group, 't', [[0, 1n, metadata]], extra))).topics[0].partitions[0].errorCode);
+      assert.equal(await codeOf(5, { generationIdOrMemberEpoch: 7, memberId }), 'ILLEGAL_GENERATION');
+      assert.equal(await codeOf(5, { generationIdOrMemberEpoch: 1, memberId: 'someone-else' }), 'UNKNOWN_MEMBER_ID');
+      assert.equal(await codeOf(5, { generationIdOrMemberEpoch: 1, memberId }), 'REBALANCE_IN_PROGRESS');
+      await call(broker, API.SyncGroup, 2, { groupId: 'order', generationId: 1, memberId, assignments: [{ memberId, assignment: Buffer.from('a') }] });
+      assert.equal(await codeOf(5, { generationIdOrMemberEpoch: 1, memberId }), 'NONE');
+      // a member's commit to a group that does not exist
+      assert.equal(await codeOf(8, { generationIdOrMemberEpoch: 3, memberId: 'm' }, 'nogroup'), 'ILLEGAL_GENERATION');
+      assert.equal(await codeOf(9, { generationIdOrMemberEpoch: 3, memberId: 'm' }, 'nogroup'), 'GROUP_ID_NOT_FOUND');
+      // 2,000 euro signs: 2,000 chars as Java counts them (6,000 UTF-8 bytes), within 4,096
+      assert.equal(await codeOf(5, { generationIdOrMemberEpoch: 1, memberId }, 'order', '€'.repeat(2000)), 'NONE');
+      assert.equal(await codeOf(5, { generationIdOrMemberEpoch: 1, memberId }, 'order', 'x'.repeat(4097)), 'OFFSET_METADATA_TOO_LARGE');
+    });
+  });
+
   test('a retention so large that commit time + retention passes Long.MAX is accepted (never expires)', async () => {
     await withBroker({ config: NO_DELAY }, async (broker) => {
       broker.topics.create('t', 1, {}, broker.logs);

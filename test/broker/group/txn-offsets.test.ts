@@ -14,6 +14,7 @@ import { expireOffsets } from '../../../src/broker/group/offset-ops.js';
 import { errorName } from '../../../src/protocol/error-codes.js';
 import { withBroker } from '../../helpers/broker.js';
 import { RawClient, type Msg } from '../../helpers/raw-client.js';
+import { hb } from './consumer-calls.js';
 
 const name = (code: number): string => errorName(code) ?? String(code);
 
@@ -53,6 +54,34 @@ describe('transactional offsets meet regular commits and deletes', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('a KIP-848 consumer group member commits offsets in a transaction at its member epoch; a stale epoch is ILLEGAL_GENERATION, an unknown member UNKNOWN_MEMBER_ID', async () => {
+    await withBroker({}, async (broker) => {
+      broker.topics.create('t', 1, {}, broker.logs);
+      const joined = await hb(broker, { group: 'eos848', member: 'member-1', epoch: 0 });
+      assert.equal(joined.error, 'NONE');
+      const memberId = joined.memberId as string;
+      const c = await RawClient.connect(broker.port);
+      const init = await c.request(22, 4, { transactionalId: 'tx848', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+      const [pid, epoch] = [init.producerId, init.producerEpoch];
+      assert.equal(name((await c.request(25, 1, { transactionalId: 'tx848', producerId: pid, producerEpoch: epoch, groupId: 'eos848' })).errorCode), 'NONE');
+      const commitAt = async (memberId: string, generationId: number): Promise<string> => {
+        const r = await c.request(28, 3, {
+          transactionalId: 'tx848', groupId: 'eos848', producerId: pid, producerEpoch: epoch, generationId, memberId, groupInstanceId: null,
+          topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+        });
+        return name(r.topics[0].partitions[0].errorCode);
+      };
+      // producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata()) from a group.protocol=consumer consumer
+      assert.equal(await commitAt(memberId, joined.epoch), 'NONE');
+      assert.equal(await commitAt(memberId, joined.epoch + 1), 'ILLEGAL_GENERATION');
+      assert.equal(await commitAt('nobody', joined.epoch), 'UNKNOWN_MEMBER_ID');
+      assert.equal(name((await c.request(26, 3, { transactionalId: 'tx848', producerId: pid, producerEpoch: epoch, committed: true })).errorCode), 'NONE');
+      const fetched = await c.request(9, 7, { groupId: 'eos848', topics: [{ name: 't', partitionIndexes: [0] }], requireStable: true });
+      assert.equal(fetched.topics[0].partitions[0].committedOffset, 5n);
+      c.destroy();
+    });
   });
 
   test('an expired offset is kept while a transaction holds an offset of its partition pending (Kafka cleanupExpiredOffsets)', async () => {
