@@ -84,6 +84,9 @@ export function storeGroupError(code: number): number {
   }
 }
 
+/** Kafka's GroupCoordinatorConfig.CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS: how long a new member's first join may wait. */
+const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
+
 export class GroupCoordinator {
   readonly groups = new Map<string, ClassicGroup>();
   readonly store: OffsetsTopic;
@@ -302,8 +305,10 @@ export class GroupCoordinator {
     if (g.is('PreparingRebalance') && g.generationId === 0) g.newMemberAdded = true;
     g.add(member);
     const answer = new Promise<JoinGroupResult>((resolve) => (member.awaitingJoin = resolve));
-    // a new member that disconnects before the join completes is dropped after its session timeout
-    this.scheduleSessionExpiry(g, member);
+    // a new member that disconnects before the join completes is dropped after Kafka's new-member
+    // join timeout (CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS), not its session timeout: the join may
+    // wait up to the rebalance timeout for the other members
+    this.scheduleSessionExpiry(g, member, NEW_MEMBER_JOIN_TIMEOUT_MS);
     this.maybePrepareRebalance(g, `Adding new member ${memberId}`);
     this.tryCompleteJoin(g);
     return answer;
@@ -363,15 +368,24 @@ export class GroupCoordinator {
     if (g.is('PreparingRebalance') && !g.initialJoin && g.hasAllMembersJoined()) this.completeJoin(g);
   }
 
-  /** Kafka `onCompleteJoin`: drop members that did not rejoin, start the next generation, answer the joins. */
+  /**
+   * Kafka `completeClassicGroupJoin`: drop the dynamic members that did not rejoin (a static member
+   * keeps its place until its session times out), start the next generation, answer the joins. When
+   * no member rejoined at all, the join waits another rebalance timeout.
+   */
   private completeJoin(g: ClassicGroup): void {
     this.clearJoinTimer(g);
     if (!g.is('PreparingRebalance')) return;
     for (const m of [...g.members.values()]) {
-      if (m.awaitingJoin === undefined) {
+      if (m.awaitingJoin === undefined && m.groupInstanceId === null) {
         this.host.logger.info(`Group ${g.groupId} removes member ${m.memberId}: it did not rejoin within the rebalance timeout`);
         g.remove(m.memberId);
       }
+    }
+    if (!this.electJoinedLeader(g) && !g.isEmpty) {
+      this.host.logger.warn(`Group ${g.groupId} could not complete rebalance because no members rejoined`);
+      g.joinTimer = this.timer.schedule(g.rebalanceTimeoutMs(), () => this.completeJoin(g));
+      return;
     }
     g.generationId++;
     if (g.isEmpty) {
@@ -406,6 +420,23 @@ export class GroupCoordinator {
     g.syncTimer = this.timer.schedule(g.rebalanceTimeoutMs(), () => this.expirePendingSync(g, generation));
   }
 
+  /**
+   * Kafka `ClassicGroup.maybeElectNewJoinedLeader`: a leader that did not rejoin hands over to a
+   * member that did; false when no member rejoined.
+   */
+  private electJoinedLeader(g: ClassicGroup): boolean {
+    const leader = g.leaderId === null ? undefined : g.members.get(g.leaderId);
+    if (leader === undefined || leader.awaitingJoin !== undefined) return true;
+    for (const m of g.members.values()) {
+      if (m.awaitingJoin !== undefined) {
+        this.host.logger.info(`Group ${g.groupId}'s leader ${leader.memberId} did not rejoin within the rebalance timeout; ${m.memberId} leads`);
+        g.leaderId = m.memberId;
+        return true;
+      }
+    }
+    return false;
+  }
+
   private expirePendingSync(g: ClassicGroup, generation: number): void {
     g.syncTimer = undefined;
     if (g.generationId !== generation || !(g.is('CompletingRebalance') || g.is('Stable')) || g.pendingSync.size === 0) return;
@@ -436,9 +467,9 @@ export class GroupCoordinator {
   // ---- sessions -------------------------------------------------------------------------------
 
   /** (Re)starts the member's session timer (Kafka `completeAndScheduleNextHeartbeatExpiration`). */
-  scheduleSessionExpiry(g: ClassicGroup, m: GroupMember): void {
+  scheduleSessionExpiry(g: ClassicGroup, m: GroupMember, delayMs = m.sessionTimeoutMs): void {
     if (m.sessionTimer !== undefined) {
-      if (m.sessionTimerMs === m.sessionTimeoutMs) {
+      if (m.sessionTimerMs === delayMs) {
         m.sessionTimer.refresh();
         return;
       }
@@ -446,8 +477,8 @@ export class GroupCoordinator {
       // (rescheduleClassicGroupMemberHeartbeat)
       m.sessionTimer.cancel();
     }
-    m.sessionTimerMs = m.sessionTimeoutMs;
-    m.sessionTimer = this.timer.schedule(m.sessionTimeoutMs, () => this.expireSession(g, m));
+    m.sessionTimerMs = delayMs;
+    m.sessionTimer = this.timer.schedule(delayMs, () => this.expireSession(g, m));
   }
 
   private expireSession(g: ClassicGroup, m: GroupMember): void {

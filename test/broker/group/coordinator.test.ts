@@ -240,6 +240,46 @@ describe('group coordinator: join, sync, heartbeat, leave', () => {
     });
   });
 
+  test('a static member that does not rejoin within the rebalance timeout stays in the next generation (completeClassicGroupJoin drops dynamic members only)', async () => {
+    const timer = new ManualTimer();
+    await withBroker({ config: NO_DELAY, timer }, async (broker) => {
+      const join = (memberId: string, instance: string, topics: string[]) =>
+        call(broker, API.JoinGroup, 5, joinRequest('sr', memberId, [{ name: 'range', metadata: subscription(topics) }], { groupInstanceId: instance, sessionTimeoutMs: 30000, rebalanceTimeoutMs: 400 }));
+      const first = [join('', 'inst-a', ['t']), join('', 'inst-b', ['t'])];
+      timer.advance(0);
+      const [a, b] = await Promise.all(first);
+      assert.deepEqual([errorName(a.errorCode), errorName(b.errorCode), a.generationId], ['NONE', 'NONE', 1]);
+      const sync = (memberId: string, instance: string) => call(broker, API.SyncGroup, 3, { groupId: 'sr', generationId: 1, memberId, groupInstanceId: instance, assignments: [] });
+      await Promise.all([sync(a.memberId, 'inst-a'), sync(b.memberId, 'inst-b')]);
+      assert.equal(await state(broker, 'sr'), 'Stable');
+      // B rejoins with a changed subscription (a rebalance); A stays silent past the rebalance timeout
+      const bAgain = join(b.memberId, 'inst-b', ['t', 'u']);
+      timer.advance(400);
+      const bj = await bAgain;
+      assert.deepEqual([errorName(bj.errorCode), bj.generationId, bj.leader], ['NONE', 2, b.memberId]);
+      // A is still a member, in the leader's list, until its session times out
+      assert.deepEqual(bj.members.map((m: { groupInstanceId: string | null }) => m.groupInstanceId).sort(), ['inst-a', 'inst-b']);
+    });
+  });
+
+  test("a new member's join waits past its session timeout while the others take their rebalance timeout (new-member join timeout)", async () => {
+    const timer = new ManualTimer();
+    await withBroker({ config: { ...NO_DELAY, 'group.min.session.timeout.ms': '100' }, timer }, async (broker) => {
+      const protocols = [{ name: 'range', metadata: subscription(['t']) }];
+      const a0 = call(broker, API.JoinGroup, 1, { groupId: 'nm', sessionTimeoutMs: 30000, rebalanceTimeoutMs: 3000, memberId: '', protocolType: 'consumer', protocols }, 'a');
+      timer.advance(0);
+      const a = await a0;
+      await call(broker, API.SyncGroup, 0, { groupId: 'nm', generationId: 1, memberId: a.memberId, assignments: [] });
+      // B joins with a 300 ms session; A takes 1 s to rejoin
+      const b = call(broker, API.JoinGroup, 1, { groupId: 'nm', sessionTimeoutMs: 300, rebalanceTimeoutMs: 3000, memberId: '', protocolType: 'consumer', protocols }, 'b');
+      timer.advance(1000);
+      const aAgain = call(broker, API.JoinGroup, 1, { groupId: 'nm', sessionTimeoutMs: 30000, rebalanceTimeoutMs: 3000, memberId: a.memberId, protocolType: 'consumer', protocols }, 'a');
+      const [bj, aj] = await Promise.all([b, aAgain]);
+      assert.deepEqual([errorName(bj.errorCode), bj.generationId], ['NONE', 2]);
+      assert.equal(aj.members.length, 2);
+    });
+  });
+
   test('a member that does not rejoin within the rebalance timeout is dropped from the next generation', async () => {
     const timer = new ManualTimer();
     await withBroker({ config: NO_DELAY, timer }, async (broker) => {
