@@ -15,6 +15,16 @@ import { decodeResponseFrame, encodeRequestFrame, RawClient, type Msg } from '..
 /** Hang guard only: a long poll that never wakes fails here instead of at its 60 s max wait. */
 const WAKE_GUARD_MS = 20_000;
 
+/** `answer`, or a failure with `what` if it has not come within the hang guard. */
+async function guarded<T>(answer: Promise<T>, what: string): Promise<T> {
+  let guard: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([answer, new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error(what)), WAKE_GUARD_MS)))]);
+  } finally {
+    clearTimeout(guard);
+  }
+}
+
 function fetchBody(topic: string, partitions: { partition: number; offset: bigint }[], o: { maxWaitMs?: number; minBytes?: number; maxBytes?: number; partitionMaxBytes?: number; isolation?: number } = {}): Msg {
   return {
     replicaId: -1,
@@ -39,6 +49,20 @@ async function produce(c: RawClient, topic: string, partition: number, values: s
   const p = r.responses[0].partitionResponses[0];
   assert.equal(errorName(p.errorCode), 'NONE', `produce to ${topic}-${partition}: ${p.errorMessage}`);
   return p.baseOffset as bigint;
+}
+
+/**
+ * Sends a Fetch v12 long poll and shows it parked: the producer's connection is served three
+ * times meanwhile and the poll is still unanswered. `answer`: its answer to come.
+ */
+async function parkedFetch(consumer: RawClient, producer: RawClient, id: number, body: Msg, unparked: string): Promise<{ answer: Promise<Buffer> }> {
+  const answer = consumer.nextFrame();
+  consumer.send(encodeRequestFrame(1, 12, id, body));
+  let answered = false;
+  void answer.then(() => (answered = true));
+  for (let i = 0; i < 3; i++) await producer.request(3, 9, { topics: null });
+  assert.equal(answered, false, unparked);
+  return { answer };
 }
 
 function batchesOf(records: Buffer): { baseOffset: bigint; lastOffset: bigint; values: string[] }[] {
@@ -76,17 +100,9 @@ describe('broker requests (raw protocol)', () => {
       const producer = await RawClient.connect(broker.port);
       await createTopic(producer, 'wake', 2);
       const id = consumer.correlationId();
-      const answer = consumer.nextFrame();
-      consumer.send(encodeRequestFrame(1, 12, id, fetchBody('wake', [{ partition: 0, offset: 0n }, { partition: 1, offset: 0n }], { maxWaitMs: 60_000, minBytes: 1 })));
-      let answered = false;
-      void answer.then(() => (answered = true));
-      // the producer's connection is served while the poll waits, and the poll is still parked
-      for (let i = 0; i < 3; i++) await producer.request(3, 9, { topics: null });
-      assert.equal(answered, false, 'long poll answered with nothing to return');
+      const { answer } = await parkedFetch(consumer, producer, id, fetchBody('wake', [{ partition: 0, offset: 0n }, { partition: 1, offset: 0n }], { maxWaitMs: 60_000, minBytes: 1 }), 'long poll answered with nothing to return');
       await produce(producer, 'wake', 1, ['wake up']);
-      let guard: NodeJS.Timeout | undefined;
-      const frame = await Promise.race([answer, new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('produce did not wake the long poll')), WAKE_GUARD_MS)))]);
-      clearTimeout(guard);
+      const frame = await guarded(answer, 'produce did not wake the long poll');
       const r = decodeResponseFrame(1, 12, frame);
       assert.equal(r.correlationId, id);
       const [p0, p1] = r.body.responses[0].partitions;
@@ -110,27 +126,17 @@ describe('broker requests (raw protocol)', () => {
           partitions: partitions.filter((p) => p.topic === topic).map((p) => ({ partition: p.partition, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: p.currentLeaderEpoch ?? -1 })),
         })),
       });
-      const id = consumer.correlationId();
-      const answer = consumer.nextFrame();
-      consumer.send(encodeRequestFrame(1, 12, id, fetch([{ topic: 'mixed', partition: 0 }, { topic: 'mixed', partition: 7 }, { topic: 'missing', partition: 0 }])));
-      let answered = false;
-      void answer.then(() => (answered = true));
-      for (let i = 0; i < 3; i++) await producer.request(3, 9, { topics: null });
-      assert.equal(answered, false, 'the unknown partitions ended the long poll (KafkaApis puts them aside, ReplicaManager waits for the rest)');
+      const { answer } = await parkedFetch(consumer, producer, consumer.correlationId(), fetch([{ topic: 'mixed', partition: 0 }, { topic: 'mixed', partition: 7 }, { topic: 'missing', partition: 0 }]), 'the unknown partitions ended the long poll (KafkaApis puts them aside, ReplicaManager waits for the rest)');
       await produce(producer, 'mixed', 0, ['for the known one']);
-      let guard: NodeJS.Timeout | undefined;
-      const frame = await Promise.race([answer, new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('produce did not wake the long poll')), WAKE_GUARD_MS)))]);
-      clearTimeout(guard);
+      const frame = await guarded(answer, 'produce did not wake the long poll');
       const r = decodeResponseFrame(1, 12, frame).body;
       const byPartition = r.responses.flatMap((t: Msg) => t.partitions.map((p: Msg) => [`${t.topic}-${p.partitionIndex}`, errorName(p.errorCode), p.records.length > 0]));
       assert.deepEqual(byPartition, [['mixed-0', 'NONE', true], ['mixed-7', 'UNKNOWN_TOPIC_OR_PARTITION', false], ['missing-0', 'UNKNOWN_TOPIC_OR_PARTITION', false]]);
       // nothing to read at all: answered at once (ReplicaManager is not asked)
-      const none = await Promise.race([consumer.request(1, 12, fetch([{ topic: 'missing', partition: 0 }])), new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('a fetch of unknown partitions alone waited')), WAKE_GUARD_MS)))]);
-      clearTimeout(guard);
+      const none = await guarded(consumer.request(1, 12, fetch([{ topic: 'missing', partition: 0 }])), 'a fetch of unknown partitions alone waited');
       assert.equal(errorName(none.responses[0].partitions[0].errorCode), 'UNKNOWN_TOPIC_OR_PARTITION');
       // a current leader epoch newer than the partition's (0): the read fails, answered at once
-      const epoch = await Promise.race([consumer.request(1, 12, fetch([{ topic: 'mixed', partition: 0, currentLeaderEpoch: 3 }])), new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('a leader-epoch error waited')), WAKE_GUARD_MS)))]);
-      clearTimeout(guard);
+      const epoch = await guarded(consumer.request(1, 12, fetch([{ topic: 'mixed', partition: 0, currentLeaderEpoch: 3 }])), 'a leader-epoch error waited');
       assert.equal(errorName(epoch.responses[0].partitions[0].errorCode), 'UNKNOWN_LEADER_EPOCH');
       const fenced = await consumer.request(1, 12, { ...fetch([{ topic: 'mixed', partition: 0, currentLeaderEpoch: -2 }]), maxWaitMs: 0 });
       assert.equal(errorName(fenced.responses[0].partitions[0].errorCode), 'FENCED_LEADER_EPOCH');
