@@ -110,7 +110,7 @@ export function commitTxnOffsets(c: GroupCoordinator, req: TxnOffsetCommitReques
   if (req.groupId === '') return allWith(req.topics, ErrorCode.INVALID_GROUP_ID);
   let g = c.group(req.groupId);
   // a KIP-848 consumer group checks the member and its epoch (ConsumerGroup.validateOffsetCommit,
-  // transactional: any version); its offsets are kept in the classic group entry, as OffsetCommit's
+  // transactional, so in every version); its offsets are kept in the classic group entry, as OffsetCommit's
   const consumerCheck = c.consumer.validateOffsetCommit(req.groupId, req.memberId ?? '', req.generationId ?? -1, 0, true);
   if (consumerCheck !== undefined) {
     // OffsetMetadataManager.validateTransactionalOffsetCommit: STALE_MEMBER_EPOCH is not part of

@@ -77,6 +77,7 @@ function refuseWithoutId(request: ProduceRequest, ctx: RequestContext): TopicPro
  * only reads it; a push would throw instead of reaching other answers), not an array per answer.
  */
 const NO_RECORD_ERRORS: never[] = [];
+Object.freeze(NO_RECORD_ERRORS);
 /**
  * The append errors Kafka answers without the log start offset (ReplicaManager.appendToLocalLog's
  * first catch: unknown partition, not leader, record or batch too large, corrupt, storage).
@@ -89,7 +90,6 @@ const NO_LOG_APPEND_INFO_ERRORS: ReadonlySet<number> = new Set([
   ErrorCode.CORRUPT_MESSAGE,
   ErrorCode.KAFKA_STORAGE_ERROR,
 ]);
-Object.freeze(NO_RECORD_ERRORS);
 
 /** A partition answer's -1 offsets before its append (Kafka's INVALID_OFFSET): a constant, since `-1n` is a BigInt negation at every run. */
 const INVALID_OFFSET = -1n;
